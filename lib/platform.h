@@ -1,0 +1,64 @@
+/*
+ * platform.h - the only door from portable code to the machine.
+ *
+ * Everything in lib/ and fs/ is freestanding C that must build twice: into
+ * the kernel (kernel/platform.c implements this header on bare x86-64) and
+ * into host test programs (tests/host/platform_host.c implements it with
+ * pthreads).  Portable code includes this header and nothing from kernel/;
+ * that split is what lets the very same lock be stress-tested on the host,
+ * under sanitizers, and tortured on every CPU at boot.
+ */
+#ifndef LIB_PLATFORM_H
+#define LIB_PLATFORM_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The most CPUs (or host threads) portable code must handle.  The ticket
+ * lock's 16-bit tickets and every per-CPU array are sized from this.
+ */
+#define MAX_CPUS 256
+
+/* One cache-line pair: Intel's adjacent-line prefetcher pulls lines in 128-byte pairs. */
+#define CACHE_PAIR_BYTES 128
+
+/*
+ * Dense index of the calling CPU (host: calling thread), 0 .. MAX_CPUS-1.
+ * Cheap enough for a fast path: the kernel reads it from GS-based per-CPU data.
+ */
+unsigned platform_cpu_id(void);
+
+/* Number of CPUs that are online (host: threads registered with the platform). */
+unsigned platform_cpu_count(void);
+
+/* Spin-wait hint for busy loops (PAUSE on x86). */
+void platform_relax(void);
+
+/*
+ * Zeroed memory of at least @size bytes aligned to @align (a power of two,
+ * at most 4096), or NULL when memory is exhausted.  Safe from any CPU.
+ */
+void *platform_alloc(size_t size, size_t align);
+
+/* Return memory from platform_alloc(); @size must be the size it was given. */
+void platform_free(void *ptr, size_t size);
+
+/* Nanoseconds since an arbitrary origin; monotonic on every CPU. */
+uint64_t platform_now_ns(void);
+
+/* A raw, cheap cycle counter (TSC); monotonic on one CPU. */
+uint64_t platform_cycles(void);
+
+/*
+ * Print one formatted line (the newline is added).  Lines from different CPUs
+ * never interleave.  Formats: see lib/printf.h.
+ */
+void platform_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Report an unrecoverable error, stop every CPU, and never return. */
+__attribute__((noreturn, format(printf, 1, 2))) void platform_panic(const char *fmt, ...);
+
+#endif /* LIB_PLATFORM_H */

@@ -1,0 +1,116 @@
+/*
+ * platform_host.c - lib/platform.h on a hosted POSIX system.
+ *
+ * Host test programs link this instead of the kernel: threads play CPUs.
+ * A thread gets its dense CPU index the first time it asks (or explicitly
+ * through host_set_cpu_id), so per-CPU arrays in lib/ work unchanged.
+ */
+#define _GNU_SOURCE
+#include "platform.h"
+#include "platform_host.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static _Thread_local int host_cpu = -1;
+static unsigned host_next_cpu;
+static unsigned host_cpus_online = 1;
+
+void host_set_cpu_id(unsigned id)
+{
+	if (id >= MAX_CPUS) {
+		fprintf(stderr, "host_set_cpu_id: %u is not below MAX_CPUS (%d)\n", id, MAX_CPUS);
+		abort();
+	}
+	host_cpu = (int)id;
+}
+
+void host_set_cpu_count(unsigned n)
+{
+	__atomic_store_n(&host_cpus_online, n, __ATOMIC_RELAXED);
+}
+
+unsigned platform_cpu_id(void)
+{
+	if (host_cpu < 0)
+		host_set_cpu_id(__atomic_fetch_add(&host_next_cpu, 1, __ATOMIC_RELAXED) % MAX_CPUS);
+	return (unsigned)host_cpu;
+}
+
+unsigned platform_cpu_count(void)
+{
+	return __atomic_load_n(&host_cpus_online, __ATOMIC_RELAXED);
+}
+
+void platform_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+void *platform_alloc(size_t size, size_t align)
+{
+	void *p = NULL;
+
+	if (align < sizeof(void *))
+		align = sizeof(void *);
+	if (posix_memalign(&p, align, size ? size : 1) != 0)
+		return NULL;
+	memset(p, 0, size);
+	return p;
+}
+
+void platform_free(void *ptr, size_t size)
+{
+	(void)size;
+	free(ptr);
+}
+
+uint64_t platform_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t platform_cycles(void)
+{
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc();
+#else
+	return platform_now_ns();
+#endif
+}
+
+static pthread_mutex_t host_log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void platform_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&host_log_lock);
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	pthread_mutex_unlock(&host_log_lock);
+}
+
+void platform_panic(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("PANIC: ", stdout);
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	abort();
+}
