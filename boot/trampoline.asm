@@ -1,0 +1,78 @@
+; trampoline.asm - where an application processor starts: real mode at
+; TRAMPOLINE_BASE, straight into 64-bit long mode, then a call into C.
+;
+; A Startup IPI starts the AP in real mode at CS:IP = (vector << 8):0000
+; (Intel SDM Vol. 3A 9.4.4.1, 11.6.1), so this code must run below 1 MiB at a
+; page boundary: smp.c copies it to TRAMPOLINE_BASE and fills in the
+; parameter block before each start.  Only one AP uses the block at a time:
+; smp.c waits for each AP to report before starting the next.
+;
+; The parameter block sits at TP_OFFSET from the start; struct
+; trampoline_params in kernel/smp.c mirrors it and _Static_asserts pin every
+; offset below.
+
+TRAMPOLINE_BASE equ 0x8000
+TP_OFFSET       equ 0x100
+TP_CR3          equ TP_OFFSET + 0       ; u32: page-table root (below 4 GiB)
+TP_GDT          equ TP_OFFSET + 8       ; u16 limit + u32 base: for o32 lgdt
+TP_STACK        equ TP_OFFSET + 16      ; u64: top of this AP's stack
+TP_ENTRY        equ TP_OFFSET + 24      ; u64: void ap_entry(u64 arg)
+TP_ARG          equ TP_OFFSET + 32      ; u64: argument for ap_entry
+
+CR0_PE          equ 1 << 0
+CR0_PG          equ 1 << 31
+CR4_PAE         equ 1 << 5
+MSR_EFER        equ 0xc0000080
+EFER_LME        equ 1 << 8
+GDT_CODE64      equ 0x08
+GDT_DATA        equ 0x10
+
+section .trampoline
+bits 16
+global trampoline_start
+trampoline_start:
+	cli
+	cld
+	mov ax, cs                      ; CS = TRAMPOLINE_BASE >> 4
+	mov ds, ax                      ; so DS-relative offsets below work
+	o32 lgdt [TP_GDT]               ; the kernel's GDT (it lives below 4 GiB)
+	mov eax, cr4
+	or eax, CR4_PAE                 ; long mode requires PAE paging
+	mov cr4, eax
+	mov eax, [TP_CR3]               ; the boot CPU's identity map
+	mov cr3, eax
+	mov ecx, MSR_EFER
+	rdmsr
+	or eax, EFER_LME                ; long mode becomes active with paging
+	wrmsr
+	mov eax, cr0
+	or eax, CR0_PE | CR0_PG         ; protection and paging at once: IA-32e
+	mov cr0, eax
+	; The far jump loads the 64-bit code segment: from here on, 64-bit mode.
+	jmp dword GDT_CODE64:(TRAMPOLINE_BASE + ap_long_mode - trampoline_start)
+
+bits 64
+ap_long_mode:
+	mov ax, GDT_DATA
+	mov ds, ax
+	mov es, ax
+	mov ss, ax
+	xor eax, eax
+	mov fs, ax
+	mov gs, ax
+	mov rsp, [TRAMPOLINE_BASE + TP_STACK]
+	mov rdi, [TRAMPOLINE_BASE + TP_ARG]
+	xor ebp, ebp                    ; a zero frame pointer ends backtraces
+	mov rax, [TRAMPOLINE_BASE + TP_ENTRY]
+	call rax                        ; ap_entry never returns
+.hang:
+	cli
+	hlt
+	jmp .hang
+
+%if ($ - trampoline_start) > TP_OFFSET
+%error "trampoline code overlaps its parameter block"
+%endif
+	times TP_OFFSET - ($ - trampoline_start) db 0
+trampoline_params:
+	times 40 db 0

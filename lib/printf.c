@@ -1,0 +1,200 @@
+/*
+ * printf.c - the formatter behind printk and every result line.
+ *
+ * Writes through a bounded cursor: output past the buffer is counted but
+ * never stored, which gives snprintf's "would have written" return value.
+ */
+#include "printf.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct out {
+	char *buf;
+	size_t size;
+	size_t len; /* characters produced so far, stored or not */
+};
+
+static void emit(struct out *o, char c)
+{
+	if (o->len + 1 < o->size)
+		o->buf[o->len] = c;
+	o->len++;
+}
+
+static void emit_padding(struct out *o, char c, int count)
+{
+	while (count-- > 0)
+		emit(o, c);
+}
+
+/* Emit @s (@n bytes) in a field of @width, padded with @pad on the chosen side. */
+static void emit_field(struct out *o, const char *s, int n, int width, bool left, char pad)
+{
+	if (!left)
+		emit_padding(o, pad, width - n);
+	for (int i = 0; i < n; i++)
+		emit(o, s[i]);
+	if (left)
+		emit_padding(o, ' ', width - n);
+}
+
+/* Digits of @v in @base into the end of @tmp; returns the first digit. */
+static char *to_digits(char *end, uint64_t v, unsigned base, bool upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char *p = end;
+
+	do {
+		*--p = digits[v % base];
+		v /= base;
+	} while (v);
+	return p;
+}
+
+static void emit_number(struct out *o, uint64_t v, bool negative, unsigned base, bool upper,
+			int width, bool left, bool zero, const char *prefix)
+{
+	char tmp[24];
+	char *p = to_digits(tmp + sizeof(tmp), v, base, upper);
+	int ndigits = (int)(tmp + sizeof(tmp) - p);
+	int nprefix = negative ? 1 : 0;
+
+	for (const char *q = prefix; q && *q; q++)
+		nprefix++;
+	if (zero && !left) {
+		/* Sign and prefix go before the zeros: -0042, 0x00ff. */
+		if (negative)
+			emit(o, '-');
+		for (const char *q = prefix; q && *q; q++)
+			emit(o, *q);
+		emit_padding(o, '0', width - nprefix - ndigits);
+		emit_field(o, p, ndigits, 0, false, ' ');
+		return;
+	}
+	if (!left)
+		emit_padding(o, ' ', width - nprefix - ndigits);
+	if (negative)
+		emit(o, '-');
+	for (const char *q = prefix; q && *q; q++)
+		emit(o, *q);
+	emit_field(o, p, ndigits, 0, false, ' ');
+	if (left)
+		emit_padding(o, ' ', width - nprefix - ndigits);
+}
+
+int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	struct out o = {buf, size, 0};
+
+	for (const char *f = fmt; *f; f++) {
+		if (*f != '%') {
+			emit(&o, *f);
+			continue;
+		}
+		const char *start = f++;
+		bool left = false, zero = false;
+		int width = 0, precision = -1, longs = 0;
+		bool size_t_arg = false;
+
+		for (;; f++) {
+			if (*f == '-')
+				left = true;
+			else if (*f == '0')
+				zero = true;
+			else
+				break;
+		}
+		if (*f == '*') {
+			width = va_arg(ap, int);
+			if (width < 0) {
+				left = true;
+				width = -width;
+			}
+			f++;
+		}
+		while (*f >= '0' && *f <= '9')
+			width = width * 10 + (*f++ - '0');
+		if (*f == '.') {
+			f++;
+			precision = 0;
+			if (*f == '*') {
+				precision = va_arg(ap, int);
+				f++;
+			}
+			while (*f >= '0' && *f <= '9')
+				precision = precision * 10 + (*f++ - '0');
+		}
+		for (; *f == 'l'; f++)
+			longs++;
+		if (*f == 'z') {
+			size_t_arg = true;
+			f++;
+		}
+
+		switch (*f) {
+		case 'd':
+		case 'i': {
+			int64_t v = size_t_arg ? (int64_t)va_arg(ap, long)
+				    : longs    ? (int64_t)va_arg(ap, long)
+					       : va_arg(ap, int);
+			uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+			emit_number(&o, mag, v < 0, 10, false, width, left, zero, NULL);
+			break;
+		}
+		case 'u':
+		case 'x':
+		case 'X': {
+			uint64_t v = (size_t_arg || longs) ? va_arg(ap, unsigned long)
+							   : va_arg(ap, unsigned int);
+			emit_number(&o, v, false, *f == 'u' ? 10 : 16, *f == 'X', width, left,
+				    zero, NULL);
+			break;
+		}
+		case 'p':
+			emit_number(&o, (uintptr_t)va_arg(ap, void *), false, 16, false, width,
+				    left, zero, "0x");
+			break;
+		case 's': {
+			const char *s = va_arg(ap, const char *);
+			int n = 0;
+
+			if (!s)
+				s = "(null)";
+			while (s[n] && (precision < 0 || n < precision))
+				n++;
+			emit_field(&o, s, n, width, left, ' ');
+			break;
+		}
+		case 'c': {
+			char c = (char)va_arg(ap, int);
+			emit_field(&o, &c, 1, width, left, ' ');
+			break;
+		}
+		case '%':
+			emit(&o, '%');
+			break;
+		default:
+			/* Unknown or truncated conversion: show it as written. */
+			for (const char *q = start; q <= f && *q; q++)
+				emit(&o, *q);
+			if (!*f)
+				f--;
+			break;
+		}
+	}
+	if (size)
+		buf[o.len < size ? o.len : size - 1] = '\0';
+	return (int)o.len;
+}
+
+int ksnprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = kvsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n;
+}

@@ -1,0 +1,24 @@
+/*
+ * printf.h - a small, allocation-free formatter for kernel and tests.
+ *
+ * Conversions: %d %i %u %x %X %p %s %c %%, with the length modifiers l, ll
+ * and z, the flags '-' (left-justify) and '0' (zero-pad), a field width
+ * (digits or '*') and, for %s, a precision ('.N' or '.*').  No floating
+ * point: the kernel is built without SSE.  Unknown conversions are printed
+ * verbatim so a bad format is visible, never silently dropped.
+ */
+#ifndef LIB_PRINTF_H
+#define LIB_PRINTF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/*
+ * Format into @buf of @size bytes, always NUL-terminated when @size > 0.
+ * Returns the length the full result would have had (as C99 vsnprintf), so
+ * a return >= @size means it was truncated.
+ */
+int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int ksnprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif /* LIB_PRINTF_H */
