@@ -1,0 +1,240 @@
+/*
+ * atomic.h - the few x86-64 atomic operations the locks are built from.
+ *
+ * Why a file of our own: the kernel is freestanding, the lockref needs
+ * instructions no compiler builtin names (CMPXCHG8B on a 64-bit word), and the
+ * host tests need the very same functions in a form ThreadSanitizer can follow.
+ * So every operation exists twice behind one name:
+ *
+ *   default              inline assembly with the LOCK prefix, the code the
+ *                        kernel runs (Intel SDM Vol. 2A "CMPXCHG", "CMPXCHG8B/
+ *                        CMPXCHG16B", Vol. 2B "XADD").
+ *   LIB_ATOMIC_BUILTINS  GCC __atomic builtins, for TSan, which cannot see
+ *                        through inline assembly (FACTS.md).
+ *
+ * Ordering: on x86 a LOCK-prefixed instruction is a full barrier and plain
+ * loads and stores are acquire and release respectively (Intel SDM Vol. 3A
+ * 8.2.2), so the assembly forms need only compiler barriers ("memory"
+ * clobbers).  The builtin forms name the ordering they rely on so TSan can
+ * check it: sequentially consistent read-modify-writes, acquire loads,
+ * release stores, relaxed where the comment says so.
+ */
+#ifndef LIB_ATOMIC_H
+#define LIB_ATOMIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef unsigned __int128 atomic_u128;
+
+/* Stop the compiler from moving memory accesses across this point. */
+static inline void atomic_compiler_barrier(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+}
+
+/* Spin-wait hint: PAUSE lets the sibling hyperthread run and eases the exit from a spin loop. */
+static inline void atomic_pause(void)
+{
+	__asm__ __volatile__("pause" ::: "memory");
+}
+
+#ifndef LIB_ATOMIC_BUILTINS
+
+/* Loads are acquire and stores release on x86; the volatile access keeps the compiler honest. */
+static inline uint16_t atomic_load16(const uint16_t *p)
+{
+	uint16_t v = *(const volatile uint16_t *)p;
+
+	atomic_compiler_barrier();
+	return v;
+}
+
+static inline uint32_t atomic_load32(const uint32_t *p)
+{
+	uint32_t v = *(const volatile uint32_t *)p;
+
+	atomic_compiler_barrier();
+	return v;
+}
+
+static inline uint64_t atomic_load64(const uint64_t *p)
+{
+	uint64_t v = *(const volatile uint64_t *)p;
+
+	atomic_compiler_barrier();
+	return v;
+}
+
+static inline void atomic_store16(uint16_t *p, uint16_t v)
+{
+	atomic_compiler_barrier();
+	*(volatile uint16_t *)p = v;
+}
+
+static inline void atomic_store32(uint32_t *p, uint32_t v)
+{
+	atomic_compiler_barrier();
+	*(volatile uint32_t *)p = v;
+}
+
+static inline void atomic_store64(uint64_t *p, uint64_t v)
+{
+	atomic_compiler_barrier();
+	*(volatile uint64_t *)p = v;
+}
+
+/* Add @v to *@p; returns the value *@p held before. */
+static inline uint32_t atomic_xadd32(uint32_t *p, uint32_t v)
+{
+	__asm__ __volatile__("lock xaddl %0, %1" : "+r"(v), "+m"(*p) : : "memory", "cc");
+	return v;
+}
+
+static inline uint64_t atomic_xadd64(uint64_t *p, uint64_t v)
+{
+	__asm__ __volatile__("lock xaddq %0, %1" : "+r"(v), "+m"(*p) : : "memory", "cc");
+	return v;
+}
+
+/*
+ * Compare-exchange: if *@p equals *@old, store @new and return true;
+ * otherwise copy the current *@p into *@old and return false.
+ */
+static inline bool atomic_cmpxchg32(uint32_t *p, uint32_t *old, uint32_t new)
+{
+	bool ok;
+
+	__asm__ __volatile__("lock cmpxchgl %3, %1"
+			     : "=@ccz"(ok), "+m"(*p), "+a"(*old)
+			     : "r"(new)
+			     : "memory");
+	return ok;
+}
+
+/* The 64-bit compare-exchange with the REX.W form of CMPXCHG. */
+static inline bool atomic_cmpxchg64_q(uint64_t *p, uint64_t *old, uint64_t new)
+{
+	bool ok;
+
+	__asm__ __volatile__("lock cmpxchgq %3, %1"
+			     : "=@ccz"(ok), "+m"(*p), "+a"(*old)
+			     : "r"(new)
+			     : "memory");
+	return ok;
+}
+
+/*
+ * The 64-bit compare-exchange with CMPXCHG8B, which is valid in 64-bit mode:
+ * it compares EDX:EAX with m64 and, if equal, stores ECX:EBX, else loads m64
+ * into EDX:EAX (SDM Vol. 2A "CMPXCHG8B/CMPXCHG16B").  No alignment is
+ * required, but an 8-aligned operand never splits a cache line.
+ */
+static inline bool atomic_cmpxchg64_8b(uint64_t *p, uint64_t *old, uint64_t new)
+{
+	bool ok;
+	uint32_t lo = (uint32_t)*old, hi = (uint32_t)(*old >> 32);
+
+	__asm__ __volatile__("lock cmpxchg8b %1"
+			     : "=@ccz"(ok), "+m"(*p), "+a"(lo), "+d"(hi)
+			     : "b"((uint32_t) new), "c"((uint32_t)(new >> 32))
+			     : "memory");
+	*old = ((uint64_t)hi << 32) | lo;
+	return ok;
+}
+
+/*
+ * The 128-bit compare-exchange, CMPXCHG16B: RDX:RAX against m128, RCX:RBX
+ * stored on success.  @p must be 16-aligned (else #GP) and the CPU must
+ * report CPUID.01H:ECX.CX16[bit 13]; callers check that first.
+ */
+static inline bool atomic_cmpxchg128(atomic_u128 *p, atomic_u128 *old, atomic_u128 new)
+{
+	bool ok;
+	uint64_t lo = (uint64_t)*old, hi = (uint64_t)(*old >> 64);
+
+	__asm__ __volatile__("lock cmpxchg16b %1"
+			     : "=@ccz"(ok), "+m"(*p), "+a"(lo), "+d"(hi)
+			     : "b"((uint64_t) new), "c"((uint64_t)(new >> 64))
+			     : "memory");
+	*old = ((atomic_u128)hi << 64) | lo;
+	return ok;
+}
+
+#else /* LIB_ATOMIC_BUILTINS */
+
+static inline uint16_t atomic_load16(const uint16_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline uint32_t atomic_load32(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline uint64_t atomic_load64(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void atomic_store16(uint16_t *p, uint16_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static inline void atomic_store32(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static inline void atomic_store64(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static inline uint32_t atomic_xadd32(uint32_t *p, uint32_t v)
+{
+	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+
+static inline uint64_t atomic_xadd64(uint64_t *p, uint64_t v)
+{
+	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+
+static inline bool atomic_cmpxchg32(uint32_t *p, uint32_t *old, uint32_t new)
+{
+	return __atomic_compare_exchange_n(p, old, new, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+static inline bool atomic_cmpxchg64_q(uint64_t *p, uint64_t *old, uint64_t new)
+{
+	return __atomic_compare_exchange_n(p, old, new, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/* The builtins have no way to ask for CMPXCHG8B; both 64-bit forms are the same here. */
+static inline bool atomic_cmpxchg64_8b(uint64_t *p, uint64_t *old, uint64_t new)
+{
+	return __atomic_compare_exchange_n(p, old, new, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+static inline bool atomic_cmpxchg128(atomic_u128 *p, atomic_u128 *old, atomic_u128 new)
+{
+	return __atomic_compare_exchange_n(p, old, new, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+#endif /* LIB_ATOMIC_BUILTINS */
+
+/*
+ * The one place that picks the instruction behind the 8-byte lockref's
+ * compare-exchange.  The design (and Linux on 32-bit x86) uses CMPXCHG8B;
+ * the REX.W CMPXCHG does the same job, and both stay callable above so a
+ * benchmark can time them side by side.
+ */
+static inline bool atomic_cmpxchg64(uint64_t *p, uint64_t *old, uint64_t new)
+{
+	return atomic_cmpxchg64_8b(p, old, new);
+}
+
+#endif /* LIB_ATOMIC_H */
