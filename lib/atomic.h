@@ -84,6 +84,20 @@ static inline void atomic_store64(uint64_t *p, uint64_t v)
 	*(volatile uint64_t *)p = v;
 }
 
+/*
+ * Relaxed forms, for data one CPU writes and others only sample (statistics):
+ * on x86 the same instructions; under TSan they promise no ordering.
+ */
+static inline uint64_t atomic_load64_relaxed(const uint64_t *p)
+{
+	return *(const volatile uint64_t *)p;
+}
+
+static inline void atomic_store64_relaxed(uint64_t *p, uint64_t v)
+{
+	*(volatile uint64_t *)p = v;
+}
+
 /* Add @v to *@p; returns the value *@p held before. */
 static inline uint32_t atomic_xadd32(uint32_t *p, uint32_t v)
 {
@@ -191,6 +205,16 @@ static inline void atomic_store32(uint32_t *p, uint32_t v)
 static inline void atomic_store64(uint64_t *p, uint64_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t atomic_load64_relaxed(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline void atomic_store64_relaxed(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
 static inline uint32_t atomic_xadd32(uint32_t *p, uint32_t v)
