@@ -1,0 +1,283 @@
+/*
+ * test_spinlock.c - the ticket spinlock of lib/spinlock.c on host threads.
+ *
+ * Single-threaded: every call's contract, the copied-value test of
+ * spin_value_unlocked (a waiter counts as locked) and 16-bit wrap-around.
+ * Multi-threaded: mutual exclusion at 2, 4 and 8 threads, proved with a
+ * plain (non-atomic) counter updated read-pause-write inside the critical
+ * section and an occupancy flag that must never be seen set on entry.
+ *
+ * Built with -DSPINLOCK_DEBUG it also checks, in child processes, that the
+ * debug build panics on recursive locking and on unlock by a non-owner.
+ * Built with -DSPINLOCK_TEST_BUSTED the stress uses the do-nothing lock and
+ * must FAIL: the negative control that proves the stress can see a race.
+ */
+#include "platform.h"
+#include "platform_host.h"
+#include "spinlock.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How long each stress configuration runs, and how short a critical section may be. */
+#define STRESS_MS	   60
+#define MIN_OPS_PER_THREAD 10
+#define MAX_THREADS	   8
+/* Longest pause inside the critical section, in PAUSEs (widens any race window). */
+#define HOLD_PAUSES_MAX 32
+
+#ifdef SPINLOCK_TEST_BUSTED
+#define stress_lock   spin_lock_busted
+#define stress_unlock spin_unlock_busted
+#else
+#define stress_lock   spin_lock
+#define stress_unlock spin_unlock
+#endif
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			printf("not ok: %s:%d: %s: ", __FILE__, __LINE__, #cond);                  \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+
+static void test_single(void)
+{
+	spinlock_t lock = SPINLOCK_INIT;
+	spinlock_t copy;
+
+	CHECK(!spin_is_locked(&lock), "a fresh lock is free");
+	spin_lock(&lock);
+	CHECK(spin_is_locked(&lock), "held after spin_lock");
+	CHECK(spin_is_held(&lock), "the caller holds it");
+	CHECK(!spin_trylock(&lock), "trylock of a held lock must fail");
+	CHECK(lock.tickets.tail == 1 && lock.tickets.head == 0, "head %u tail %u",
+	      lock.tickets.head, lock.tickets.tail);
+	spin_unlock(&lock);
+	CHECK(!spin_is_locked(&lock), "free after spin_unlock");
+	CHECK(spin_trylock(&lock), "trylock of a free lock must succeed");
+	CHECK(spin_is_locked(&lock), "held after trylock");
+	spin_unlock(&lock);
+
+	/* Decisions from a copy: free iff head == tail; a queued waiter is "locked". */
+	copy.tickets.head = 7;
+	copy.tickets.tail = 7;
+	CHECK(spin_value_unlocked(copy), "head == tail is free");
+	copy.tickets.tail = 8;
+	CHECK(!spin_value_unlocked(copy), "one holder");
+	copy.tickets.tail = 9;
+	CHECK(!spin_value_unlocked(copy), "a holder and a waiter");
+
+	/* The tickets wrap at 2^16 without carrying into each other. */
+	lock.tickets.head = 0xffff;
+	lock.tickets.tail = 0xffff;
+	spin_lock(&lock);
+	CHECK(lock.tickets.tail == 0 && lock.tickets.head == 0xffff, "after wrap: head %x tail %x",
+	      lock.tickets.head, lock.tickets.tail);
+	CHECK(spin_is_locked(&lock), "held across the wrap");
+	spin_unlock(&lock);
+	CHECK(lock.val == 0, "both halves wrapped to zero: %x", lock.val);
+	spin_init(&lock);
+	CHECK(!spin_is_locked(&lock), "spin_init leaves it free");
+}
+
+struct stress {
+	spinlock_t lock;
+	unsigned threads;
+	unsigned long counter;	/* plain on purpose: only the lock protects it */
+	int inside;		/* plain on purpose: set while someone is in the section */
+	unsigned long overlaps; /* entries that found someone inside (under the lock) */
+	int stop;
+	pthread_barrier_t start;
+};
+
+struct worker {
+	struct stress *s;
+	unsigned id;
+	unsigned long ops;
+	unsigned seed;
+};
+
+static void *stress_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct stress *s = w->s;
+
+	host_set_cpu_id(w->id);
+	pthread_barrier_wait(&s->start);
+	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED) || w->ops < MIN_OPS_PER_THREAD) {
+		unsigned long c;
+		unsigned pauses = (unsigned)rand_r(&w->seed) % HOLD_PAUSES_MAX;
+
+		stress_lock(&s->lock);
+		if (s->inside)
+			s->overlaps++;
+		s->inside = 1;
+		c = s->counter;
+		for (unsigned i = 0; i < pauses; i++)
+			platform_relax();
+		s->counter = c + 1;
+		s->inside = 0;
+		stress_unlock(&s->lock);
+		w->ops++;
+	}
+	return NULL;
+}
+
+static void test_stress(unsigned threads)
+{
+	struct stress s = {.lock = SPINLOCK_INIT, .threads = threads};
+	struct worker w[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	struct timespec pause = {0, STRESS_MS * 1000000L};
+	unsigned long total = 0;
+
+	pthread_barrier_init(&s.start, NULL, threads + 1);
+	host_set_cpu_count(threads + 1);
+	for (unsigned i = 0; i < threads; i++) {
+		w[i] = (struct worker){.s = &s, .id = i + 1, .seed = i * 7919u + 1};
+		pthread_create(&tid[i], NULL, stress_worker, &w[i]);
+	}
+	pthread_barrier_wait(&s.start);
+	nanosleep(&pause, NULL);
+	__atomic_store_n(&s.stop, 1, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < threads; i++) {
+		pthread_join(tid[i], NULL);
+		total += w[i].ops;
+	}
+	pthread_barrier_destroy(&s.start);
+
+	printf("# %u threads: %lu lock/unlock pairs, counter %lu, overlaps %lu\n", threads, total,
+	       s.counter, s.overlaps);
+	CHECK(s.counter == total, "%u threads: counter %lu, expected %lu (lost updates)", threads,
+	      s.counter, total);
+	CHECK(s.overlaps == 0, "%u threads: %lu entries found the section occupied", threads,
+	      s.overlaps);
+	CHECK(!spin_is_locked(&s.lock), "%u threads: lock left held (head %u tail %u)", threads,
+	      s.lock.tickets.head, s.lock.tickets.tail);
+}
+
+#ifdef SPINLOCK_DEBUG
+/*
+ * Run @fn in a child process with its output captured; true if the child
+ * died and said @expect (the debug build panicked for the right reason).
+ */
+static bool child_panics(void (*fn)(void), const char *expect)
+{
+	char out[512];
+	size_t len = 0;
+	ssize_t n;
+	int status, fds[2];
+	pid_t pid;
+
+	fflush(stdout);
+	if (pipe(fds) != 0)
+		return false;
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		fn();
+		_exit(0);
+	}
+	close(fds[1]);
+	while (len < sizeof(out) - 1 && (n = read(fds[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(fds[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return false;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return false;
+	if (!strstr(out, expect)) {
+		printf("# child died saying \"%s\", expected \"%s\"\n", out, expect);
+		return false;
+	}
+	return true;
+}
+
+static void lock_twice(void)
+{
+	spinlock_t lock = SPINLOCK_INIT;
+
+	spin_lock(&lock);
+	spin_lock(&lock);
+}
+
+static void unlock_free_lock(void)
+{
+	spinlock_t lock = SPINLOCK_INIT;
+
+	spin_unlock(&lock);
+}
+
+static spinlock_t other_cpu_lock = SPINLOCK_INIT;
+
+static void *take_other_cpu_lock(void *arg)
+{
+	(void)arg;
+	host_set_cpu_id(1);
+	spin_lock(&other_cpu_lock);
+	return NULL;
+}
+
+static void unlock_by_non_owner(void)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, take_other_cpu_lock, NULL);
+	pthread_join(t, NULL);
+	spin_unlock(&other_cpu_lock);
+}
+
+static void lock_unlock_nested(void)
+{
+	spinlock_t a = SPINLOCK_INIT, b = SPINLOCK_INIT;
+
+	spin_lock(&a);
+	spin_lock(&b);
+	spin_unlock(&a); /* out of order is allowed */
+	spin_unlock(&b);
+}
+
+static void test_debug(void)
+{
+	spinlock_t lock = SPINLOCK_INIT;
+
+	CHECK(child_panics(lock_twice, "already holds"), "recursive spin_lock must panic");
+	CHECK(child_panics(unlock_free_lock, "does not hold"), "unlocking a free lock must panic");
+	CHECK(child_panics(unlock_by_non_owner, "cpu 0 unlocks"),
+	      "unlock by another cpu must panic");
+	CHECK(!child_panics(lock_unlock_nested, "PANIC"), "nested, out-of-order release is legal");
+	CHECK(!spin_is_held(&lock), "not held before locking");
+	spin_lock(&lock);
+	CHECK(spin_is_held(&lock), "held by the caller");
+	spin_unlock(&lock);
+	CHECK(!spin_is_held(&lock), "not held after unlocking");
+}
+#endif
+
+int main(void)
+{
+	static const unsigned thread_counts[] = {2, 4, MAX_THREADS};
+
+	host_set_cpu_id(0);
+	test_single();
+#ifdef SPINLOCK_DEBUG
+	test_debug();
+#endif
+	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++)
+		test_stress(thread_counts[i]);
+	printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
+	return failures != 0;
+}
