@@ -1,0 +1,155 @@
+/*
+ * apic.c - local APIC access and inter-processor interrupts.
+ *
+ * Register offsets are the xAPIC MMIO offsets (Intel SDM Vol. 3A table
+ * 11-1); lapic_read/lapic_write turn them into x2APIC MSRs when needed.
+ */
+#include "apic.h"
+
+#include "console.h"
+#include "cpu.h"
+
+#define APIC_REG_ID       0x020
+#define APIC_REG_TPR      0x080
+#define APIC_REG_EOI      0x0b0
+#define APIC_REG_SVR      0x0f0
+#define APIC_REG_ICR_LOW  0x300
+#define APIC_REG_ICR_HIGH 0x310
+#define APIC_REG_LVT_LINT0 0x350
+#define APIC_REG_LVT_LINT1 0x360
+#define X2APIC_MSR_BASE   0x800
+
+#define APIC_BASE_EXTD    (1u << 10) /* IA32_APIC_BASE: x2APIC mode */
+#define APIC_BASE_EN      (1u << 11) /* IA32_APIC_BASE: APIC enabled */
+#define APIC_BASE_ADDR    0xfffff000ull
+#define SVR_ENABLE        (1u << 8)
+#define SPURIOUS_VECTOR   0xff
+#define LVT_MASKED        (1u << 16)
+
+/* ICR fields (SDM Vol. 3A 11.6.1). */
+#define ICR_FIXED         (0u << 8)
+#define ICR_NMI           (4u << 8)
+#define ICR_INIT          (5u << 8)
+#define ICR_STARTUP       (6u << 8)
+#define ICR_PENDING       (1u << 12) /* xAPIC delivery status: send pending */
+#define ICR_ASSERT        (1u << 14)
+#define ICR_ALL_BUT_SELF  (3u << 18)
+#define XAPIC_DEST_SHIFT  24
+/* The xAPIC sets ICR_PENDING until accepted; bound the wait. */
+#define ICR_POLL_LIMIT    1000000
+
+#define PIC1_DATA         0x21
+#define PIC2_DATA         0xa1
+#define PIC_MASK_ALL      0xff
+
+static bool x2apic;
+static bool apic_ready; /* before apic_init, IPIs have nowhere to go */
+static volatile uint8_t *xapic_mmio;
+
+static uint32_t lapic_read(uint32_t reg)
+{
+	if (x2apic)
+		return (uint32_t)rdmsr(X2APIC_MSR_BASE + (reg >> 4));
+	return *(volatile uint32_t *)(xapic_mmio + reg);
+}
+
+static void lapic_write(uint32_t reg, uint32_t v)
+{
+	if (x2apic)
+		wrmsr(X2APIC_MSR_BASE + (reg >> 4), v);
+	else
+		*(volatile uint32_t *)(xapic_mmio + reg) = v;
+}
+
+static void lapic_enable(void)
+{
+	uint64_t base = rdmsr(MSR_APIC_BASE) | APIC_BASE_EN;
+
+	/* x2APIC is entered from xAPIC mode by setting EN and EXTD (SDM 11.12.5). */
+	if (x2apic)
+		base |= APIC_BASE_EXTD;
+	wrmsr(MSR_APIC_BASE, base);
+	lapic_write(APIC_REG_TPR, 0);
+	lapic_write(APIC_REG_SVR, SVR_ENABLE | SPURIOUS_VECTOR);
+	/* No legacy interrupts through LINT0/1: only IPIs and NMIs matter here. */
+	lapic_write(APIC_REG_LVT_LINT0, LVT_MASKED);
+}
+
+void apic_init(uint64_t mmio_phys)
+{
+	struct cpuid_regs r = cpuid(CPUID_FEATURES, 0);
+
+	if (!(r.edx & CPUID1_EDX_APIC))
+		printk("apic: CPUID says no local APIC; SMP will not work\n");
+	x2apic = (r.ecx & CPUID1_ECX_X2APIC) != 0;
+	/* Silence the legacy 8259 PICs: the kernel takes no device interrupts. */
+	outb(PIC1_DATA, PIC_MASK_ALL);
+	outb(PIC2_DATA, PIC_MASK_ALL);
+	if (!mmio_phys)
+		mmio_phys = rdmsr(MSR_APIC_BASE) & APIC_BASE_ADDR;
+	/* The APIC page lies below 4 GiB, inside the boot identity map. */
+	xapic_mmio = (volatile uint8_t *)(uintptr_t)mmio_phys;
+	lapic_enable();
+	apic_ready = true;
+	printk("apic: %s mode, boot CPU APIC id %u%s\n", x2apic ? "x2APIC" : "xAPIC", apic_id(),
+	       x2apic ? "" : " (CPU has no x2APIC: using MMIO xAPIC)");
+}
+
+void apic_init_this_cpu(void)
+{
+	lapic_enable();
+}
+
+bool apic_is_x2apic(void)
+{
+	return x2apic;
+}
+
+uint32_t apic_id(void)
+{
+	uint32_t id = lapic_read(APIC_REG_ID);
+
+	return x2apic ? id : id >> XAPIC_DEST_SHIFT;
+}
+
+void apic_eoi(void)
+{
+	if (!apic_ready)
+		return;
+	lapic_write(APIC_REG_EOI, 0);
+}
+
+static void icr_send(uint32_t dest, uint32_t low)
+{
+	if (x2apic) {
+		/* One 64-bit write: destination in the high half (SDM 11.12.9). */
+		wrmsr(X2APIC_MSR_BASE + (APIC_REG_ICR_LOW >> 4), ((uint64_t)dest << 32) | low);
+		return;
+	}
+	lapic_write(APIC_REG_ICR_HIGH, dest << XAPIC_DEST_SHIFT);
+	lapic_write(APIC_REG_ICR_LOW, low);
+	for (int i = 0; i < ICR_POLL_LIMIT && (lapic_read(APIC_REG_ICR_LOW) & ICR_PENDING); i++)
+		cpu_relax();
+}
+
+void apic_send_init(uint32_t id)
+{
+	icr_send(id, ICR_INIT | ICR_ASSERT);
+}
+
+void apic_send_startup(uint32_t id, uint8_t page)
+{
+	icr_send(id, ICR_STARTUP | ICR_ASSERT | page);
+}
+
+void apic_send_ipi(uint32_t id, uint8_t vector)
+{
+	icr_send(id, ICR_FIXED | ICR_ASSERT | vector);
+}
+
+void apic_send_nmi_others(void)
+{
+	if (!apic_ready)
+		return;
+	icr_send(0, ICR_NMI | ICR_ASSERT | ICR_ALL_BUT_SELF);
+}

@@ -1,0 +1,30 @@
+/*
+ * apic.h - the local APIC, in x2APIC mode when the CPU has it, else xAPIC.
+ *
+ * Every CPU uses the same mode (the boot CPU picks it).  One register
+ * read/write pair hides the difference: MMIO at the APIC base for xAPIC,
+ * MSRs 0x800 + (offset >> 4) for x2APIC (Intel SDM Vol. 3A 11.12.1).
+ */
+#ifndef KERNEL_APIC_H
+#define KERNEL_APIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Pick the mode and enable the boot CPU's APIC; @mmio_phys from the MADT (0: use the MSR). */
+void apic_init(uint64_t mmio_phys);
+
+/* Enable the calling AP's APIC in the boot CPU's mode. */
+void apic_init_this_cpu(void);
+
+bool apic_is_x2apic(void);
+uint32_t apic_id(void);
+void apic_eoi(void);
+
+/* Inter-processor interrupts; each returns once the APIC accepted it. */
+void apic_send_init(uint32_t apic_id);
+void apic_send_startup(uint32_t apic_id, uint8_t page);
+void apic_send_ipi(uint32_t apic_id, uint8_t vector);
+void apic_send_nmi_others(void);
+
+#endif /* KERNEL_APIC_H */

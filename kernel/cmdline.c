@@ -1,0 +1,248 @@
+/*
+ * cmdline.c - parse "key=value" words and bare flags into `opts`.
+ *
+ * Table-driven: each option names its key, how to parse its value, and
+ * what it expects, so the error line for a bad word can say exactly that.
+ */
+#include "cmdline.h"
+
+#include "console.h"
+#include "platform.h"
+#include "string.h"
+
+#define CMDLINE_MAX       1024
+#define DEFAULT_SEED      1
+#define DEFAULT_TORTURE_MS 2000
+#define QUICK_TORTURE_MS  300
+#define DEFAULT_BENCH_MS  50
+#define QUICK_BENCH_MS    10
+#define DEFAULT_TRIALS    5
+#define QUICK_TRIALS      3
+#define MAX_SECONDS       3600
+
+struct kernel_options opts;
+static char raw_copy[CMDLINE_MAX];
+
+/* Parse a decimal or 0x-hex number in [lo, hi]. */
+static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned base = 10;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			return false;
+		if (v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	if (v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Index of @s in the NULL-terminated @names, or -1. */
+static int lookup(const char *s, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static const char *const suite_names[] = {"boot", "spinlock", "lockref", "fs", "bench", NULL};
+
+static bool parse_run(const char *v)
+{
+	char word[16];
+	unsigned mask = 0;
+
+	while (*v) {
+		size_t n = 0;
+
+		while (v[n] && v[n] != ',')
+			n++;
+		if (n == 0 || n >= sizeof(word))
+			return false;
+		memcpy(word, v, n);
+		word[n] = '\0';
+		int i = lookup(word, suite_names);
+		if (i >= 0)
+			mask |= 1u << i;
+		else if (strcmp(word, "tests") == 0)
+			mask |= SUITES_TESTS;
+		else if (strcmp(word, "all") == 0)
+			mask |= SUITES_ALL;
+		else
+			return false;
+		v += n;
+		if (*v == ',')
+			v++;
+	}
+	if (!mask)
+		return false;
+	opts.run = mask;
+	return true;
+}
+
+enum opt_kind { OPT_FLAG, OPT_NUMBER, OPT_CHOICE, OPT_SPECIAL };
+
+struct option {
+	const char *key;
+	enum opt_kind kind;
+	const char *expected;       /* for the error line */
+	uint64_t lo, hi;            /* OPT_NUMBER */
+	const char *const *choices; /* OPT_CHOICE: value index stored */
+	void (*store)(uint64_t v);
+};
+
+static void set_seed(uint64_t v) { opts.seed = v; }
+static void set_torture_s(uint64_t v) { opts.torture_ms = (unsigned)v * 1000; }
+static void set_bench_ms(uint64_t v) { opts.bench_ms = (unsigned)v; }
+static void set_trials(uint64_t v) { opts.bench_trials = (unsigned)v; }
+static void set_retries(uint64_t v) { opts.lockref_retries = (int)v; }
+static void set_wait(uint64_t v) { opts.lockref_wait = (int)v; }
+static void set_smp_max(uint64_t v) { opts.smp_max = (unsigned)v; }
+static void set_busted(uint64_t v) { opts.busted = (enum busted_kind)(v + 1); }
+static void set_fault(uint64_t v) { opts.fault = (enum fault_kind)(v + 1); }
+static void set_exit(uint64_t v) { opts.exit = (enum exit_kind)v; }
+static void set_console(uint64_t v) { opts.console = (unsigned)v + 1; }
+static const char *const busted_names[] = {"lockref", "spinlock", NULL};
+static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
+static const char *const exit_names[] = {"auto", "halt", "reboot", NULL};
+/* Indices + 1 are CONSOLE_SERIAL, CONSOLE_SCREEN and both. */
+static const char *const console_names[] = {"serial", "screen", "both", NULL};
+static const char *const policy_names[] = {"mainline", "v7", "locked", NULL};
+static const char *const bool_names[] = {"0", "1", NULL};
+
+static void set_policy(uint64_t v)
+{
+	memcpy(opts.lockref_policy, policy_names[v], strlen(policy_names[v]) + 1);
+}
+
+static const struct option options[] = {
+	{"run", OPT_SPECIAL, "a comma list of boot, spinlock, lockref, fs, bench, tests, all", 0,
+	 0, NULL, NULL},
+	{"quick", OPT_FLAG, "no value", 0, 0, NULL, NULL},
+	{"seed", OPT_NUMBER, "a number", 0, UINT64_MAX, NULL, set_seed},
+	{"torture.secs", OPT_NUMBER, "seconds from 1 to 3600", 1, MAX_SECONDS, NULL, set_torture_s},
+	{"bench.ms", OPT_NUMBER, "milliseconds from 1 to 60000", 1, 60000, NULL, set_bench_ms},
+	{"bench.trials", OPT_NUMBER, "a count from 1 to 101", 1, 101, NULL, set_trials},
+	{"lockref.policy", OPT_CHOICE, "mainline, v7 or locked", 0, 0, policy_names, set_policy},
+	{"lockref.retries", OPT_NUMBER, "a count from 1 to 1000000", 1, 1000000, NULL, set_retries},
+	{"lockref.wait", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_wait},
+	{"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
+	{"torture.busted", OPT_CHOICE, "lockref or spinlock", 0, 0, busted_names, set_busted},
+	{"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
+	{"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
+	{"exit", OPT_CHOICE, "auto, halt or reboot", 0, 0, exit_names, set_exit},
+};
+
+#define NOPTIONS (sizeof(options) / sizeof(options[0]))
+
+static void parse_word(char *word)
+{
+	char *eq = strchr(word, '=');
+	const char *value = eq ? eq + 1 : NULL;
+
+	if (eq)
+		*eq = '\0';
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const struct option *o = &options[i];
+		uint64_t v;
+		bool ok = false;
+
+		if (strcmp(word, o->key) != 0)
+			continue;
+		switch (o->kind) {
+		case OPT_FLAG:
+			ok = !value;
+			if (ok)
+				opts.quick = true;
+			break;
+		case OPT_SPECIAL:
+			ok = value && parse_run(value);
+			break;
+		case OPT_NUMBER:
+			ok = value && parse_u64(value, o->lo, o->hi, &v);
+			if (ok)
+				o->store(v);
+			break;
+		case OPT_CHOICE: {
+			int idx = value ? lookup(value, o->choices) : -1;
+			ok = idx >= 0;
+			if (ok)
+				o->store((uint64_t)idx);
+			break;
+		}
+		}
+		if (!ok)
+			printk("cmdline: '%s%s%s': expected %s; keeping the default\n", word,
+			       value ? "=" : "", value ? value : "", o->expected);
+		return;
+	}
+	printk("cmdline: unknown option '%s%s%s' (known: run quick seed torture.secs bench.ms "
+	       "bench.trials lockref.policy lockref.retries lockref.wait smp.max "
+	       "torture.busted selftest.fault console exit); ignored\n",
+	       word, value ? "=" : "", value ? value : "");
+}
+
+void cmdline_parse(const char *line)
+{
+	char buf[CMDLINE_MAX];
+	size_t len = strnlen(line, CMDLINE_MAX);
+
+	opts = (struct kernel_options){
+		.run = SUITES_ALL,
+		.seed = DEFAULT_SEED,
+		.torture_ms = 0,
+		.bench_ms = 0,
+		.bench_trials = 0,
+		.lockref_policy = "mainline",
+		.lockref_retries = -1,
+		.lockref_wait = -1,
+		.smp_max = MAX_CPUS,
+		.console = CONSOLE_SERIAL | CONSOLE_SCREEN,
+		.exit = EXIT_AUTO,
+	};
+	if (len == CMDLINE_MAX)
+		printk("cmdline: longer than %u bytes; the rest is ignored\n", CMDLINE_MAX - 1);
+	memcpy(raw_copy, line, len < CMDLINE_MAX ? len : CMDLINE_MAX - 1);
+	opts.raw = raw_copy;
+	memcpy(buf, raw_copy, sizeof(buf));
+
+	for (char *p = buf; *p;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		char *word = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (*p)
+			*p++ = '\0';
+		parse_word(word);
+	}
+	/* Durations not given take the defaults, shorter under quick. */
+	if (!opts.torture_ms)
+		opts.torture_ms = opts.quick ? QUICK_TORTURE_MS : DEFAULT_TORTURE_MS;
+	if (!opts.bench_ms)
+		opts.bench_ms = opts.quick ? QUICK_BENCH_MS : DEFAULT_BENCH_MS;
+	if (!opts.bench_trials)
+		opts.bench_trials = opts.quick ? QUICK_TRIALS : DEFAULT_TRIALS;
+}

@@ -1,0 +1,50 @@
+/*
+ * cmdline.h - the kernel command line (INTERFACE.md), parsed once at boot.
+ *
+ * Every other file reads the result from `opts`.  An unknown word, or a
+ * value that does not parse, prints one "cmdline: ..." line naming the word
+ * and what was expected, and the default stays.
+ */
+#ifndef KERNEL_CMDLINE_H
+#define KERNEL_CMDLINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Suites, in the order they run; run= takes their names. */
+#define SUITE_BOOT     (1u << 0)
+#define SUITE_SPINLOCK (1u << 1)
+#define SUITE_LOCKREF  (1u << 2)
+#define SUITE_FS       (1u << 3)
+#define SUITE_BENCH    (1u << 4)
+#define SUITES_TESTS   (SUITE_BOOT | SUITE_SPINLOCK | SUITE_LOCKREF | SUITE_FS)
+#define SUITES_ALL     (SUITES_TESTS | SUITE_BENCH)
+
+enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK };
+enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
+enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT };
+
+struct kernel_options {
+	unsigned run;            /* SUITE_* mask */
+	bool quick;              /* small durations everywhere */
+	uint64_t seed;           /* of every pseudo-random choice */
+	unsigned torture_ms;     /* length of each torture test */
+	unsigned bench_ms;       /* one benchmark trial */
+	unsigned bench_trials;   /* measured trials (after one warm-up) */
+	char lockref_policy[16]; /* "mainline", "v7", "locked" */
+	int lockref_retries;     /* -1: the policy's own */
+	int lockref_wait;        /* -1: the policy's own, else 0/1 */
+	unsigned smp_max;        /* use at most this many CPUs */
+	enum busted_kind busted;
+	enum fault_kind fault;
+	unsigned console;        /* CONSOLE_* mask (console.h) */
+	enum exit_kind exit;
+	const char *raw;         /* the command line as given */
+};
+
+extern struct kernel_options opts;
+
+/* Parse @line (may be empty); fills `opts`, applying defaults and `quick`. */
+void cmdline_parse(const char *line);
+
+#endif /* KERNEL_CMDLINE_H */

@@ -1,0 +1,43 @@
+/*
+ * console.h - printk: formatted output to the serial port and the screen.
+ *
+ * One printk call is written whole under the console lock, so lines from
+ * different CPUs never interleave mid-line as long as each call prints whole
+ * lines.  Which devices get output is chosen by console= (INTERFACE.md).
+ */
+#ifndef KERNEL_CONSOLE_H
+#define KERNEL_CONSOLE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+struct screen_fb;
+
+#define CONSOLE_SERIAL 1u
+#define CONSOLE_SCREEN 2u
+
+/* Longest single printk; longer output is cut and ends with "...". */
+#define PRINTK_MAX 512
+
+/* Serial first: it works before anything else is known about the machine. */
+void console_init(void);
+
+/* Add the screen (framebuffer or VGA text); prints why when it cannot. */
+void console_attach_screen(const struct screen_fb *fb);
+
+/* Restrict output to a mask of CONSOLE_SERIAL | CONSOLE_SCREEN. */
+void console_select(unsigned targets);
+
+void printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vprintk(const char *fmt, va_list ap);
+
+/*
+ * From now on only the calling CPU prints, without the lock: the other CPUs
+ * are being stopped and one of them may have died holding it.
+ */
+void console_enter_panic(void);
+
+/* Let the UART finish sending before the machine goes away. */
+void console_drain(void);
+
+#endif /* KERNEL_CONSOLE_H */

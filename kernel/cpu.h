@@ -1,0 +1,186 @@
+/*
+ * cpu.h - the x86-64 instructions the kernel uses, one inline function each.
+ *
+ * Port I/O, model-specific registers, CPUID, control registers and the TSC.
+ * Every asm statement that orders memory says so with a "memory" clobber.
+ */
+#ifndef KERNEL_CPU_H
+#define KERNEL_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MSR_APIC_BASE      0x1b
+#define MSR_EFER           0xc0000080
+#define MSR_GS_BASE        0xc0000101
+#define MSR_TSC_AUX        0xc0000103
+
+#define RFLAGS_IF          (1u << 9)
+
+/* CPUID leaves and bits (Intel SDM Vol. 2A, CPUID). */
+#define CPUID_BASIC_MAX    0x0
+#define CPUID_FEATURES     0x1
+#define CPUID_TSC_CRYSTAL  0x15
+#define CPUID_CPU_FREQ     0x16
+#define CPUID_HV_BASE      0x40000000
+#define CPUID_HV_TSC_KHZ   0x40000010
+#define CPUID_EXT_MAX      0x80000000
+#define CPUID_EXT_FEATURES 0x80000001
+#define CPUID_EXT_POWER    0x80000007
+#define CPUID1_ECX_CX16    (1u << 13)
+#define CPUID1_ECX_X2APIC  (1u << 21)
+#define CPUID1_ECX_HV      (1u << 31)
+#define CPUID1_EDX_APIC    (1u << 9)
+#define CPUID1_EDX_TSC     (1u << 4)
+#define CPUIDX_EDX_RDTSCP  (1u << 27)
+#define CPUIDX7_EDX_INVTSC (1u << 8)
+
+struct cpuid_regs {
+	uint32_t eax, ebx, ecx, edx;
+};
+
+static inline struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
+{
+	struct cpuid_regs r;
+
+	__asm__ volatile("cpuid"
+			 : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
+			 : "a"(leaf), "c"(subleaf));
+	return r;
+}
+
+static inline void outb(uint16_t port, uint8_t v)
+{
+	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port) : "memory");
+}
+
+static inline uint8_t inb(uint16_t port)
+{
+	uint8_t v;
+
+	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port) : "memory");
+	return v;
+}
+
+static inline void outw(uint16_t port, uint16_t v)
+{
+	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port) : "memory");
+}
+
+static inline uint16_t inw(uint16_t port)
+{
+	uint16_t v;
+
+	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port) : "memory");
+	return v;
+}
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32))
+			 : "memory");
+}
+
+/* Unordered TSC read: for coarse timing (timeouts, delays). */
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/*
+ * TSC read that later instructions cannot pass nor earlier ones lag
+ * (Intel SDM Vol. 2B RDTSC: "LFENCE; RDTSC" starts a measured region).
+ */
+static inline uint64_t rdtsc_ordered(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* End of a measured region: RDTSCP waits for earlier instructions, LFENCE holds later ones. */
+static inline uint64_t rdtscp_ordered(void)
+{
+	uint32_t lo, hi, aux;
+
+	__asm__ volatile("rdtscp; lfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t read_cr2(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr2, %0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t read_cr3(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr3, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr3(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+
+static inline uint64_t read_rflags(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("pushfq; popq %0" : "=r"(v));
+	return v;
+}
+
+static inline void cli(void)
+{
+	__asm__ volatile("cli" : : : "memory");
+}
+
+static inline void sti(void)
+{
+	__asm__ volatile("sti" : : : "memory");
+}
+
+/* Enable interrupts and halt with no window between: a wake-up IPI cannot be missed. */
+static inline void sti_hlt(void)
+{
+	__asm__ volatile("sti; hlt" : : : "memory");
+}
+
+static inline void hlt(void)
+{
+	__asm__ volatile("hlt" : : : "memory");
+}
+
+static inline void cpu_relax(void)
+{
+	__asm__ volatile("pause" : : : "memory");
+}
+
+/* Stop this CPU for good: interrupts off, halt forever (NMIs return here). */
+__attribute__((noreturn)) static inline void cpu_halt_forever(void)
+{
+	for (;;) {
+		cli();
+		hlt();
+	}
+}
+
+#endif /* KERNEL_CPU_H */

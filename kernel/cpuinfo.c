@@ -1,0 +1,56 @@
+/*
+ * cpuinfo.c - read CPUID once, checking each leaf against its maximum.
+ *
+ * Reading a leaf above the maximum returns some other leaf's data on many
+ * CPUs and emulators, so every feature here is read only after its range
+ * is known to include it.
+ */
+#include "cpuinfo.h"
+
+#include "acpi.h"
+#include "cpu.h"
+#include "string.h"
+
+struct cpuinfo cpuinfo;
+
+static void copy_regs(char *dst, uint32_t a, uint32_t b, uint32_t c)
+{
+	memcpy(dst, &a, 4);
+	memcpy(dst + 4, &b, 4);
+	memcpy(dst + 8, &c, 4);
+	dst[12] = '\0';
+}
+
+void cpuinfo_init(void)
+{
+	struct cpuid_regs r = cpuid(CPUID_BASIC_MAX, 0);
+
+	cpuinfo.basic_max_leaf = r.eax;
+	copy_regs(cpuinfo.vendor, r.ebx, r.edx, r.ecx);
+	r = cpuid(CPUID_FEATURES, 0);
+	cpuinfo.cx16 = r.ecx & CPUID1_ECX_CX16;
+	cpuinfo.x2apic = r.ecx & CPUID1_ECX_X2APIC;
+	cpuinfo.hypervisor = r.ecx & CPUID1_ECX_HV;
+	if (cpuinfo.hypervisor) {
+		r = cpuid(CPUID_HV_BASE, 0);
+		/* Leaf 0x40000000 reports its own maximum; below 0x40000000 means none. */
+		cpuinfo.hv_max_leaf = r.eax >= CPUID_HV_BASE ? r.eax : 0;
+		copy_regs(cpuinfo.hv_signature, r.ebx, r.ecx, r.edx);
+	}
+	cpuinfo.ext_max_leaf = cpuid(CPUID_EXT_MAX, 0).eax;
+	if (cpuinfo.ext_max_leaf >= CPUID_EXT_FEATURES)
+		cpuinfo.rdtscp = cpuid(CPUID_EXT_FEATURES, 0).edx & CPUIDX_EDX_RDTSCP;
+	if (cpuinfo.ext_max_leaf >= CPUID_EXT_POWER)
+		cpuinfo.invariant_tsc = cpuid(CPUID_EXT_POWER, 0).edx & CPUIDX7_EDX_INVTSC;
+}
+
+const char *cpuinfo_hypervisor_name(void)
+{
+	if (!cpuinfo.hypervisor)
+		return acpi_oem_is_bochs() ? "bochs" : "none";
+	if (strncmp(cpuinfo.hv_signature, "KVMKVMKVM", 9) == 0)
+		return "kvm";
+	if (strcmp(cpuinfo.hv_signature, "TCGTCGTCGTCG") == 0)
+		return "tcg";
+	return cpuinfo.hv_signature;
+}

@@ -1,0 +1,27 @@
+/*
+ * cpuinfo.h - what CPUID says about the boot CPU, read once.
+ */
+#ifndef KERNEL_CPUINFO_H
+#define KERNEL_CPUINFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cpuinfo {
+	uint32_t basic_max_leaf;  /* CPUID.0:EAX */
+	uint32_t ext_max_leaf;    /* CPUID.80000000h:EAX */
+	uint32_t hv_max_leaf;     /* CPUID.40000000h:EAX, 0 without a hypervisor */
+	bool hypervisor;          /* CPUID.1:ECX bit 31 */
+	char hv_signature[13];    /* "KVMKVMKVM", "TCGTCGTCGTCG", ... */
+	char vendor[13];
+	bool cx16, x2apic, invariant_tsc, rdtscp;
+};
+
+extern struct cpuinfo cpuinfo;
+
+void cpuinfo_init(void);
+
+/* Short name for the ENV line: "kvm", "tcg", "bochs", "none" or the raw signature. */
+const char *cpuinfo_hypervisor_name(void);
+
+#endif /* KERNEL_CPUINFO_H */

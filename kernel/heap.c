@@ -1,0 +1,199 @@
+/*
+ * heap.c - a small allocator: power-of-two size classes carved from pages,
+ * and whole pages for anything bigger.
+ *
+ * Blocks of a class are carved from 4 KiB pages, so each is aligned to its
+ * own size; asking for alignment A simply rounds the size up to A.  Freed
+ * blocks go on their class's list; freed large runs on a list searched
+ * for an exact size.  Memory comes from the largest usable region of the
+ * Multiboot2 memory map below the 4 GiB identity map, or, without a map,
+ * from a fixed pool in the kernel image (reported).
+ */
+#include "heap.h"
+
+#include "console.h"
+#include "spinlock.h"
+#include "string.h"
+
+#define PAGE_SIZE       4096u
+#define MIN_CLASS_SHIFT 4 /* 16 bytes */
+#define MAX_CLASS_SHIFT 12
+#define NCLASSES        (MAX_CLASS_SHIFT - MIN_CLASS_SHIFT + 1)
+#define IDENTITY_LIMIT  (4ull << 30)
+#define LOW_MEMORY_END  (1ull << 20) /* leave real-mode memory to firmware and the trampoline */
+#define FALLBACK_POOL   (16u << 20)
+
+struct free_block {
+	struct free_block *next;
+	size_t size; /* large runs only */
+};
+
+extern char kernel_start[], kernel_end[];
+
+static spinlock_t heap_lock = SPINLOCK_INIT;
+static uintptr_t next_free, limit, region_start;
+static struct free_block *class_free[NCLASSES];
+static struct free_block *large_free;
+static uint64_t in_use;
+static uint8_t fallback_pool[FALLBACK_POOL] __attribute__((aligned(PAGE_SIZE)));
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/* The largest piece of [base, end) left after cutting out [cut_start, cut_end). */
+static void cut(uint64_t *base, uint64_t *end, uint64_t cut_start, uint64_t cut_end)
+{
+	if (cut_end <= *base || cut_start >= *end)
+		return;
+	uint64_t below = cut_start > *base ? cut_start - *base : 0;
+	uint64_t above = *end > cut_end ? *end - cut_end : 0;
+
+	if (below >= above)
+		*end = *base + below;
+	else
+		*base = cut_end;
+}
+
+void heap_init(const struct boot_info *bi, uint64_t info_start, uint64_t info_end)
+{
+	uint64_t best_base = 0, best_end = 0;
+
+	for (uint32_t i = 0; bi->mmap && i < bi->mmap_count; i++) {
+		const struct mb2_mmap_entry *e = mb2_mmap_at(bi, i);
+		uint64_t base = e->base, end = e->base + e->length;
+
+		if (e->type != MB2_MEM_AVAILABLE || e->length == 0 || end < base)
+			continue;
+		if (base < LOW_MEMORY_END)
+			base = LOW_MEMORY_END;
+		if (end > IDENTITY_LIMIT)
+			end = IDENTITY_LIMIT;
+		if (end <= base)
+			continue;
+		cut(&base, &end, (uintptr_t)kernel_start, (uintptr_t)kernel_end);
+		cut(&base, &end, info_start, info_end);
+		base = align_up(base, PAGE_SIZE);
+		if (end > base && end - base > best_end - best_base)
+			best_base = base, best_end = end;
+	}
+	if (best_end - best_base < FALLBACK_POOL) {
+		printk("heap: %s; using the built-in %u MiB pool\n",
+		       bi->mmap ? "no usable memory-map region larger than the built-in pool"
+				: "no Multiboot2 memory map",
+		       FALLBACK_POOL >> 20);
+		best_base = (uintptr_t)fallback_pool;
+		best_end = best_base + FALLBACK_POOL;
+	}
+	region_start = next_free = best_base;
+	limit = best_end & ~(uint64_t)(PAGE_SIZE - 1);
+	printk("heap: %lu MiB at %lx..%lx\n", (limit - region_start) >> 20, region_start, limit);
+}
+
+static unsigned class_of(size_t size)
+{
+	unsigned shift = MIN_CLASS_SHIFT;
+
+	while (((size_t)1 << shift) < size)
+		shift++;
+	return shift - MIN_CLASS_SHIFT;
+}
+
+/* Pages from the region's end of use; caller holds heap_lock. */
+static void *take_pages(size_t bytes)
+{
+	if (limit - next_free < bytes)
+		return NULL;
+	void *p = (void *)next_free;
+	next_free += bytes;
+	return p;
+}
+
+static void *alloc_locked(size_t size)
+{
+	if (size > PAGE_SIZE) {
+		size = align_up(size, PAGE_SIZE);
+		for (struct free_block **pp = &large_free; *pp; pp = &(*pp)->next) {
+			if ((*pp)->size == size) {
+				struct free_block *b = *pp;
+				*pp = b->next;
+				return b;
+			}
+		}
+		return take_pages(size);
+	}
+	unsigned c = class_of(size);
+	size_t block = (size_t)1 << (c + MIN_CLASS_SHIFT);
+	if (!class_free[c]) {
+		uint8_t *page = take_pages(PAGE_SIZE);
+
+		if (!page)
+			return NULL;
+		for (size_t off = 0; off < PAGE_SIZE; off += block) {
+			struct free_block *b = (struct free_block *)(page + off);
+			b->next = class_free[c];
+			class_free[c] = b;
+		}
+	}
+	struct free_block *b = class_free[c];
+	class_free[c] = b->next;
+	return b;
+}
+
+static size_t effective_size(size_t size, size_t align)
+{
+	if (size < sizeof(struct free_block))
+		size = sizeof(struct free_block);
+	return size < align ? align : size;
+}
+
+void *heap_alloc(size_t size, size_t align)
+{
+	if (align > PAGE_SIZE || (align & (align - 1)))
+		return NULL;
+	size_t block = effective_size(size, align);
+	spin_lock(&heap_lock);
+	void *p = alloc_locked(block);
+	if (p)
+		in_use += size;
+	spin_unlock(&heap_lock);
+	if (p)
+		memset(p, 0, block);
+	return p;
+}
+
+void heap_free(void *p, size_t size)
+{
+	if (!p)
+		return;
+	/*
+	 * A block given out for a larger alignment than its size came from a
+	 * bigger class; filing it under the smaller one wastes a little but is
+	 * safe, and keeps free() from needing the alignment.
+	 */
+	size_t block = effective_size(size, 1);
+	struct free_block *b = p;
+	spin_lock(&heap_lock);
+	in_use -= size;
+	if (block > PAGE_SIZE) {
+		b->size = align_up(block, PAGE_SIZE);
+		b->next = large_free;
+		large_free = b;
+	} else {
+		unsigned c = class_of(block);
+		b->next = class_free[c];
+		class_free[c] = b;
+	}
+	spin_unlock(&heap_lock);
+}
+
+uint64_t heap_in_use(void)
+{
+	return in_use;
+}
+
+uint64_t heap_size(void)
+{
+	return limit - region_start;
+}

@@ -1,0 +1,23 @@
+/*
+ * heap.h - kernel memory: one region from the Multiboot2 memory map.
+ */
+#ifndef KERNEL_HEAP_H
+#define KERNEL_HEAP_H
+
+#include "multiboot2.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Pick the largest free region clear of the kernel and the boot information. */
+void heap_init(const struct boot_info *bi, uint64_t info_start, uint64_t info_end);
+
+/* Zeroed memory, @align a power of two <= 4096; NULL when exhausted. */
+void *heap_alloc(size_t size, size_t align);
+void heap_free(void *p, size_t size);
+
+/* Bytes handed out and not freed; the size of the region. */
+uint64_t heap_in_use(void);
+uint64_t heap_size(void);
+
+#endif /* KERNEL_HEAP_H */

@@ -1,0 +1,64 @@
+/*
+ * ktest.h - self-registering boot-time tests, reported as KTAP version 1.
+ *
+ * A test is a function registered with KTEST() into the .ktests linker
+ * section; no central list exists.  The runner (ktest.c) groups tests by
+ * suite (boot, spinlock, lockref, fs, bench: the names run= takes), prints
+ * the whole plan before running anything, and checks at the end that every
+ * registered test of the selected suites ran.
+ *
+ * A test flagged KTEST_ALL_CPUS runs on every online CPU at once; all
+ * start together after a barrier, and each gets its own ktest_ctx (the
+ * `cpu` field differs) sharing one verdict.
+ */
+#ifndef KERNEL_KTEST_H
+#define KERNEL_KTEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define KTEST_ALL_CPUS (1u << 0)
+
+struct ktest_ctx;
+
+struct ktest {
+	const char *suite;
+	const char *name;
+	void (*run)(struct ktest_ctx *t);
+	unsigned flags;
+};
+
+struct ktest_ctx {
+	const struct ktest *test;
+	unsigned cpu;   /* this CPU's index (0 .. ncpus-1) */
+	unsigned ncpus; /* CPUs running this test: 1, or every online CPU */
+	struct ktest_shared *shared;
+};
+
+#define KTEST(suite_, name_, fn_, flags_)                                                    \
+	static const struct ktest ktest_entry_##fn_                                          \
+		__attribute__((used, section(".ktests"), aligned(8))) = {#suite_, name_, fn_, \
+									   flags_}
+
+/* Report a failed check (one "# " diagnostic line) and mark the test failed. Any CPU. */
+void ktest_fail(struct ktest_ctx *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One "# " diagnostic line (statistics, figures). Any CPU. */
+void ktest_diag(struct ktest_ctx *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Mark the test skipped, with a reason; it is reported "ok N name # SKIP reason". */
+void ktest_skip(struct ktest_ctx *t, const char *reason);
+
+bool ktest_failed(const struct ktest_ctx *t);
+
+/*
+ * Wait for every CPU of an all-CPU test (a no-op for single-CPU tests).
+ * Returns false, after marking the test failed, if some CPU did not come
+ * within @timeout_ms: the caller should then give up promptly.
+ */
+bool ktest_barrier(struct ktest_ctx *t, unsigned timeout_ms);
+
+/* Run every registered test of the suites in @mask. Returns true if none failed. */
+bool ktest_run(unsigned mask);
+
+#endif /* KERNEL_KTEST_H */

@@ -1,0 +1,90 @@
+/*
+ * main.c - the boot CPU's path from long mode to the test results.
+ *
+ * Reads as a table of contents: each step is one call, in the order the
+ * machine allows (serial before anything can go wrong, the heap before
+ * ACPI maps, the TSC before the timed AP start-up).
+ */
+#include "acpi.h"
+#include "apic.h"
+#include "cmdline.h"
+#include "console.h"
+#include "cpu.h"
+#include "cpuinfo.h"
+#include "heap.h"
+#include "ktest.h"
+#include "lockref.h"
+#include "lockref16.h"
+#include "multiboot2.h"
+#include "percpu.h"
+#include "power.h"
+#include "selftest.h"
+#include "smp.h"
+#include "trap.h"
+#include "tsc.h"
+#include "vm.h"
+
+#define IDENTITY_LIMIT (4ull << 30)
+
+static void setup_lockref_policy(void)
+{
+	struct lockref_policy p;
+
+	if (!lockref_policy_by_name(opts.lockref_policy, &p))
+		lockref_policy_by_name("mainline", &p);
+	if (opts.lockref_retries >= 0)
+		p.retries = (unsigned)opts.lockref_retries;
+	if (opts.lockref_wait >= 0)
+		p.wait_unlocked = opts.lockref_wait;
+	lockref_set_policy(&p);
+	lockref16_set_cx16(cpuinfo.cx16);
+	printk("lockref: policy %s, %u lockless attempts, %s; 16-byte form on %s\n",
+	       opts.lockref_policy, p.retries, p.wait_unlocked ? "waits for the lock to be free" :
+	       "no wait", cpuinfo.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
+}
+
+static void print_env(void)
+{
+	printk("# ENV {\"cpus_found\":%u,\"cpus_online\":%u,\"apic\":\"%s\",\"tsc_khz\":%lu,"
+	       "\"tsc_source\":\"%s\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\",\"cx16\":%s,"
+	       "\"cmdline\":\"%s\",\"seed\":%lu,\"lockref_policy\":\"%s\"}\n",
+	       smp_cpus_found(), smp_cpus_online(), apic_is_x2apic() ? "x2apic" : "xapic",
+	       tsc_khz(), tsc_source(), tsc_is_invariant() ? "true" : "false",
+	       cpuinfo_hypervisor_name(), cpuinfo.cx16 ? "true" : "false", opts.raw, opts.seed,
+	       opts.lockref_policy);
+}
+
+void kernel_main(uint32_t magic, uint64_t info_addr)
+{
+	const void *info = (const void *)(uintptr_t)info_addr;
+	struct boot_info bi;
+
+	smp_init_boot_cpu();                    /* GS base: this_cpu() works */
+	console_init();                         /* serial: we can talk */
+	printk("lockref demo kernel: booting\n");
+	idt_init();                             /* faults from here on are reported */
+	idt_load();
+	const char *err = mb2_parse(magic, info, &bi);
+	if (err) {
+		printk("boot: %s\n", err);
+		machine_exit(false);
+	}
+	cmdline_parse(bi.cmdline);              /* opts */
+	if (bi.has_fb && bi.fb.addr + (uint64_t)bi.fb.pitch * bi.fb.height > IDENTITY_LIMIT)
+		vm_map_identity(bi.fb.addr, (uint64_t)bi.fb.pitch * bi.fb.height);
+	console_attach_screen(bi.has_fb ? &bi.fb : NULL);
+	console_select(opts.console);
+	printk("boot: loader '%s', command line '%s', seed %lu\n", bi.loader, opts.raw,
+	       opts.seed);
+	cpuinfo_init();                         /* CPUID, leaf limits checked */
+	heap_init(&bi, info_addr, info_addr + *(const uint32_t *)info);
+	acpi_init(&bi);                         /* MADT, FADT, \_S5 */
+	apic_init(acpi.have_madt ? acpi.lapic_phys : 0);
+	cpus[0].apic_id = apic_id();
+	tsc_init();                             /* calibrated time for the AP start-up */
+	setup_lockref_policy();
+	smp_start_aps();                        /* every CPU, or a line saying why not */
+	print_env();
+	selftest_fault_if_asked();              /* selftest.fault=: prove the panic path */
+	machine_exit(ktest_run(opts.run));      /* KTAP, then # RESULT */
+}

@@ -1,0 +1,58 @@
+/*
+ * percpu.h - one struct cpu per processor, reached through the GS base.
+ *
+ * Each CPU points its GS base at its own struct cpu (kernel_main for the
+ * boot CPU, ap_entry for the others) before anything reads it, so
+ * this_cpu_index() is one load: the "CPU id" of lib/platform.h.
+ */
+#ifndef KERNEL_PERCPU_H
+#define KERNEL_PERCPU_H
+
+#include "platform.h"
+
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef void (*cpu_work_fn)(void *arg);
+
+struct cpu {
+	struct cpu *self;  /* offset 0: %gs:0 */
+	uint32_t index;    /* offset 8: dense CPU number, boot CPU = 0 */
+	uint32_t apic_id;  /* local APIC id (x2APIC ids may exceed 255) */
+	volatile bool online;
+	uint8_t *stack_top;
+	/* Work handed over by smp_run_on_all(); see smp.c. */
+	volatile cpu_work_fn work;
+	void *volatile work_arg;
+	volatile uint64_t work_seq;  /* bumped by the sender for each job */
+	volatile uint64_t done_seq;  /* set to work_seq by the CPU when finished */
+	volatile uint64_t ipis_seen; /* test IPIs received (boot suite) */
+} __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+#define PERCPU_INDEX_OFFSET 8
+_Static_assert(__builtin_offsetof(struct cpu, index) == PERCPU_INDEX_OFFSET, "this_cpu_index");
+
+extern struct cpu cpus[MAX_CPUS];
+
+/* Index of the calling CPU. */
+static inline unsigned this_cpu_index(void)
+{
+	unsigned v;
+
+	__asm__ volatile("movl %%gs:%c1, %0" : "=r"(v) : "i"(PERCPU_INDEX_OFFSET));
+	return v;
+}
+
+static inline struct cpu *this_cpu(void)
+{
+	struct cpu *c;
+
+	__asm__ volatile("movq %%gs:0, %0" : "=r"(c));
+	return c;
+}
+
+/* Point this CPU's GS base at @c (done once, first thing, on every CPU). */
+void percpu_install(struct cpu *c, unsigned index);
+
+#endif /* KERNEL_PERCPU_H */

@@ -1,0 +1,224 @@
+/*
+ * smp.c - start the other CPUs with INIT-SIPI-SIPI and keep them idle,
+ * ready for work.
+ *
+ * The universal start-up algorithm (Intel SDM Vol. 3A 9.4.4.1): an INIT
+ * IPI, 10 ms, a Startup IPI, 200 us, a second Startup IPI if the CPU has
+ * not answered.  APs are started one at a time because they share the
+ * trampoline's parameter block.  An AP that never answers is named, sent
+ * back to wait-for-SIPI with another INIT, and left out.
+ *
+ * Idle APs sleep in HLT with interrupts on; smp_run_on_all() posts work in
+ * their struct cpu and wakes them with an IPI.  Sleeping, not spinning:
+ * under QEMU TCG spinning vCPUs steal the host cores the busy ones need.
+ */
+#include "smp.h"
+
+#include "acpi.h"
+#include "apic.h"
+#include "cmdline.h"
+#include "console.h"
+#include "cpu.h"
+#include "heap.h"
+#include "string.h"
+#include "trap.h"
+#include "tsc.h"
+
+#define TRAMPOLINE_BASE   0x8000 /* boot/trampoline.asm assembles for this address */
+#define TRAMPOLINE_PAGE   (TRAMPOLINE_BASE >> 12) /* the SIPI vector */
+#define TP_OFFSET         0x100
+#define AP_STACK_SIZE     (32u << 10)
+#define INIT_DELAY_US     10000 /* SDM 9.4.4.1: 10 ms after INIT */
+#define SIPI_DELAY_US     200   /* SDM 9.4.4.1: 200 us after each SIPI */
+#define AP_ANSWER_MS      2000  /* nested virtualization can be slow to start a vCPU */
+#define XAPIC_MAX_ID      0xff
+
+/* Mirrors the block at TP_OFFSET in boot/trampoline.asm. */
+struct trampoline_params {
+	uint32_t cr3;
+	uint32_t pad;
+	uint16_t gdt_limit;
+	uint32_t gdt_base;
+	uint16_t pad2;
+	uint64_t stack;
+	uint64_t entry;
+	uint64_t arg;
+} __attribute__((packed));
+
+_Static_assert(__builtin_offsetof(struct trampoline_params, cr3) == 0, "TP_CR3");
+_Static_assert(__builtin_offsetof(struct trampoline_params, gdt_limit) == 8, "TP_GDT");
+_Static_assert(__builtin_offsetof(struct trampoline_params, stack) == 16, "TP_STACK");
+_Static_assert(__builtin_offsetof(struct trampoline_params, entry) == 24, "TP_ENTRY");
+_Static_assert(__builtin_offsetof(struct trampoline_params, arg) == 32, "TP_ARG");
+
+struct gdt_pointer {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+extern const struct gdt_pointer gdt64_pointer;
+extern const char trampoline_image_start[], trampoline_image_end[];
+
+static unsigned ncpus_online = 1, ncpus_found = 1;
+
+unsigned smp_cpus_online(void)
+{
+	return __atomic_load_n(&ncpus_online, __ATOMIC_ACQUIRE);
+}
+
+unsigned smp_cpus_found(void)
+{
+	return ncpus_found;
+}
+
+static void load_kernel_gdt(void)
+{
+	__asm__ volatile("lgdt %0" : : "m"(gdt64_pointer));
+}
+
+/* Sleep until work is posted, run it, report it done; forever. */
+__attribute__((noreturn)) static void idle_loop(struct cpu *c)
+{
+	for (;;) {
+		cli();
+		uint64_t seq = __atomic_load_n(&c->work_seq, __ATOMIC_ACQUIRE);
+		if (seq != c->done_seq) {
+			c->work(c->work_arg);
+			__atomic_store_n(&c->done_seq, seq, __ATOMIC_RELEASE);
+			continue;
+		}
+		/* STI's one-instruction shadow means a wake-up IPI cannot slip in before HLT. */
+		sti_hlt();
+	}
+}
+
+__attribute__((noreturn)) static void ap_entry(uint64_t index)
+{
+	struct cpu *c = &cpus[index];
+
+	load_kernel_gdt();
+	percpu_install(c, (unsigned)index);
+	idt_load();
+	apic_init_this_cpu();
+	c->apic_id = apic_id();
+	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
+	idle_loop(c);
+}
+
+void smp_init_boot_cpu(void)
+{
+	percpu_install(&cpus[0], 0);
+	cpus[0].online = true;
+}
+
+static bool wait_online(struct cpu *c, uint64_t us)
+{
+	uint64_t end = tsc_now() + tsc_from_us(us);
+
+	while (tsc_now() < end)
+		if (__atomic_load_n(&c->online, __ATOMIC_ACQUIRE))
+			return true;
+	return __atomic_load_n(&c->online, __ATOMIC_ACQUIRE);
+}
+
+static bool start_ap(struct trampoline_params *tp, unsigned index, uint32_t id)
+{
+	struct cpu *c = &cpus[index];
+	uint8_t *stack = heap_alloc(AP_STACK_SIZE, 4096);
+
+	if (!stack) {
+		printk("smp: no memory for the stack of CPU %u (APIC id %u)\n", index, id);
+		return false;
+	}
+	c->apic_id = id;
+	c->stack_top = stack + AP_STACK_SIZE;
+	tp->stack = (uint64_t)(uintptr_t)c->stack_top;
+	tp->arg = index;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* parameters visible before the AP runs */
+
+	apic_send_init(id);
+	udelay(INIT_DELAY_US);
+	apic_send_startup(id, TRAMPOLINE_PAGE);
+	if (!wait_online(c, SIPI_DELAY_US)) {
+		apic_send_startup(id, TRAMPOLINE_PAGE);
+		if (!wait_online(c, AP_ANSWER_MS * 1000ull)) {
+			printk("smp: CPU with APIC id %u did not answer within %u ms; going on "
+			       "without it\n",
+			       id, AP_ANSWER_MS);
+			apic_send_init(id); /* park it: it must not run the next CPU's block */
+			heap_free(stack, AP_STACK_SIZE);
+			return false;
+		}
+	}
+	return true;
+}
+
+void smp_start_aps(void)
+{
+	struct trampoline_params *tp =
+		(struct trampoline_params *)(uintptr_t)(TRAMPOLINE_BASE + TP_OFFSET);
+	uint32_t bsp_id = cpus[0].apic_id;
+	unsigned next = 1, skipped = 0;
+
+	ncpus_found = acpi.have_madt ? acpi.ncpus : 1;
+	if (!acpi.have_madt || acpi.ncpus <= 1)
+		return;
+	memcpy((void *)(uintptr_t)TRAMPOLINE_BASE, trampoline_image_start,
+	       (size_t)(trampoline_image_end - trampoline_image_start));
+	tp->cr3 = (uint32_t)read_cr3();
+	tp->gdt_limit = gdt64_pointer.limit;
+	tp->gdt_base = (uint32_t)gdt64_pointer.base;
+	tp->entry = (uint64_t)(uintptr_t)ap_entry;
+
+	for (unsigned i = 0; i < acpi.ncpus; i++) {
+		uint32_t id = acpi.cpus[i].apic_id;
+
+		if (id == bsp_id)
+			continue;
+		if (next >= opts.smp_max) {
+			skipped++;
+			continue;
+		}
+		if (!apic_is_x2apic() && id > XAPIC_MAX_ID) {
+			printk("smp: CPU with APIC id %u needs x2APIC, which this CPU lacks; "
+			       "skipped\n",
+			       id);
+			continue;
+		}
+		if (start_ap(tp, next, id))
+			__atomic_store_n(&ncpus_online, ++next, __ATOMIC_RELEASE);
+	}
+	if (skipped)
+		printk("smp: smp.max=%u: left %u CPUs unstarted\n", opts.smp_max, skipped);
+}
+
+bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *what)
+{
+	unsigned n = smp_cpus_online();
+	bool ok = true;
+
+	for (unsigned i = 1; i < n; i++) {
+		struct cpu *c = &cpus[i];
+
+		c->work = fn;
+		c->work_arg = arg;
+		__atomic_store_n(&c->work_seq, c->work_seq + 1, __ATOMIC_RELEASE);
+		apic_send_ipi(c->apic_id, VEC_WAKE);
+	}
+	fn(arg);
+	uint64_t deadline = tsc_now() + tsc_from_us(timeout_ms * 1000);
+	for (unsigned i = 1; i < n; i++) {
+		struct cpu *c = &cpus[i];
+
+		while (__atomic_load_n(&c->done_seq, __ATOMIC_ACQUIRE) != c->work_seq) {
+			if (tsc_now() > deadline) {
+				printk("smp: CPU %u (APIC id %u) did not finish '%s' within %lu ms\n",
+				       i, c->apic_id, what, timeout_ms);
+				ok = false;
+				break;
+			}
+			cpu_relax();
+		}
+	}
+	return ok;
+}

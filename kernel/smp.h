@@ -1,0 +1,28 @@
+/*
+ * smp.h - bring up the application processors and hand them work.
+ */
+#ifndef KERNEL_SMP_H
+#define KERNEL_SMP_H
+
+#include "percpu.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The boot CPU's own struct cpu; first thing in kernel_main. */
+void smp_init_boot_cpu(void);
+
+/* Start every usable CPU of the MADT (at most smp.max), one at a time. */
+void smp_start_aps(void);
+
+unsigned smp_cpus_online(void);
+unsigned smp_cpus_found(void);
+
+/*
+ * Run @fn(@arg) on every online CPU, the caller (CPU 0) included, and wait
+ * until all returned.  Returns false if some CPU did not finish within
+ * @timeout_ms; each such CPU is named in one line with @what.
+ */
+bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *what);
+
+#endif /* KERNEL_SMP_H */

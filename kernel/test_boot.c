@@ -1,0 +1,144 @@
+/*
+ * test_boot.c - the `boot` suite: did the machine come up the way we think?
+ *
+ * Every CPU online in long mode with its own stack and GS base, IPIs
+ * reaching every CPU, the TSC monotonic on each CPU and in step across
+ * them, and the exception path working.
+ */
+#include "apic.h"
+#include "cmdline.h"
+#include "cpu.h"
+#include "ktest.h"
+#include "percpu.h"
+#include "selftest.h"
+#include "smp.h"
+#include "spinlock.h"
+#include "trap.h"
+#include "tsc.h"
+
+#define EFER_LMA         (1u << 10) /* long mode active (SDM Vol. 3A 2.2.1) */
+#define IPI_WAIT_US      100000
+#define TSC_SAMPLES      20000
+#define TSC_MAX_SKEW_US  1000 /* vCPUs of one VM share a TSC; hardware syncs within cycles */
+#define BARRIER_MS       10000
+
+static uint64_t seen_rsp[MAX_CPUS];
+
+static void check_cpu_state(struct ktest_ctx *t)
+{
+	uint64_t rsp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+	struct cpu *c = this_cpu();
+
+	if (!(rdmsr(MSR_EFER) & EFER_LMA))
+		ktest_fail(t, "EFER.LMA clear: not in long mode");
+	if (c != &cpus[t->cpu] || c->self != c || rdmsr(MSR_GS_BASE) != (uint64_t)(uintptr_t)c)
+		ktest_fail(t, "GS base %lx is not &cpus[%u] = %p", rdmsr(MSR_GS_BASE), t->cpu,
+			   (void *)&cpus[t->cpu]);
+	if (c->apic_id != apic_id())
+		ktest_fail(t, "struct cpu says APIC id %u, the APIC says %u", c->apic_id,
+			   apic_id());
+	if (t->cpu > 0 && (rsp > (uint64_t)(uintptr_t)c->stack_top ||
+			   rsp < (uint64_t)(uintptr_t)c->stack_top - (64u << 10)))
+		ktest_fail(t, "stack pointer %lx outside this CPU's stack (top %p)", rsp,
+			   (void *)c->stack_top);
+	seen_rsp[t->cpu] = rsp;
+	if (!ktest_barrier(t, BARRIER_MS))
+		return;
+	for (unsigned i = 0; i < t->ncpus; i++)
+		if (i != t->cpu && seen_rsp[i] == rsp)
+			ktest_fail(t, "shares its stack (rsp %lx) with CPU %u", rsp, i);
+}
+
+static void cpus_online(struct ktest_ctx *t)
+{
+	unsigned want = smp_cpus_found() < opts.smp_max ? smp_cpus_found() : opts.smp_max;
+
+	if (t->cpu == 0) {
+		ktest_diag(t, "%u CPUs found, %u online, %s", smp_cpus_found(), smp_cpus_online(),
+			   apic_is_x2apic() ? "x2APIC" : "xAPIC");
+		if (smp_cpus_online() != want)
+			ktest_fail(t, "%u CPUs online, expected %u (found %u, smp.max=%u)",
+				   smp_cpus_online(), want, smp_cpus_found(), opts.smp_max);
+	}
+	check_cpu_state(t);
+}
+KTEST(boot, "cpus_online_long_mode_own_stack_gs", cpus_online, KTEST_ALL_CPUS);
+
+/* Fixed IPIs to every AP (sleeping in HLT), and one to ourselves. */
+static void ipi_delivery(struct ktest_ctx *t)
+{
+	unsigned n = smp_cpus_online(), delivered = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct cpu *c = &cpus[i];
+		uint64_t before = c->ipis_seen;
+		uint64_t end = tsc_now() + tsc_from_us(IPI_WAIT_US);
+
+		if (i == 0)
+			sti(); /* the boot CPU runs with interrupts off otherwise */
+		apic_send_ipi(c->apic_id, VEC_TEST);
+		while (c->ipis_seen == before && tsc_now() < end)
+			cpu_relax();
+		if (i == 0)
+			cli();
+		if (c->ipis_seen == before)
+			ktest_fail(t, "IPI to CPU %u (APIC id %u) not seen within %u us", i,
+				   c->apic_id, IPI_WAIT_US);
+		else
+			delivered++;
+	}
+	ktest_diag(t, "IPI delivered to %u of %u CPUs", delivered, n);
+}
+KTEST(boot, "ipi_to_every_cpu", ipi_delivery, 0);
+
+static spinlock_t tsc_lock = SPINLOCK_INIT;
+static uint64_t tsc_last;
+static uint64_t tsc_max_back;
+
+/*
+ * Each CPU checks its own TSC never goes back, then all take turns under a
+ * lock comparing their TSC with the last one read by any CPU: the lock
+ * orders the reads, so a later read showing a smaller value means the
+ * TSCs are out of step by at least that much.
+ */
+static void tsc_in_step(struct ktest_ctx *t)
+{
+	uint64_t prev = rdtsc_ordered();
+
+	for (int i = 0; i < TSC_SAMPLES; i++) {
+		uint64_t now = rdtsc_ordered();
+
+		if (now < prev) {
+			ktest_fail(t, "TSC went back on this CPU: %lu after %lu", now, prev);
+			return;
+		}
+		prev = now;
+	}
+	if (!ktest_barrier(t, BARRIER_MS))
+		return;
+	for (int i = 0; i < TSC_SAMPLES / 100; i++) {
+		spin_lock(&tsc_lock);
+		uint64_t now = rdtsc_ordered();
+		if (now < tsc_last && tsc_last - now > tsc_max_back)
+			tsc_max_back = tsc_last - now;
+		tsc_last = now;
+		spin_unlock(&tsc_lock);
+	}
+	if (!ktest_barrier(t, BARRIER_MS) || t->cpu != 0)
+		return;
+	uint64_t skew_ns = tsc_to_ns(tsc_max_back);
+	ktest_diag(t, "largest backward step between CPUs: %lu ns", skew_ns);
+	if (skew_ns > TSC_MAX_SKEW_US * 1000ull)
+		ktest_fail(t, "TSCs out of step by %lu ns (limit %u us)", skew_ns,
+			   TSC_MAX_SKEW_US);
+}
+KTEST(boot, "tsc_monotonic_and_in_step", tsc_in_step, KTEST_ALL_CPUS);
+
+static void exception_recovery(struct ktest_ctx *t)
+{
+	int v = selftest_recoverable_ud();
+
+	if (v != 6)
+		ktest_fail(t, "ud2 raised vector %d, expected 6 (#UD)", v);
+}
+KTEST(boot, "exception_path_recoverable_ud", exception_recovery, 0);

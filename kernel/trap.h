@@ -1,0 +1,39 @@
+/*
+ * trap.h - interrupt and exception entry: the IDT, the saved frame, panic.
+ */
+#ifndef KERNEL_TRAP_H
+#define KERNEL_TRAP_H
+
+#include <stdint.h>
+
+/* Vectors the kernel uses besides the 32 exceptions (Intel SDM Vol. 3A 6.2). */
+#define VEC_NMI        2
+#define VEC_WAKE       0xf0 /* wakes an idle CPU: smp_run_on_all */
+#define VEC_TEST       0xf1 /* counted by the boot suite's IPI test */
+#define VEC_SPURIOUS   0xff /* local APIC spurious vector: no EOI */
+#define EXCEPTION_VECS 32
+
+/* Mirror of the pushes in boot/isr.asm, lowest address first. */
+struct trap_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error;
+	uint64_t rip, cs, rflags, rsp, ss; /* pushed by the CPU */
+};
+
+/* Build the IDT once (boot CPU). */
+void idt_init(void);
+
+/* Load the IDT on the calling CPU. */
+void idt_load(void);
+
+/* Called from boot/isr.asm for every vector. */
+void trap_dispatch(struct trap_frame *tf);
+
+/*
+ * Print "PANIC:" with the reason, this CPU and a backtrace, stop every
+ * other CPU, report the failed result and exit.  Never returns.
+ */
+__attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
+
+#endif /* KERNEL_TRAP_H */

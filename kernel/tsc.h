@@ -1,0 +1,31 @@
+/*
+ * tsc.h - time from the time-stamp counter, calibrated once at boot.
+ */
+#ifndef KERNEL_TSC_H
+#define KERNEL_TSC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Find the TSC frequency (CPUID or hypervisor leaf, cross-checked with the PIT). */
+void tsc_init(void);
+
+uint64_t tsc_khz(void);
+const char *tsc_source(void);   /* "cpuid-15h", "cpuid-16h", "hypervisor", "pit", "guess" */
+bool tsc_is_invariant(void);
+
+static inline uint64_t tsc_now(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+uint64_t tsc_to_ns(uint64_t cycles);
+uint64_t tsc_from_us(uint64_t us);
+
+/* Busy-wait at least @us microseconds. */
+void udelay(uint64_t us);
+
+#endif /* KERNEL_TSC_H */

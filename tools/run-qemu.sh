@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# run-qemu.sh - boot build/kernel.elf from a GRUB ISO under QEMU, serial on
+# stdout, and turn the guest's verdict into an exit status.
+#
+#   tools/run-qemu.sh [LOG]     (LOG: also write the serial output there)
+#
+# Environment (INTERFACE.md): SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT.
+# Exit status: 0 = the kernel reported pass (QEMU status 33), 1 = fail (35),
+# 2 = the run hit TIMEOUT and was killed, 3 = any other QEMU ending
+# (triple fault with -no-reboot, crash, bad arguments).
+set -u
+cd "$(dirname "$0")/.."
+
+SMP=${SMP:-4} ACCEL=${ACCEL:-auto} MACHINE=${MACHINE:-q35} FIRMWARE=${FIRMWARE:-bios}
+MEM=${MEM:-512M} CPU=${CPU:-auto} CMDLINE=${CMDLINE:-} TIMEOUT=${TIMEOUT:-300}
+LOG=${1:-}
+KERNEL=build/kernel.elf
+OVMF_CODE=/usr/share/OVMF/OVMF_CODE_4M.fd
+OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
+
+die() { echo "run-qemu: $*" >&2; exit 3; }
+
+[ -f "$KERNEL" ] || die "$KERNEL is missing: run 'make' first"
+case "$MACHINE" in q35|pc) ;; *) die "MACHINE=$MACHINE: expected q35 or pc" ;; esac
+case "$FIRMWARE" in bios|uefi) ;; *) die "FIRMWARE=$FIRMWARE: expected bios or uefi" ;; esac
+[[ "$SMP" =~ ^[0-9]+$ ]] && [ "$SMP" -ge 1 ] || die "SMP=$SMP: expected a CPU count >= 1"
+[[ "$TIMEOUT" =~ ^[0-9]+$ ]] || die "TIMEOUT=$TIMEOUT: expected seconds"
+
+kvm_usable() {
+    [ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+    # Opening /dev/kvm is not enough (nested setups can refuse VM creation): ask QEMU.
+    timeout 20 qemu-system-x86_64 -accel kvm -machine none -display none -S \
+        -monitor none -serial none -nodefaults </dev/null >/dev/null 2>&1 &
+    local pid=$!; sleep 1
+    if kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; return 0; fi
+    wait "$pid"; return 1
+}
+case "$ACCEL" in
+    auto) if kvm_usable; then ACCEL=kvm; else ACCEL=tcg; fi ;;
+    kvm|tcg) ;;
+    *) die "ACCEL=$ACCEL: expected kvm, tcg or auto" ;;
+esac
+if [ "$CPU" = auto ]; then
+    if [ "$ACCEL" = kvm ]; then CPU=host; else CPU=max; fi
+fi
+
+# An ISO per command line: GRUB cannot take one from QEMU, so it is written
+# into this ISO's grub.cfg (timeout 0: no menu in automated runs).
+work=$(mktemp -d build/run.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/iso/boot/grub"
+cp "$KERNEL" "$work/iso/boot/kernel.elf"
+cat > "$work/iso/boot/grub/grub.cfg" <<CFG
+set timeout=0
+insmod all_video
+menuentry "lockref" {
+	multiboot2 /boot/kernel.elf $CMDLINE
+	boot
+}
+CFG
+grub-mkrescue -o "$work/boot.iso" "$work/iso" >"$work/mkrescue.log" 2>&1 ||
+    { cat "$work/mkrescue.log" >&2; die "grub-mkrescue failed"; }
+
+args=(-machine "$MACHINE" -accel "$ACCEL" -cpu "$CPU" -smp "$SMP" -m "$MEM"
+      -display none -serial stdio -monitor none -no-reboot
+      -device isa-debug-exit,iobase=0xf4,iosize=0x04
+      -drive "file=$work/boot.iso,media=cdrom,format=raw,if=ide" -boot d)
+if [ "$FIRMWARE" = uefi ]; then
+    [ -f "$OVMF_CODE" ] || die "$OVMF_CODE missing: install the ovmf package (make deps)"
+    cp "$OVMF_VARS" "$work/vars.fd"
+    args+=(-drive "if=pflash,format=raw,readonly=on,file=$OVMF_CODE"
+           -drive "if=pflash,format=raw,file=$work/vars.fd")
+fi
+[ -n "${QEMU_EXTRA:-}" ] && read -r -a extra <<<"$QEMU_EXTRA" && args+=("${extra[@]}")
+
+echo "run-qemu: SMP=$SMP ACCEL=$ACCEL CPU=$CPU MACHINE=$MACHINE FIRMWARE=$FIRMWARE MEM=$MEM TIMEOUT=${TIMEOUT}s CMDLINE='$CMDLINE'" >&2
+if [ -n "$LOG" ]; then
+    timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" </dev/null | tee "$LOG"
+    status=${PIPESTATUS[0]}
+else
+    timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" </dev/null
+    status=$?
+fi
+case $status in
+    33) exit 0 ;;
+    35) echo "run-qemu: the kernel reported failure" >&2; exit 1 ;;
+    124|137) echo "run-qemu: TIMEOUT: no exit within ${TIMEOUT}s; killed the machine (last output above)" >&2; exit 2 ;;
+    *) echo "run-qemu: QEMU ended with status $status without a verdict (reset, triple fault or QEMU error)" >&2; exit 3 ;;
+esac
