@@ -47,17 +47,20 @@ static const struct {
 	const char *head;
 	enum colour colour;
 } line_colours[] = {
-    {"ok ", COLOUR_PASS},	    {"not ok ", COLOUR_FAIL},	    {"PANIC:", COLOUR_FAIL},
-    {"# RESULT pass", COLOUR_PASS}, {"# RESULT fail", COLOUR_FAIL},
+    {"ok ", COLOUR_PASS},	    /* KTAP: a test passed (or was skipped) */
+    {"not ok ", COLOUR_FAIL},	    /* KTAP: a test failed */
+    {"PANIC:", COLOUR_FAIL},	    /* the panic report */
+    {"# RESULT pass", COLOUR_PASS}, /* the last line of a run */
+    {"# RESULT fail", COLOUR_FAIL},
 };
-#define HEAD_MAX 13 /* the longest head above */
+#define HEAD_MAX 13 /* the longest head above; a longer one would never match */
 
 #define STR_(x) #x
 #define STR(x)	STR_(x)
 #define TOO_SMALL                                                                                  \
 	"screen smaller than " STR(SCREEN_MIN_COLS) " x " STR(SCREEN_MIN_ROWS) " characters"
 
-/* Widest colour field: a 16-bit mask still fits a 32-bit pixel value. */
+/* Widest colour field accepted (real ones have 5 to 10 bits): keeps the shifts defined. */
 #define FIELD_MAX_BITS 16
 #define EGA_CELL_BYTES 2
 

@@ -513,6 +513,13 @@ static void test_colours(void)
 	put("not ok 7 a result long enough to wrap past the right-hand edge\n");
 	CHECK(row_ink(s, n + 1) == f->red && row_ink(s, n + 2) == f->red,
 	      "wrapped 'not ok' rows: ink %#x, %#x", row_ink(s, n + 1), row_ink(s, n + 2));
+	/* A head cut by the right edge is not a verdict: it stays grey. */
+	for (unsigned c = 0; c < s->cols - 2; c++)
+		put(" ");
+	put("not ok 8 wrapped head\n");
+	ROW_IS(s, n + 4, "t ok 8 wrapped head");
+	CHECK(row_ink(s, n + 3) == f->grey && row_ink(s, n + 4) == f->grey,
+	      "head cut by the edge: ink %#x, %#x", row_ink(s, n + 3), row_ink(s, n + 4));
 	scr_free(s);
 }
 
