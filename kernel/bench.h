@@ -1,0 +1,160 @@
+/*
+ * bench.h - the harness every kernel benchmark runs on.
+ *
+ * Why one harness: a figure means something only next to another figure
+ * measured the same way, in the same boot, on the same CPUs.  So every
+ * benchmark (uncontended, refcount, convoy, retry-table, pathwalk) hands
+ * the harness a bench_spec, "do N operations as CPU c", and the harness
+ * does the rest the same way for all of them:
+ *
+ *   - bench_run is called by every CPU of an all-CPU KTEST with the same
+ *     spec.  CPUs 0 .. active-1 measure; the others wait at the end
+ *     barrier, so a scaling curve is one spec run at 1, 2, ... CPUs.
+ *   - Interrupts are off on every CPU for the whole run.
+ *   - A sense-reversing barrier (lib/barrier.h) releases all CPUs at once.
+ *     A trial lasts opts.bench_ms: CPU 0 raises the stop flag that long
+ *     after its own start, and every CPU looks at the flag after each batch
+ *     of operations.  Trials are fixed-duration, never fixed-count.
+ *   - One warm-up trial, then opts.bench_trials measured ones; the BENCH
+ *     line gives the median, min and max over the measured trials.
+ *   - Each batch is timed with LFENCE;RDTSC before and RDTSCP;LFENCE after
+ *     (never CPUID: under a hypervisor it exits), and the cost of an empty
+ *     batch, timed the same way on each CPU before the trials, is taken off.
+ *   - Each CPU's counters sit in their own 128-byte line pair; the stop
+ *     flag too.  The measured objects are the spec's business: give each
+ *     implementation its own object, alone in its own line pair.
+ *
+ * The BENCH line (INTERFACE.md), printed by CPU 0 after the trials:
+ *
+ *   # BENCH {"bench":..,"impl":..,"op":..,"cpus":N,"trials":T,"ms":M,
+ *            "ops_per_sec":..,"ops_per_sec_min":..,"ops_per_sec_max":..,
+ *            "ns_per_op":..,"cycles_per_op":..,"jain":..,"min_mean":..,
+ *            "overlap":..,"max_gap_us":..,"batch_us":..,"overruns":..,
+ *            <lockref forms: "retries_per_op":..,"fallbacks":..,"lockref_ops":..,>
+ *            <the spec's extra members>}
+ *
+ *   ops_per_sec    aggregate over the active CPUs: operations of all CPUs
+ *                  divided by the span from the first start to the last
+ *                  stop (median of trials; _min and _max beside it).  With
+ *                  an untimed step (spec.untimed) the wall clock would
+ *                  count work that is not the operation, so the rate comes
+ *                  from the timed cycles instead.
+ *   ns_per_op,     the time one operation takes as one CPU sees it: timed
+ *   cycles_per_op  cycles less the empty-batch cost, over the operations
+ *                  (median of trials).
+ *   jain           Jain's fairness index over the CPUs' operation counts,
+ *                  (sum x)^2 / (n sum x^2): 1 is perfectly fair, 1/n is one
+ *                  CPU doing everything.  min_mean: the slowest CPU's count
+ *                  over the mean.  Both medians of trials.
+ *   overlap        the fraction of the run during which every active CPU
+ *                  was running: how well the starts (and stops) lined up.
+ *   max_gap_us     the longest interval between two batch starts on any
+ *                  CPU in any measured trial; batch_us is the mean one.  A
+ *                  max far above the mean means a CPU was stopped (a host
+ *                  preempting its vCPU, an SMI).
+ *   overruns       CPUs that did not see the stop flag in time and stopped
+ *                  on their own (after BENCH_OVERRUN_FACTOR trial lengths).
+ *   retries_per_op lockref forms: failed compare-exchanges per lockref
+ *                  operation; fallbacks: operations that took the lock;
+ *                  lockref_ops: lockref operations, all over the measured
+ *                  trials (lib/lockref.h statistics).
+ *
+ * Fractions and per-operation figures are printed in fixed point with
+ * BENCH_DECIMALS decimals (the kernel has no floating point).
+ */
+#ifndef KERNEL_BENCH_H
+#define KERNEL_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ktest.h"
+
+/* Operations per batch unless the spec says otherwise; the stop flag is read between batches. */
+#define BENCH_BATCH_OPS 64
+
+/* Measured trials at most (bench.trials= is clamped to this, with a line saying so). */
+#define BENCH_TRIALS_MAX 101
+
+/* A CPU that has run this many trial lengths without seeing the stop flag stops by itself. */
+#define BENCH_OVERRUN_FACTOR 4
+
+/* Fixed point: BENCH_ONE is 1.0, i.e. BENCH_DECIMALS decimals. */
+#define BENCH_DECIMALS 4
+#define BENCH_ONE      10000u
+
+/* Do @n operations as CPU @cpu (0 .. active-1) of the run. */
+typedef void (*bench_ops_fn)(void *arg, unsigned cpu, unsigned n);
+
+struct bench_spec {
+	const char *bench; /* INTERFACE.md name: "refcount", "convoy", "pathwalk", ... */
+	const char *impl;  /* INTERFACE.md name: "lockref", "spinlock", "xadd", ... */
+	const char *op;	   /* what one operation is, e.g. "get+put" */
+	bench_ops_fn run;  /* the measured operations */
+	/* Optional, run untimed after every timed batch with the same @n (e.g. undo the gets). */
+	bench_ops_fn untimed;
+	/* Optional: CPU 0, before every trial, while no other CPU runs the spec. */
+	void (*reset)(void *arg);
+	/*
+	 * Optional: CPU 0, after every trial.  Returns false, with a reason in
+	 * @why, if the object is not as the operations must have left it; the
+	 * test then fails.
+	 */
+	bool (*check)(void *arg, char *why, size_t size);
+	/* Optional: CPU 0 writes more members (",\"name\":value" ...) for the BENCH line. */
+	void (*extra)(void *arg, char *buf, size_t size);
+	void *arg;
+	unsigned batch; /* operations per batch; 0 means BENCH_BATCH_OPS */
+	bool lockref;	/* add the lockref statistics to the line */
+};
+
+/* What CPU 0 measured, in the units of the BENCH line. */
+struct bench_result {
+	unsigned cpus, trials;
+	uint64_t ops_per_sec, ops_per_sec_min, ops_per_sec_max;
+	uint64_t ns_per_op, cycles_per_op; /* fixed point, BENCH_ONE = 1 */
+	uint64_t jain, min_mean, overlap;  /* fixed point */
+	uint64_t max_gap_ns, batch_ns;
+	unsigned overruns;
+	uint64_t lockref_ops, retries, fallbacks;
+};
+
+/*
+ * Every CPU of @t calls this with the same @spec and @active (1 ..
+ * t->ncpus); a single-CPU test calls it with @active = 1.  Measures as the
+ * file comment says, prints the BENCH line and fills *@out (if not NULL)
+ * on CPU 0 only.  Interrupts are off inside and restored on return.
+ * Returns false on every CPU that found a barrier broken (a CPU did not
+ * arrive in time; the test is then failed): stop benchmarking and return.
+ * A failed spec check fails the test but returns true.
+ */
+bool bench_run(struct ktest_ctx *t, const struct bench_spec *spec, unsigned active,
+	       struct bench_result *out);
+
+/*
+ * The CPU counts of a scaling curve: 1, 2, ... @ncpus, or above
+ * BENCH_SWEEP_EVERY_MAX CPUs the powers of two and @ncpus.  Returns the
+ * count after @n, or 0 after @ncpus:
+ *     for (unsigned n = 1; n; n = bench_sweep_next(n, t->ncpus))
+ */
+#define BENCH_SWEEP_EVERY_MAX 16
+unsigned bench_sweep_next(unsigned n, unsigned ncpus);
+
+/*
+ * Integer statistics (bench_stats.c: plain C, also built into a host test).
+ */
+
+/* Sort @v[0 .. @n-1] in place and return the median (mean of the middle two when @n is even). */
+uint64_t bench_median(uint64_t *v, unsigned n);
+
+/* Jain's index of @v[0 .. @n-1] in fixed point; BENCH_ONE when all are zero or @n is 0. */
+uint64_t bench_jain(const uint64_t *v, unsigned n);
+
+/* @a * @b / @c without overflowing the product; UINT64_MAX if the quotient does not fit or @c is 0. */
+uint64_t bench_muldiv(uint64_t a, uint64_t b, uint64_t c);
+
+/* Print fixed-point @v (BENCH_ONE = 1) as "12.3456" into @buf; returns what ksnprintf does. */
+int bench_fixed(char *buf, size_t size, uint64_t v);
+
+#endif /* KERNEL_BENCH_H */
