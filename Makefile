@@ -46,11 +46,11 @@ ISO    := $(BUILD)/lockref.iso
 .PHONY: all run test bench bochs deps clean format host-tests
 all: $(ISO) $(BUILD)/kernel.asm
 
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c Makefile
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: %.asm
+$(BUILD)/obj/%.o: %.asm Makefile
 	@mkdir -p $(@D)
 	$(NASM) $(NASMFLAGS) $< -o $@
 
@@ -64,7 +64,7 @@ $(BUILD)/kernel.asm: $(KERNEL)
 $(ISO): $(KERNEL) iso/boot/grub/grub.cfg
 	@rm -rf $(BUILD)/isodir
 	@mkdir -p $(BUILD)/isodir/boot/grub
-	cp $(KERNEL) $(BUILD)/isodir/boot/kernel.elf
+	strip --strip-debug -o $(BUILD)/isodir/boot/kernel.elf $(KERNEL)
 	cp iso/boot/grub/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
 	grub-mkrescue -o $@ $(BUILD)/isodir 2> $(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
