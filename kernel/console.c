@@ -42,8 +42,8 @@ void console_attach_screen(const struct screen_fb *fb)
 
 void console_select(unsigned targets)
 {
-	if ((targets & CONSOLE_SCREEN) && !screen_ready) {
-		printk("console: screen requested but unavailable; keeping serial\n");
+	if (targets == CONSOLE_SCREEN && !screen_ready) {
+		printk("console: console=screen, but there is no screen; keeping serial\n");
 		targets = CONSOLE_SERIAL;
 	}
 	console_targets = targets;

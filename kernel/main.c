@@ -26,6 +26,16 @@
 
 #define IDENTITY_LIMIT (4ull << 30)
 
+/*
+ * GRUB gives no framebuffer tag when it leaves a BIOS machine in text mode
+ * (gfxpayload=text, or no VBE): the screen is then the standard VGA text
+ * buffer.  UEFI has no text mode, so there this is never assumed.
+ */
+static const struct screen_fb vga_text_mode = {
+	.addr = 0xb8000, .pitch = 160, .width = 80, .height = 25, .bpp = 16,
+	.type = SCREEN_FB_EGA_TEXT,
+};
+
 static void setup_lockref_policy(void)
 {
 	struct lockref_policy p;
@@ -72,7 +82,7 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	cmdline_parse(bi.cmdline);              /* opts */
 	if (bi.has_fb && bi.fb.addr + (uint64_t)bi.fb.pitch * bi.fb.height > IDENTITY_LIMIT)
 		vm_map_identity(bi.fb.addr, (uint64_t)bi.fb.pitch * bi.fb.height);
-	console_attach_screen(bi.has_fb ? &bi.fb : NULL);
+	console_attach_screen(bi.has_fb ? &bi.fb : bi.efi ? NULL : &vga_text_mode);
 	console_select(opts.console);
 	printk("boot: loader '%s', command line '%s', seed %lu\n", bi.loader, opts.raw,
 	       opts.seed);

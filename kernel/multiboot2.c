@@ -19,6 +19,8 @@
 #define MB2_TAG_FRAMEBUFFER 8
 #define MB2_TAG_ACPI_OLD    14
 #define MB2_TAG_ACPI_NEW    15
+#define MB2_TAG_EFI32       11
+#define MB2_TAG_EFI64       12
 
 /* Fixed part of the memory map tag (3.6.8): header, entry_size, entry_version. */
 #define MB2_MMAP_HEADER 16
@@ -150,6 +152,10 @@ const char *mb2_parse(uint32_t magic, const void *info, struct boot_info *out)
 				out->rsdp_len = size - MB2_TAG_HEADER;
 				out->rsdp_is_v2 = type == MB2_TAG_ACPI_NEW;
 			}
+			break;
+		case MB2_TAG_EFI32:
+		case MB2_TAG_EFI64:
+			out->efi = true;
 			break;
 		default:
 			out->tags_ignored++;

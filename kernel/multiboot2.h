@@ -40,6 +40,7 @@ struct boot_info {
 	bool has_fb;
 	struct screen_fb fb;
 	const char *loader;               /* boot loader name, "" when absent */
+	bool efi;                         /* EFI system table tag: booted by UEFI firmware */
 	uint32_t tags_ignored;            /* tag types we do not use */
 };
 

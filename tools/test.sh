@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# test.sh - every check the project has, for `make test` and CI.
+#
+# Host unit and stress tests (plain, ASan/UBSan, TSan), the Spin models,
+# then kernel boots under QEMU (TCG at several CPU counts and machines, KVM
+# when usable, UEFI, no ACPI), negative controls that must fail, and Bochs.
+# Each check's output goes to build/test/NAME.log; the last line is
+# "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+LOGDIR=build/test
+mkdir -p "$LOGDIR"
+passed=0 failed=0 failures=()
+
+# check NAME COMMAND...: run it, record pass/fail, keep its output.
+check() {
+    local name=$1; shift
+    local log="$LOGDIR/$name.log" start=$SECONDS
+    if "$@" >"$log" 2>&1; then
+        passed=$((passed + 1)); echo "PASS $name ($((SECONDS - start))s)"
+    else
+        failed=$((failed + 1)); failures+=("$name")
+        echo "FAIL $name ($((SECONDS - start))s): see $log; its last lines:"
+        tail -n 8 "$log" | sed 's/^/    /'
+    fi
+}
+
+# boot NAME [VAR=VALUE...] -- [ktap_check options]: one QEMU boot, judged from its log.
+boot() {
+    local name=$1; shift
+    local envs=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    check "$name" env TIMEOUT=300 "${envs[@]}" sh -c \
+        'tools/run-qemu.sh "$0" >/dev/null 2>&1; tools/ktap_check.py "$0" "$@"' \
+        "$LOGDIR/$name.serial" "$@"
+}
+
+
+echo "== host tests"
+check host-build make -C tests/host -j2 all
+while read -r name expect cmd; do
+    [ -n "$name" ] || continue
+    if [ "$expect" = pass ]; then
+        check "host-$name" $cmd
+    else
+        check "host-$name-must-fail" sh -c '! "$@"' sh $cmd
+    fi
+done < <(make -s -C tests/host list)
+if [ -f tools/mkfont.py ]; then
+    check font-up-to-date python3 tools/mkfont.py --check
+fi
+
+if [ -x tests/model/run.sh ]; then
+    echo "== model checks (Spin)"
+    check spin-models tests/model/run.sh
+fi
+
+echo "== kernel boots (QEMU)"
+make -s build/kernel.elf || { echo "kernel build failed"; exit 1; }
+boot tcg-smp1 ACCEL=tcg SMP=1 CMDLINE="run=tests"
+boot tcg-smp2 ACCEL=tcg SMP=2 CMDLINE="run=tests"
+boot tcg-smp4-default ACCEL=tcg SMP=4
+boot tcg-smp3-pc-quick ACCEL=tcg SMP=3 MACHINE=pc CMDLINE="quick seed=7"
+boot tcg-acpi-off ACCEL=tcg SMP=2 QEMU_EXTRA="-machine acpi=off" CMDLINE="run=boot"
+boot uefi-smp2-quick ACCEL=tcg SMP=2 FIRMWARE=uefi CMDLINE="quick"
+boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots"
+check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
+for fault in ud gp pf; do
+    boot "selftest-fault-$fault" ACCEL=tcg SMP=2 CMDLINE="run=boot selftest.fault=$fault" -- \
+        --expect-fail "^PANIC: CPU 0 .*#$(echo $fault | tr a-z A-Z)"
+done
+if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+    boot kvm-smp2 ACCEL=kvm SMP=2 CMDLINE="run=tests"
+else
+    echo "SKIP kvm-smp2: /dev/kvm is not usable here"
+fi
+
+if [ -x tools/run-bochs.sh ] && command -v bochs >/dev/null; then
+    echo "== Bochs"
+    check bochs-smp2-quick sh -c 'SMP=2 CMDLINE="quick" TIMEOUT=600 tools/run-bochs.sh "$0" >/dev/null 2>&1; tools/ktap_check.py "$0"' "$LOGDIR/bochs.serial"
+fi
+
+echo
+[ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
