@@ -139,12 +139,19 @@ int main(void)
 	expect("tag past total", MB2_BOOT_MAGIC, info, "past total_size", &bi);
 	free(info);
 
-	/* total_size smaller than the tags actually present: the end tag lies beyond it. */
+	/* total_size smaller than the tags actually present: the first tag crosses it. */
 	begin(&b);
 	tag(&b, 1, 8 + 4, "abc", 4);
 	tag(&b, 0, 8, NULL, 0);
 	info = finish(&b, 16);
-	expect("total too small", MB2_BOOT_MAGIC, info, "no end tag", &bi);
+	expect("total too small", MB2_BOOT_MAGIC, info, "past total_size", &bi);
+
+	/* total_size ends exactly after a whole tag: the end tag is missing. */
+	begin(&b);
+	tag(&b, 1, 8 + 8, "abcdefg", 8);
+	tag(&b, 0, 8, NULL, 0);
+	info = finish(&b, 24);
+	expect("total cuts end tag", MB2_BOOT_MAGIC, info, "no end tag", &bi);
 	free(info);
 
 	/* Absurd total_size. */
