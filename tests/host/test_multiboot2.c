@@ -145,6 +145,7 @@ int main(void)
 	tag(&b, 0, 8, NULL, 0);
 	info = finish(&b, 16);
 	expect("total too small", MB2_BOOT_MAGIC, info, "past total_size", &bi);
+	free(info);
 
 	/* total_size ends exactly after a whole tag: the end tag is missing. */
 	begin(&b);
