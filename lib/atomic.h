@@ -10,7 +10,8 @@
  *                        kernel runs (Intel SDM Vol. 2A "CMPXCHG", "CMPXCHG8B/
  *                        CMPXCHG16B", Vol. 2B "XADD").
  *   LIB_ATOMIC_BUILTINS  GCC __atomic builtins, for TSan, which cannot see
- *                        through inline assembly (FACTS.md).
+ *                        through inline assembly (FACTS.md).  One exception,
+ *                        the 16-byte compare-exchange: see atomic_cmpxchg128.
  *
  * Ordering: on x86 a LOCK-prefixed instruction is a full barrier and plain
  * loads and stores are acquire and release respectively (Intel SDM Vol. 3A
@@ -37,6 +38,24 @@ static inline void atomic_compiler_barrier(void)
 static inline void atomic_pause(void)
 {
 	__asm__ __volatile__("pause" ::: "memory");
+}
+
+/*
+ * The 128-bit compare-exchange, CMPXCHG16B: RDX:RAX against m128, RCX:RBX
+ * stored on success.  @p must be 16-aligned (else #GP) and the CPU must
+ * report CPUID.01H:ECX.CX16[bit 13]; callers check that first.
+ */
+static inline bool atomic_cmpxchg16b_insn(atomic_u128 *p, atomic_u128 *old, atomic_u128 new)
+{
+	bool ok;
+	uint64_t lo = (uint64_t)*old, hi = (uint64_t)(*old >> 64);
+
+	__asm__ __volatile__("lock cmpxchg16b %1"
+			     : "=@ccz"(ok), "+m"(*p), "+a"(lo), "+d"(hi)
+			     : "b"((uint64_t) new), "c"((uint64_t)(new >> 64))
+			     : "memory");
+	*old = ((atomic_u128)hi << 64) | lo;
+	return ok;
 }
 
 #ifndef LIB_ATOMIC_BUILTINS
@@ -157,22 +176,9 @@ static inline bool atomic_cmpxchg64_8b(uint64_t *p, uint64_t *old, uint64_t new)
 	return ok;
 }
 
-/*
- * The 128-bit compare-exchange, CMPXCHG16B: RDX:RAX against m128, RCX:RBX
- * stored on success.  @p must be 16-aligned (else #GP) and the CPU must
- * report CPUID.01H:ECX.CX16[bit 13]; callers check that first.
- */
 static inline bool atomic_cmpxchg128(atomic_u128 *p, atomic_u128 *old, atomic_u128 new)
 {
-	bool ok;
-	uint64_t lo = (uint64_t)*old, hi = (uint64_t)(*old >> 64);
-
-	__asm__ __volatile__("lock cmpxchg16b %1"
-			     : "=@ccz"(ok), "+m"(*p), "+a"(lo), "+d"(hi)
-			     : "b"((uint64_t) new), "c"((uint64_t)(new >> 64))
-			     : "memory");
-	*old = ((atomic_u128)hi << 64) | lo;
-	return ok;
+	return atomic_cmpxchg16b_insn(p, old, new);
 }
 
 #else /* LIB_ATOMIC_BUILTINS */
@@ -243,9 +249,31 @@ static inline bool atomic_cmpxchg64_8b(uint64_t *p, uint64_t *old, uint64_t new)
 	return __atomic_compare_exchange_n(p, old, new, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
+#ifdef __SANITIZE_THREAD__
+/* TSan's hooks for synchronisation it cannot see (sanitizer/tsan_interface.h). */
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#endif
+
+/*
+ * The exception: TSan runs a 16-byte __atomic compare-exchange under an
+ * internal mutex and writes the 16 bytes back with plain stores, so a
+ * narrower atomic on the same bytes (the spinlock's XADD inside a lockref16)
+ * can be lost in between.  So this is the real instruction, and under TSan
+ * its ordering is announced by hand: a release before, an acquire after.
+ */
 static inline bool atomic_cmpxchg128(atomic_u128 *p, atomic_u128 *old, atomic_u128 new)
 {
-	return __atomic_compare_exchange_n(p, old, new, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	bool ok;
+
+#ifdef __SANITIZE_THREAD__
+	__tsan_release(p);
+#endif
+	ok = atomic_cmpxchg16b_insn(p, old, new);
+#ifdef __SANITIZE_THREAD__
+	__tsan_acquire(p);
+#endif
+	return ok;
 }
 
 #endif /* LIB_ATOMIC_BUILTINS */

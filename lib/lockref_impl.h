@@ -31,6 +31,9 @@ struct lockref_cpu_stats {
 	uint64_t fallbacks;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
+_Static_assert(sizeof(struct lockref_cpu_stats) == CACHE_PAIR_BYTES,
+	       "one CPU's counters fill exactly one line pair");
+
 extern struct lockref_cpu_stats lockref_cpu_stats[MAX_CPUS];
 
 /* The policy of the plain operations (lockref_set_policy), read directly by both forms. */

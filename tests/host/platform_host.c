@@ -10,6 +10,7 @@
 #include "platform_host.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +46,24 @@ unsigned platform_cpu_count(void)
 	return __atomic_load_n(&host_cpus_online, __ATOMIC_RELAXED);
 }
 
+/*
+ * A spinning thread gives its core away once per this many relaxes.  Test
+ * threads outnumber the host's cores, and a ticket lock hands over only to
+ * the one thread whose turn it is: if that thread is descheduled while the
+ * others spin out their time slices, a handover can take milliseconds.
+ * Yielding now and then lets it run (the idea of paravirtual spinlocks).
+ */
+#define HOST_RELAX_YIELD_EVERY 64
+
+static _Thread_local unsigned host_relaxes;
+
 void platform_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
 #endif
+	if (++host_relaxes % HOST_RELAX_YIELD_EVERY == 0)
+		sched_yield();
 }
 
 void *platform_alloc(size_t size, size_t align)
