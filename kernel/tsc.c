@@ -19,13 +19,14 @@
 #define PIT_CH2_DATA     0x42
 #define PIT_COMMAND      0x43
 #define PIT_CH2_MODE0    0xb0 /* channel 2, lobyte/hibyte, mode 0, binary */
+#define PIT_CH2_LATCH    0x80 /* channel 2, counter latch command */
 #define PORT_B           0x61 /* PC system control port B */
 #define PORT_B_GATE2     0x01 /* channel 2 gate */
 #define PORT_B_SPEAKER   0x02 /* speaker data enable: keep off */
-#define PORT_B_OUT2      0x20 /* channel 2 output, readable */
 #define PIT_CALIB_MS     10
-#define PIT_CALIB_RUNS   3
-/* Port reads take about a microsecond; this bounds a PIT that never fires. */
+#define PIT_CALIB_RUNS   5
+#define PIT_RELOADED     0xf000 /* a count this high means the reload happened */
+/* Port reads take about a microsecond; this bounds a PIT that never counts. */
 #define PIT_POLL_LIMIT   20000000u
 #define TSC_KHZ_MIN      100000u    /* 100 MHz */
 #define TSC_KHZ_MAX      10000000u  /* 10 GHz */
@@ -36,36 +37,66 @@ static uint64_t khz;
 static const char *source = "guess";
 static bool invariant;
 
-/* One PIT gate period, in TSC cycles; 0 if the PIT never signalled. */
+/* Read channel 2's current count (latch command, then low and high bytes). */
+static uint16_t pit_count(void)
+{
+	outb(PIT_COMMAND, PIT_CH2_LATCH);
+	uint8_t lo = inb(PIT_CH2_DATA);
+	return (uint16_t)(lo | inb(PIT_CH2_DATA) << 8);
+}
+
+/*
+ * TSC kHz from one run: channel 2 counts down from 0xffff; we read the
+ * count together with the TSC at the start and after at least
+ * PIT_CALIB_MS, and divide.  Reading the count (rather than waiting for
+ * the output pin) means a vCPU descheduled while waiting does not stretch
+ * the measurement; only a preemption between a TSC read and its count
+ * read can, and the shortest run of several wins.  0 if the PIT is dead.
+ */
 static uint64_t pit_measure_once(void)
 {
-	uint16_t count = PIT_HZ * PIT_CALIB_MS / 1000;
 	uint8_t b = inb(PORT_B) & ~(PORT_B_SPEAKER | PORT_B_GATE2);
 
-	outb(PORT_B, b); /* gate low: the count does not run yet */
+	outb(PORT_B, b); /* gate low while programming */
 	outb(PIT_COMMAND, PIT_CH2_MODE0);
-	outb(PIT_CH2_DATA, count & 0xff);
-	outb(PIT_CH2_DATA, count >> 8);
+	outb(PIT_CH2_DATA, 0xff);
+	outb(PIT_CH2_DATA, 0xff);
 	outb(PORT_B, b | PORT_B_GATE2); /* gate high: counting starts */
-	uint64_t start = rdtsc_ordered();
-	for (uint32_t i = 0; i < PIT_POLL_LIMIT; i++)
-		if (inb(PORT_B) & PORT_B_OUT2)
-			return rdtsc_ordered() - start;
+	/* The new count is loaded on the next input clock; until then reads show the old one. */
+	uint32_t i = 0;
+	while (pit_count() < PIT_RELOADED && ++i < PIT_POLL_LIMIT)
+		;
+	uint64_t t0 = rdtsc_ordered();
+	uint16_t c0 = pit_count();
+	uint32_t want = PIT_HZ / 1000 * PIT_CALIB_MS;
+	for (; i < PIT_POLL_LIMIT; i++) {
+		uint64_t t1 = rdtsc_ordered();
+		uint16_t c1 = pit_count();
+		uint32_t ticks = (uint16_t)(c0 - c1);
+
+		if (ticks >= want)
+			return (t1 - t0) * PIT_HZ / ticks / 1000;
+	}
 	return 0;
 }
 
-/* TSC kHz by the PIT; the shortest run wins (preemption only lengthens one). */
+/* TSC kHz by the PIT: the median of several runs (a preemption skews one either way). */
 static uint64_t pit_calibrate(void)
 {
-	uint64_t best = 0;
+	uint64_t runs[PIT_CALIB_RUNS];
 
 	for (int i = 0; i < PIT_CALIB_RUNS; i++) {
-		uint64_t cycles = pit_measure_once();
+		uint64_t k = pit_measure_once();
 
-		if (cycles && (!best || cycles < best))
-			best = cycles;
+		if (!k)
+			return 0;
+		/* Insertion sort: five values. */
+		int j = i;
+		for (; j > 0 && runs[j - 1] > k; j--)
+			runs[j] = runs[j - 1];
+		runs[j] = k;
 	}
-	return best / PIT_CALIB_MS;
+	return runs[PIT_CALIB_RUNS / 2];
 }
 
 /* TSC kHz as CPUID states it, or 0; sets *@what to the leaf used. */
