@@ -12,6 +12,7 @@
 #include "heap.h"
 
 #include "console.h"
+#include "memmap.h"
 #include "spinlock.h"
 #include "string.h"
 
@@ -42,52 +43,24 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-/* The largest piece of [base, end) left after cutting out [cut_start, cut_end). */
-static void cut(uint64_t *base, uint64_t *end, uint64_t cut_start, uint64_t cut_end)
-{
-	if (cut_end <= *base || cut_start >= *end)
-		return;
-	uint64_t below = cut_start > *base ? cut_start - *base : 0;
-	uint64_t above = *end > cut_end ? *end - cut_end : 0;
-
-	if (below >= above)
-		*end = *base + below;
-	else
-		*base = cut_end;
-}
-
 void heap_init(const struct boot_info *bi, uint64_t info_start, uint64_t info_end)
 {
-	uint64_t best_base = 0, best_end = 0;
+	const struct mem_range reserved[] = {
+		{(uintptr_t)kernel_start, (uintptr_t)kernel_end},
+		{info_start, info_end},
+	};
+	struct mem_range r = memmap_largest_free(bi, LOW_MEMORY_END, IDENTITY_LIMIT, reserved, 2);
 
-	for (uint32_t i = 0; bi->mmap && i < bi->mmap_count; i++) {
-		const struct mb2_mmap_entry *e = mb2_mmap_at(bi, i);
-		uint64_t base = e->base, end = e->base + e->length;
-
-		if (e->type != MB2_MEM_AVAILABLE || e->length == 0 || end < base)
-			continue;
-		if (base < LOW_MEMORY_END)
-			base = LOW_MEMORY_END;
-		if (end > IDENTITY_LIMIT)
-			end = IDENTITY_LIMIT;
-		if (end <= base)
-			continue;
-		cut(&base, &end, (uintptr_t)kernel_start, (uintptr_t)kernel_end);
-		cut(&base, &end, info_start, info_end);
-		base = align_up(base, PAGE_SIZE);
-		if (end > base && end - base > best_end - best_base)
-			best_base = base, best_end = end;
-	}
-	if (best_end - best_base < FALLBACK_POOL) {
+	if (r.end - r.start < FALLBACK_POOL) {
 		printk("heap: %s; using the built-in %u MiB pool\n",
 		       bi->mmap ? "no usable memory-map region larger than the built-in pool"
 				: "no Multiboot2 memory map",
 		       FALLBACK_POOL >> 20);
-		best_base = (uintptr_t)fallback_pool;
-		best_end = best_base + FALLBACK_POOL;
+		r.start = (uintptr_t)fallback_pool;
+		r.end = r.start + FALLBACK_POOL;
 	}
-	region_start = next_free = best_base;
-	limit = best_end & ~(uint64_t)(PAGE_SIZE - 1);
+	region_start = next_free = r.start;
+	limit = r.end;
 	printk("heap: %lu MiB at %lx..%lx\n", (limit - region_start) >> 20, region_start, limit);
 }
 
