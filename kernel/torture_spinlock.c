@@ -1,0 +1,325 @@
+/*
+ * torture_spinlock.c - the ticket lock under fire on every CPU (suite spinlock).
+ *
+ * Every online CPU takes one shared ticket lock over and over for
+ * torture.secs=, holding it a random while (now and then for a
+ * millisecond), thinking a random while between acquisitions, and pausing
+ * with the others at every stutter point.  What it checks:
+ *
+ *   held-on-entry   a CPU marks the critical section as its own on entry;
+ *                   finding someone else's mark there means two holders.
+ *   exclusive-hold  the mark must still be ours when we leave.
+ *   lost-update     a plain counter is bumped read-wait-write inside the
+ *                   critical section: at the end it must equal the number
+ *                   of acquisitions, or two holders overlapped.
+ *   fifo            a ticket lock serves waiters in arrival order: once a
+ *                   CPU has its ticket, each other CPU goes first at most
+ *                   once, so at most ncpus - 1 acquisitions come between
+ *                   asking and getting the lock.  "Asking" is measured by
+ *                   reading the acquisition count just before spin_lock, and
+ *                   a few more acquisitions can slip in before its XADD (on
+ *                   a contended line that takes as long as a hand-over), so
+ *                   an acquisition counts as overtaken when 2 * ncpus or
+ *                   more came first.  A CPU descheduled inside that window
+ *                   also looks overtaken; that is rare (0 or 1 per 300 ms on
+ *                   4 host threads under load) and grows with time, not
+ *                   with acquisitions.  So the run fails beyond
+ *                   SPIN_OVERTAKE_FLOOR overtakes plus SPIN_OVERTAKE_PER_S
+ *                   per second of run.  A test-and-set lock, whose
+ *                   releasing CPU often takes the lock straight back,
+ *                   overtakes 50 to 80 times in the same 300 ms, often by
+ *                   tens of thousands.
+ *
+ * Why not the per-CPU acquisition counts (printed all the same, with
+ * max:min): counts also measure the scheduler.  A CPU the host deschedules
+ * outside the lock misses turns, and at each stutter restart one CPU may
+ * run alone for thousands of uncontended acquisitions; on host threads
+ * under load that skews counts by 10:1 around a perfectly FIFO lock.
+ *
+ * It also measures how long acquisitions waited (maximum and a log2
+ * histogram in cycles, from one acquisition in SPIN_TIME_EVERY).  torture.busted=spinlock runs the same test on
+ * spin_lock_busted, which excludes nobody: the run must fail.
+ */
+#include "torture.h"
+
+#include "ktest.h"
+#include "platform.h"
+#include "random.h"
+#include "spinlock.h"
+
+/* Longest random hold inside, and think time outside, the critical section, in loop iterations. */
+#define SPIN_HOLD_MAX_LOOPS  256u
+#define SPIN_THINK_MAX_LOOPS 256u
+/* One acquisition in this many is timed: the clock may trap (torture.h). */
+#define SPIN_TIME_EVERY 16u
+/* Overtakes tolerated: this many plus this many per second of run (see the top of the file). */
+#define SPIN_OVERTAKE_FLOOR 16u
+#define SPIN_OVERTAKE_PER_S 8u
+/* Room for the per-CPU and histogram lines. */
+#define SPIN_LINE_MAX 400u
+
+enum spin_invariant {
+	SPIN_HELD_ON_ENTRY,
+	SPIN_EXCLUSIVE_HOLD,
+	SPIN_LOST_UPDATE,
+	SPIN_FIFO,
+	SPIN_INVARIANTS,
+};
+
+static const char *const spin_invariant_names[SPIN_INVARIANTS] = {
+    "held-on-entry",
+    "exclusive-hold",
+    "lost-update",
+    "fifo",
+};
+
+/* One CPU's results, in its own cache-line pair: only that CPU writes them during the run. */
+struct spin_cpu {
+	uint64_t acquisitions;
+	uint64_t max_latency; /* cycles */
+	uint64_t long_holds;
+	uint64_t pauses;
+	uint64_t overtaken; /* acquisitions with 2 * ncpus or more others first */
+	uint64_t max_ahead; /* most acquisitions between asking and getting the lock */
+	uint64_t fails[SPIN_INVARIANTS];
+	uint64_t hist[TORTURE_HIST_BUCKETS];
+} __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+/*
+ * The one lock and what it protects.  The counter and the holder mark are
+ * plain (volatile only so the compiler keeps every access where the source
+ * puts it): the lock alone must keep them consistent.
+ */
+static struct {
+	spinlock_t lock;
+	volatile uint32_t holder;  /* CPU + 1 while inside, 0 when free */
+	volatile uint64_t counter; /* acquisitions, as counted inside the critical section */
+	uint64_t served;	   /* the same, for reading outside the lock (atomic accesses) */
+	void (*acquire)(spinlock_t *lock);
+	void (*release)(spinlock_t *lock);
+	struct torture_clock clock;
+	struct spin_cpu *cpu;		   /* ncpus of them; NULL if set-up failed */
+	uint32_t printed[SPIN_INVARIANTS]; /* failure lines printed (torture_fail) */
+	unsigned ncpus;
+} spin_torture __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+static void spin_fail(struct ktest_ctx *t, struct spin_cpu *c, enum spin_invariant inv,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* A failure of @inv, counted in @c (the reporting CPU's results). */
+static void spin_fail(struct ktest_ctx *t, struct spin_cpu *c, enum spin_invariant inv,
+		      const char *fmt, ...)
+{
+	char msg[TORTURE_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	kvsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	torture_fail(t, &c->fails[inv], &spin_torture.printed[inv], spin_invariant_names[inv], "%s",
+		     msg);
+}
+
+/* CPU 0, before the others look: a fresh lock and zeroed results. */
+static void spin_setup(struct ktest_ctx *t)
+{
+	bool busted = opts.busted == BUSTED_SPINLOCK;
+
+	spin_init(&spin_torture.lock);
+	spin_torture.holder = 0;
+	spin_torture.counter = 0;
+	spin_torture.served = 0;
+	for (unsigned i = 0; i < SPIN_INVARIANTS; i++)
+		spin_torture.printed[i] = 0;
+	spin_torture.acquire = busted ? spin_lock_busted : spin_lock;
+	spin_torture.release = busted ? spin_unlock_busted : spin_unlock;
+	spin_torture.ncpus = t->ncpus;
+	spin_torture.cpu = platform_alloc(sizeof(struct spin_cpu) * t->ncpus, CACHE_PAIR_BYTES);
+	if (!spin_torture.cpu)
+		ktest_fail(t, "out of memory for %u CPUs' results", t->ncpus);
+	if (busted)
+		ktest_diag(t, "torture.busted=spinlock: running on spin_lock_busted, which "
+			      "excludes nobody; this test must fail");
+	torture_clock_init(&spin_torture.clock, torture_duration_ns());
+}
+
+/* One acquisition: take the lock, check and bump inside, release, think. */
+static void spin_one(struct ktest_ctx *t, struct spin_cpu *me, struct torture_pace *pace)
+{
+	uint32_t mark = t->cpu + 1, seen;
+	bool timed = me->acquisitions % SPIN_TIME_EVERY == 0;
+	uint64_t t0 = 0, waited = 0, value, asked, ahead;
+
+	/* Acquisitions so far: those made between now and ours went first. */
+	asked = __atomic_load_n(&spin_torture.served, __ATOMIC_RELAXED);
+	if (timed)
+		t0 = platform_cycles();
+	spin_torture.acquire(&spin_torture.lock);
+	if (timed)
+		waited = platform_cycles() - t0;
+
+	seen = spin_torture.holder;
+	if (seen != 0)
+		spin_fail(t, me, SPIN_HELD_ON_ENTRY,
+			  "cpu %u entered the critical section while cpu %u was inside "
+			  "(counter %lu)",
+			  t->cpu, seen - 1, spin_torture.counter);
+	spin_torture.holder = mark;
+	/* Read, hold, write: overlapping holders lose each other's updates. */
+	value = spin_torture.counter;
+	if (torture_long_hold_due(pace))
+		torture_long_hold();
+	else
+		torture_spin(rng_below(pace->rng, SPIN_HOLD_MAX_LOOPS + 1));
+	spin_torture.counter = value + 1;
+	__atomic_store_n(&spin_torture.served, value + 1, __ATOMIC_RELAXED);
+	seen = spin_torture.holder;
+	if (seen == 0)
+		spin_fail(t, me, SPIN_EXCLUSIVE_HOLD,
+			  "cpu %u found its critical section marked free on the way out "
+			  "(counter %lu)",
+			  t->cpu, value);
+	else if (seen != mark)
+		spin_fail(t, me, SPIN_EXCLUSIVE_HOLD,
+			  "cpu %u found cpu %u's mark in its critical section on the way out "
+			  "(counter %lu)",
+			  t->cpu, seen - 1, value);
+	spin_torture.holder = 0;
+	spin_torture.release(&spin_torture.lock);
+
+	me->acquisitions++;
+	/* value < asked only with the busted lock, whose counter loses updates. */
+	ahead = value > asked ? value - asked : 0;
+	if (ahead >= 2 * t->ncpus)
+		me->overtaken++;
+	if (ahead > me->max_ahead)
+		me->max_ahead = ahead;
+	if (timed) {
+		me->hist[torture_log2(waited)]++;
+		if (waited > me->max_latency)
+			me->max_latency = waited;
+	}
+	torture_spin(rng_below(pace->rng, SPIN_THINK_MAX_LOOPS + 1));
+}
+
+/* CPU 0: FIFO order, from every CPU's count of acquisitions that were overtaken. */
+static void spin_check_fifo(struct ktest_ctx *t, uint64_t total)
+{
+	struct spin_cpu *cpu = spin_torture.cpu;
+	uint64_t overtaken = 0, max_ahead = 0, allowed;
+	unsigned worst = 0;
+
+	for (unsigned i = 0; i < spin_torture.ncpus; i++) {
+		overtaken += cpu[i].overtaken;
+		if (cpu[i].max_ahead > max_ahead) {
+			max_ahead = cpu[i].max_ahead;
+			worst = i;
+		}
+	}
+	allowed = SPIN_OVERTAKE_FLOOR + (uint64_t)SPIN_OVERTAKE_PER_S * opts.torture_ms / 1000;
+	ktest_diag(t,
+		   "spinlock: fifo: %lu of %lu acquisitions overtaken (%u or more others first), "
+		   "%lu allowed; most others first: %lu on cpu %u",
+		   overtaken, total, 2 * spin_torture.ncpus, allowed, max_ahead, worst);
+	if (overtaken > allowed)
+		spin_fail(t, &cpu[0], SPIN_FIFO,
+			  "%lu of %lu acquisitions had %u or more others go first (most: %lu, "
+			  "on cpu %u), more than the %lu allowed: not FIFO",
+			  overtaken, total, 2 * spin_torture.ncpus, max_ahead, worst, allowed);
+}
+
+/* CPU 0, after every CPU stopped: the end-of-run invariants and the statistics lines. */
+static void spin_report(struct ktest_ctx *t)
+{
+	struct spin_cpu *cpu = spin_torture.cpu;
+	uint64_t total = 0, max_latency = 0, long_holds = 0, pauses = 0, nfail;
+	uint64_t min = UINT64_MAX, max = 0;
+	uint64_t fails[SPIN_INVARIANTS] = {0}, hist[TORTURE_HIST_BUCKETS] = {0};
+	unsigned n = spin_torture.ncpus;
+	char line[SPIN_LINE_MAX];
+	size_t len = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		total += cpu[i].acquisitions;
+		long_holds += cpu[i].long_holds;
+		pauses += cpu[i].pauses;
+		if (cpu[i].max_latency > max_latency)
+			max_latency = cpu[i].max_latency;
+		min = cpu[i].acquisitions < min ? cpu[i].acquisitions : min;
+		max = cpu[i].acquisitions > max ? cpu[i].acquisitions : max;
+		for (unsigned b = 0; b < TORTURE_HIST_BUCKETS; b++)
+			hist[b] += cpu[i].hist[b];
+	}
+
+	if (spin_torture.counter != total)
+		spin_fail(t, &cpu[0], SPIN_LOST_UPDATE,
+			  "the counter bumped inside the lock reads %lu after %lu acquisitions: "
+			  "%ld updates lost",
+			  spin_torture.counter, total, (int64_t)(total - spin_torture.counter));
+	if (n > 1)
+		spin_check_fifo(t, total);
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < SPIN_INVARIANTS; k++)
+			fails[k] += cpu[i].fails[k];
+
+	torture_per_cpu(line, sizeof(line), &cpu[0].acquisitions, sizeof(*cpu), n);
+	ktest_diag(t, "spinlock: acquisitions per cpu:%s", line);
+	nfail =
+	    torture_fail_summary(line, sizeof(line), fails, spin_invariant_names, SPIN_INVARIANTS);
+	ktest_diag(t,
+		   "spinlock%s: cpus %u ops/cpu min %lu max %lu total %lu max:min %lu.%02lu "
+		   "latency_max %lu cycles long_holds %lu stutter_pauses %lu "
+		   "failures %lu:%s seed=%lu",
+		   opts.busted == BUSTED_SPINLOCK ? " (busted)" : "", n, min, max, total,
+		   min ? max / min : 0, min ? max * 100 / min % 100 : 0, max_latency, long_holds,
+		   pauses, nfail, line, opts.seed);
+	if (n == 1)
+		ktest_diag(t, "spinlock: 1 CPU: no contention, so no order to judge");
+	line[0] = '\0';
+	for (unsigned b = 0; b < TORTURE_HIST_BUCKETS; b++)
+		if (hist[b] && len < sizeof(line))
+			len += (size_t)ksnprintf(line + len, sizeof(line) - len, " %u:%lu", b,
+						 hist[b]);
+	ktest_diag(t, "spinlock: wait for the lock (1 in %u timed), log2(cycles):count%s",
+		   SPIN_TIME_EVERY, line);
+}
+
+void torture_spinlock_run(struct ktest_ctx *t)
+{
+	struct torture_pace pace;
+	struct spin_cpu *me;
+	struct rng rng;
+
+	if (t->cpu == 0)
+		spin_setup(t);
+	if (!ktest_barrier(t, TORTURE_START_TIMEOUT_MS) || !spin_torture.cpu)
+		return;
+	if (opts.busted == BUSTED_SPINLOCK && t->ncpus == 1 && t->cpu == 0)
+		ktest_fail(t, "torture.busted=spinlock needs 2 or more CPUs: one CPU alone "
+			      "cannot show a lock that excludes nobody");
+	me = &spin_torture.cpu[t->cpu];
+	torture_rng_init(&rng, t);
+	torture_pace_init(&pace, &spin_torture.clock, &rng);
+	while (torture_continue(&pace))
+		spin_one(t, me, &pace);
+	me->long_holds = pace.long_holds;
+	me->pauses = pace.pauses;
+	/*
+	 * If some CPU never finishes, leave the results allocated: a straggler
+	 * may still write to them.
+	 */
+	if (!ktest_barrier(t, opts.torture_ms + TORTURE_END_SLACK_MS))
+		return;
+	if (t->cpu != 0)
+		return;
+	spin_report(t);
+	platform_free(spin_torture.cpu, sizeof(struct spin_cpu) * t->ncpus);
+	spin_torture.cpu = NULL;
+}
+
+static void ticket_lock_torture(struct ktest_ctx *t)
+{
+	torture_spinlock_run(t);
+}
+
+KTEST(spinlock, "ticket_lock_torture", ticket_lock_torture, KTEST_ALL_CPUS);

@@ -1,0 +1,221 @@
+/*
+ * test_torture.c - the boot-time torture tests (kernel/torture_*.c) on host
+ * threads, so the sanitizers see the harness as well as the locks.
+ *
+ *   test_torture <spinlock|lockref> <threads> <ms per test>
+ *
+ * Stands in for the kernel's test runner: a small ktest.h implementation
+ * that starts one thread per "CPU", gives each its ktest_ctx, and prints
+ * KTAP-like "ok"/"not ok" lines with the tests' own diagnostics.  Exits 0
+ * if every test passed.
+ *
+ * Built with -DTEST_TORTURE_BUSTED, the suite runs with torture.busted= set
+ * for it (the do-nothing spinlock, or the lockref policy that ignores the
+ * lock), and the program exits 0 only if some test PASSED anyway: this build
+ * must fail, proving that every one of the tests catches the broken lock.
+ */
+#include "barrier.h"
+#include "cmdline.h"
+#include "cpuinfo.h"
+#include "ktest.h"
+#include "lockref.h"
+#include "lockref16.h"
+#include "platform.h"
+#include "platform_host.h"
+#include "torture.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_THREADS 16
+/* The seed every run uses, so a failure here replays. */
+#define HOST_SEED 1
+/* Longest test name, skip reason and diagnostic line. */
+#define NAME_MAX_LEN 64
+#define LINE_MAX_LEN 512
+
+/* What kernel/cmdline.c and kernel/cpuinfo.c would have filled in at boot. */
+struct kernel_options opts;
+struct cpuinfo cpuinfo;
+
+/* The verdict and rendezvous all threads of one test share (kernel/ktest.c has its own). */
+struct ktest_shared {
+	volatile bool failed;
+	volatile bool skipped;
+	struct barrier user;
+};
+
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void out_line(const char *prefix, const char *fmt, va_list ap)
+{
+	char line[LINE_MAX_LEN];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	pthread_mutex_lock(&out_lock);
+	printf("    # %s%s\n", prefix, line);
+	fflush(stdout);
+	pthread_mutex_unlock(&out_lock);
+}
+
+void ktest_fail(struct ktest_ctx *t, const char *fmt, ...)
+{
+	char prefix[32];
+	va_list ap;
+
+	__atomic_store_n(&t->shared->failed, true, __ATOMIC_RELAXED);
+	snprintf(prefix, sizeof(prefix), "FAIL cpu %u: ", t->cpu);
+	va_start(ap, fmt);
+	out_line(prefix, fmt, ap);
+	va_end(ap);
+}
+
+void ktest_diag(struct ktest_ctx *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)t;
+	va_start(ap, fmt);
+	out_line("", fmt, ap);
+	va_end(ap);
+}
+
+void ktest_skip(struct ktest_ctx *t, const char *reason)
+{
+	__atomic_store_n(&t->shared->skipped, true, __ATOMIC_RELAXED);
+	printf("    # SKIP %s\n", reason);
+}
+
+bool ktest_failed(const struct ktest_ctx *t)
+{
+	return __atomic_load_n(&t->shared->failed, __ATOMIC_RELAXED);
+}
+
+bool ktest_barrier(struct ktest_ctx *t, unsigned timeout_ms)
+{
+	if (t->ncpus == 1)
+		return true;
+	if (barrier_wait(&t->shared->user, (uint64_t)timeout_ms * 1000000, t->test->name))
+		return true;
+	__atomic_store_n(&t->shared->failed, true, __ATOMIC_RELAXED);
+	return false;
+}
+
+/* One test as this harness runs it: a name and what each thread calls. */
+struct host_case {
+	char name[NAME_MAX_LEN];
+	enum torture_form form;
+	const struct lockref_policy *policy; /* NULL: the spinlock torture */
+};
+
+struct host_thread {
+	pthread_t thread;
+	struct ktest_ctx ctx;
+	const struct host_case *c;
+};
+
+static void *run_thread(void *arg)
+{
+	struct host_thread *h = arg;
+
+	host_set_cpu_id(h->ctx.cpu);
+	if (h->c->policy)
+		torture_lockref_run(&h->ctx, h->c->form, h->c->policy, cpuinfo.cx16);
+	else
+		torture_spinlock_run(&h->ctx);
+	return NULL;
+}
+
+/* Run @c on @n threads; returns true if it passed. */
+static bool run_case(const struct host_case *c, unsigned n, unsigned number)
+{
+	struct ktest test = {"host", c->name, NULL, KTEST_ALL_CPUS};
+	struct host_thread threads[MAX_THREADS];
+	struct ktest_shared shared = {0};
+
+	barrier_init(&shared.user, n);
+	host_set_cpu_count(n);
+	for (unsigned i = 0; i < n; i++) {
+		threads[i].ctx = (struct ktest_ctx){&test, i, n, &shared};
+		threads[i].c = c;
+		if (pthread_create(&threads[i].thread, NULL, run_thread, &threads[i]) != 0) {
+			fprintf(stderr, "test_torture: cannot start thread %u\n", i);
+			exit(2);
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		pthread_join(threads[i].thread, NULL);
+	printf("    %s %u %s\n", shared.failed ? "not ok" : "ok", number, c->name);
+	fflush(stdout);
+	return !shared.failed;
+}
+
+static unsigned parse_count(const char *s, unsigned lo, unsigned hi, const char *what)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v < lo || v > hi) {
+		fprintf(stderr, "test_torture: %s '%s' must be a number from %u to %u\n", what, s,
+			lo, hi);
+		exit(2);
+	}
+	return (unsigned)v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct lockref_policy *const policies[] = {
+	    &lockref_policy_mainline, &lockref_policy_v7, &lockref_policy_locked};
+	struct host_case cases[2 * 3];
+	unsigned ncases = 0, threads, passed = 0;
+	bool spin;
+
+	if (argc != 4 || (strcmp(argv[1], "spinlock") != 0 && strcmp(argv[1], "lockref") != 0)) {
+		fprintf(stderr, "usage: test_torture <spinlock|lockref> <threads> <ms per test>\n");
+		return 2;
+	}
+	spin = strcmp(argv[1], "spinlock") == 0;
+	threads = parse_count(argv[2], 1, MAX_THREADS, "thread count");
+	opts.torture_ms = parse_count(argv[3], 1, 60000, "duration");
+	opts.seed = HOST_SEED;
+#ifdef TEST_TORTURE_BUSTED
+	opts.busted = spin ? BUSTED_SPINLOCK : BUSTED_LOCKREF;
+#endif
+	cpuinfo.cx16 = __builtin_cpu_supports("cmpxchg16b");
+	lockref16_set_cx16(cpuinfo.cx16);
+
+	if (spin) {
+		snprintf(cases[ncases++].name, NAME_MAX_LEN, "ticket_lock_torture");
+		cases[0].policy = NULL;
+	} else {
+		for (unsigned f = 0; f < 2; f++) {
+			for (unsigned p = 0; p < 3; p++) {
+				struct host_case *c = &cases[ncases++];
+
+				c->form = f ? TORTURE_LOCKREF16 : TORTURE_LOCKREF8;
+				c->policy = policies[p];
+				snprintf(c->name, NAME_MAX_LEN, "torture_%s_%s", policies[p]->name,
+					 f ? "16" : "8");
+			}
+		}
+	}
+	printf("KTAP version 1\n1..%u\n", ncases);
+	for (unsigned i = 0; i < ncases; i++)
+		passed += run_case(&cases[i], threads, i + 1);
+	printf("# %u of %u passed\n", passed, ncases);
+#ifdef TEST_TORTURE_BUSTED
+	/* The negative control: every test must have caught the broken lock. */
+	if (passed) {
+		printf("# BUSTED build: %u test(s) PASSED on a broken lock\n", passed);
+		return 0;
+	}
+	printf("# BUSTED build: every test caught the broken lock, as it must\n");
+	return 1;
+#else
+	return passed == ncases ? 0 : 1;
+#endif
+}

@@ -1,0 +1,15 @@
+# The boot-time torture tests (kernel/torture_*.c) on host threads.  Each
+# busted build runs its suite on the broken lock and must fail: every test
+# of the suite has to catch it.
+TORTURE_SRCS := kernel/torture_spinlock.c kernel/torture_lockref.c lib/spinlock.c \
+	lib/lockref.c lib/lockref16.c lib/barrier.c lib/printf.c
+
+HOST_TESTS += test_torture_spinlock
+test_torture_spinlock_SRCS := tests/host/test_torture.c $(TORTURE_SRCS)
+test_torture_spinlock_ARGS := spinlock 4 300
+test_torture_spinlock_BUSTED_CFLAGS := -DTEST_TORTURE_BUSTED
+
+HOST_TESTS += test_torture_lockref
+test_torture_lockref_SRCS := tests/host/test_torture.c $(TORTURE_SRCS)
+test_torture_lockref_ARGS := lockref 4 200
+test_torture_lockref_BUSTED_CFLAGS := -DTEST_TORTURE_BUSTED
