@@ -66,6 +66,13 @@ boot tcg-acpi-off ACCEL=tcg SMP=2 QEMU_EXTRA="-machine acpi=off" CMDLINE="run=bo
 boot uefi-smp2-quick ACCEL=tcg SMP=2 FIRMWARE=uefi CMDLINE="quick"
 boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots"
 check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
+boot tcg-no-cx16 ACCEL=tcg SMP=2 CPU=max,-cx16 CMDLINE="run=lockref quick"
+check no-cx16-reported grep -q "16-byte form on its lock (no CX16)" "$LOGDIR/tcg-no-cx16.serial"
+# Negative controls: a broken lock must make the run fail, naming the invariant.
+boot busted-lockref ACCEL=tcg SMP=2 CMDLINE="run=lockref torture.busted=lockref quick" -- \
+    --expect-fail "invariant (hold-verify|conservation|count-range|lost-update)[a-z-]* broken"
+boot busted-spinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=spinlock quick" -- \
+    --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
 for fault in ud gp pf; do
     boot "selftest-fault-$fault" ACCEL=tcg SMP=2 CMDLINE="run=boot selftest.fault=$fault" -- \
         --expect-fail "^PANIC: CPU 0 .*#$(echo $fault | tr a-z A-Z)"
