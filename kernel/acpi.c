@@ -12,7 +12,6 @@
 #include "console.h"
 #include "cpu.h"
 #include "platform.h"
-#include "printf.h"
 #include "string.h"
 #include "tsc.h"
 #include "vm.h"
@@ -64,17 +63,6 @@ static const void *scan_for_rsdp(uint64_t start, uint64_t end)
 	return NULL;
 }
 
-static void report(const char *fmt, ...)
-{
-	char line[PRINTK_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	printk("%s\n", line);
-}
-
 void acpi_init(const struct boot_info *bi)
 {
 	const void *rsdp = bi->rsdp;
@@ -99,7 +87,7 @@ void acpi_init(const struct boot_info *bi)
 	memcpy(oem_id, (const uint8_t *)rsdp + RSDP_OEMID_AT, OEMID_LEN);
 	acpi.cpus = acpi_cpus;
 	acpi.max_cpus = MAX_CPUS;
-	if (acpi_parse(rsdp, rsdp_len, map_identity, NULL, &acpi, report) != ACPI_OK) {
+	if (acpi_parse(rsdp, rsdp_len, map_identity, NULL, &acpi, platform_log) != ACPI_OK) {
 		printk("acpi: WARNING: tables unusable (see above): running on the boot CPU only\n");
 		acpi.have_madt = false;
 		return;

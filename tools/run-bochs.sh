@@ -18,21 +18,10 @@ KERNEL=build/kernel.elf
 
 work=$(mktemp -d build/bochs.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-mkdir -p "$work/iso/boot/grub"
-strip --strip-debug -o "$work/iso/boot/kernel.elf" "$KERNEL"
 # Text mode: Bochs's "term" display cannot show a graphics mode (it stops
 # with "32 bpp graphics mode not supported"); this also exercises the
 # kernel's VGA text console.
-cat > "$work/iso/boot/grub/grub.cfg" <<CFG
-set timeout=0
-set gfxpayload=text
-menuentry "lockref" {
-	multiboot2 /boot/kernel.elf $CMDLINE
-	boot
-}
-CFG
-grub-mkrescue -o "$work/boot.iso" "$work/iso" >"$work/mkrescue.log" 2>&1 ||
-    { cat "$work/mkrescue.log" >&2; exit 3; }
+tools/mkiso.sh "$work" "$CMDLINE" "set gfxpayload=text" || exit 3
 
 cat > "$work/bochsrc" <<RC
 megs: $MEM

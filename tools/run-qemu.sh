@@ -51,24 +51,9 @@ if [ "$CPU" = auto ]; then
     fi
 fi
 
-# An ISO per command line: GRUB cannot take one from QEMU, so it is written
-# into this ISO's grub.cfg (timeout 0: no menu in automated runs).
 work=$(mktemp -d build/run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/iso/boot/grub"
-# Without debug sections: GRUB reads every byte through the firmware, which
-# under nested KVM costs a VM exit per sector (addresses are unchanged).
-strip --strip-debug -o "$work/iso/boot/kernel.elf" "$KERNEL"
-cat > "$work/iso/boot/grub/grub.cfg" <<CFG
-set timeout=0
-insmod all_video
-menuentry "lockref" {
-	multiboot2 /boot/kernel.elf $CMDLINE
-	boot
-}
-CFG
-grub-mkrescue -o "$work/boot.iso" "$work/iso" >"$work/mkrescue.log" 2>&1 ||
-    { cat "$work/mkrescue.log" >&2; die "grub-mkrescue failed"; }
+tools/mkiso.sh "$work" "$CMDLINE" "insmod all_video" || die "could not build the boot ISO"
 
 args=(-machine "$MACHINE" -accel "$ACCEL" -cpu "$CPU" -smp "$SMP" -m "$MEM"
       -display none -serial stdio -monitor none -no-reboot
