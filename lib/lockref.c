@@ -21,24 +21,9 @@
 /* After this many logged warnings the rest are only counted. */
 #define LOCKREF_WARN_LOG_LIMIT 16
 
-const struct lockref_policy lockref_policy_mainline = {
-    .name = "mainline",
-    .retries = 100,
-    .wait_unlocked = false,
-};
-
-const struct lockref_policy lockref_policy_v7 = {
-    .name = "v7",
-    .retries = 4,
-    .wait_unlocked = true,
-};
-
-const struct lockref_policy lockref_policy_locked = {
-    .name = "locked",
-    .retries = 0,
-    .wait_unlocked = false,
-};
-
+const struct lockref_policy lockref_policy_mainline = LOCKREF_POLICY_MAINLINE_INIT;
+const struct lockref_policy lockref_policy_v7 = LOCKREF_POLICY_V7_INIT;
+const struct lockref_policy lockref_policy_locked = LOCKREF_POLICY_LOCKED_INIT;
 const struct lockref_policy lockref_policy_busted = {
     .name = "busted",
     .retries = 100,
@@ -46,9 +31,12 @@ const struct lockref_policy lockref_policy_busted = {
     .ignore_lock = true,
 };
 
-/* The boot policy: written once at boot, then only read, so alone in its line pair. */
-struct lockref_policy lockref_boot_policy __attribute__((aligned(CACHE_PAIR_BYTES))) =
-    lockref_policy_mainline;
+struct lockref_boot lockref_boot = {
+    .policy = LOCKREF_POLICY_MAINLINE_INIT,
+    .preset = LOCKREF_PRESET_MAINLINE,
+    .preset16 = LOCKREF_PRESET_LOCKED,
+    .cx16 = false,
+};
 
 struct lockref_cpu_stats lockref_cpu_stats[MAX_CPUS];
 
@@ -119,22 +107,46 @@ bool lockref_policy_by_name(const char *name, struct lockref_policy *out)
 	return false;
 }
 
+/* The preset @p behaves as, whatever its name. */
+static enum lockref_preset lockref_preset_of(const struct lockref_policy *p)
+{
+	static const struct lockref_policy *const presets[] = {
+	    [LOCKREF_PRESET_MAINLINE] = &lockref_preset_mainline,
+	    [LOCKREF_PRESET_V7] = &lockref_preset_v7,
+	    [LOCKREF_PRESET_LOCKED] = &lockref_preset_locked,
+	};
+
+	for (unsigned i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		if (p->retries == presets[i]->retries &&
+		    p->wait_unlocked == presets[i]->wait_unlocked &&
+		    p->ignore_lock == presets[i]->ignore_lock)
+			return (enum lockref_preset)i;
+	return LOCKREF_PRESET_OTHER;
+}
+
+void lockref_boot_update(void)
+{
+	lockref_boot.preset = lockref_preset_of(&lockref_boot.policy);
+	lockref_boot.preset16 = lockref_boot.cx16 ? lockref_boot.preset : LOCKREF_PRESET_LOCKED;
+}
+
 bool lockref_set_policy(const struct lockref_policy *policy)
 {
 	if (policy->retries > LOCKREF_RETRIES_MAX) {
 		platform_log("lockref: policy %s asks for %u lockless attempts, more than %u; "
 			     "keeping %s",
 			     policy->name, policy->retries, LOCKREF_RETRIES_MAX,
-			     lockref_boot_policy.name);
+			     lockref_boot.policy.name);
 		return false;
 	}
-	lockref_boot_policy = *policy;
+	lockref_boot.policy = *policy;
+	lockref_boot_update();
 	return true;
 }
 
 const struct lockref_policy *lockref_get_policy(void)
 {
-	return &lockref_boot_policy;
+	return &lockref_boot.policy;
 }
 
 /*
@@ -363,7 +375,7 @@ static inline __attribute__((always_inline)) void lockref_do_get(struct lockref 
 }
 
 static inline __attribute__((always_inline)) bool
-lockref_do_cond(struct lockref *ref, const struct lockref_policy *p, enum lockref_op op)
+lockref_do_cond(struct lockref *ref, enum lockref_op op, const struct lockref_policy *p)
 {
 	int result;
 
@@ -409,32 +421,44 @@ void lockref_init(struct lockref *ref)
 
 void lockref_get(struct lockref *ref)
 {
-	lockref_do_get(ref, &lockref_boot_policy);
+	const enum lockref_preset preset = lockref_boot.preset;
+
+	LOCKREF_BOOT_CALL(preset, lockref_do_get, ref);
 }
 
 bool lockref_get_not_zero(struct lockref *ref)
 {
-	return lockref_do_cond(ref, &lockref_boot_policy, LOCKREF_GET_NOT_ZERO);
+	const enum lockref_preset preset = lockref_boot.preset;
+
+	return LOCKREF_BOOT_CALL(preset, lockref_do_cond, ref, LOCKREF_GET_NOT_ZERO);
 }
 
 bool lockref_get_not_dead(struct lockref *ref)
 {
-	return lockref_do_cond(ref, &lockref_boot_policy, LOCKREF_GET_NOT_DEAD);
+	const enum lockref_preset preset = lockref_boot.preset;
+
+	return LOCKREF_BOOT_CALL(preset, lockref_do_cond, ref, LOCKREF_GET_NOT_DEAD);
 }
 
 bool lockref_put_not_zero(struct lockref *ref)
 {
-	return lockref_do_cond(ref, &lockref_boot_policy, LOCKREF_PUT_NOT_ZERO);
+	const enum lockref_preset preset = lockref_boot.preset;
+
+	return LOCKREF_BOOT_CALL(preset, lockref_do_cond, ref, LOCKREF_PUT_NOT_ZERO);
 }
 
 int lockref_put_return(struct lockref *ref)
 {
-	return lockref_do_put_return(ref, &lockref_boot_policy);
+	const enum lockref_preset preset = lockref_boot.preset;
+
+	return LOCKREF_BOOT_CALL(preset, lockref_do_put_return, ref);
 }
 
 bool lockref_put_or_lock(struct lockref *ref)
 {
-	return lockref_do_put_or_lock(ref, &lockref_boot_policy);
+	const enum lockref_preset preset = lockref_boot.preset;
+
+	return LOCKREF_BOOT_CALL(preset, lockref_do_put_or_lock, ref);
 }
 
 void lockref_get_p(struct lockref *ref, const struct lockref_policy *policy)
@@ -444,17 +468,17 @@ void lockref_get_p(struct lockref *ref, const struct lockref_policy *policy)
 
 bool lockref_get_not_zero_p(struct lockref *ref, const struct lockref_policy *policy)
 {
-	return lockref_do_cond(ref, policy, LOCKREF_GET_NOT_ZERO);
+	return lockref_do_cond(ref, LOCKREF_GET_NOT_ZERO, policy);
 }
 
 bool lockref_get_not_dead_p(struct lockref *ref, const struct lockref_policy *policy)
 {
-	return lockref_do_cond(ref, policy, LOCKREF_GET_NOT_DEAD);
+	return lockref_do_cond(ref, LOCKREF_GET_NOT_DEAD, policy);
 }
 
 bool lockref_put_not_zero_p(struct lockref *ref, const struct lockref_policy *policy)
 {
-	return lockref_do_cond(ref, policy, LOCKREF_PUT_NOT_ZERO);
+	return lockref_do_cond(ref, LOCKREF_PUT_NOT_ZERO, policy);
 }
 
 int lockref_put_return_p(struct lockref *ref, const struct lockref_policy *policy)

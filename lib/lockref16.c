@@ -19,9 +19,6 @@
 #include "platform.h"
 #include "spinlock.h"
 
-/* Whether CMPXCHG16B may run: set once at boot, then only read, so alone in its line pair. */
-static bool lockref16_cx16 __attribute__((aligned(CACHE_PAIR_BYTES)));
-
 enum lockref16_op {
 	LOCKREF16_GET,
 	LOCKREF16_GET_NOT_ZERO,
@@ -37,7 +34,8 @@ void lockref16_set_cx16(bool have_cx16)
 	static uint32_t logged;
 	uint32_t never = 0;
 
-	lockref16_cx16 = have_cx16;
+	lockref_boot.cx16 = have_cx16;
+	lockref_boot_update();
 	if (!have_cx16 && atomic_cmpxchg32(&logged, &never, 1))
 		platform_log("lockref16: no CMPXCHG16B (CPUID.1:ECX.CX16 clear); every lockref16 "
 			     "operation takes its lock");
@@ -120,7 +118,7 @@ static __attribute__((noinline)) struct lockref16 lockref16_wait_unlocked(struct
 /*
  * Try @op without the lock as @p says.  Returns true when it is finished
  * (*@result holds its answer), false when the caller must take the lock.
- * Without CMPXCHG16B every operation takes the lock.
+ * Callers pass the locked policy when CMPXCHG16B is absent (lockref_boot).
  */
 static inline __attribute__((always_inline)) bool lockref16_lockless(struct lockref16 *ref,
 								     const struct lockref_policy *p,
@@ -132,7 +130,7 @@ static inline __attribute__((always_inline)) bool lockref16_lockless(struct lock
 	unsigned failed = 0;
 	enum lockref_step step;
 
-	if (attempts == 0 || !lockref16_cx16)
+	if (attempts == 0)
 		goto locked;
 	old = lockref16_snapshot(ref);
 	for (;;) {
@@ -161,6 +159,12 @@ static inline __attribute__((always_inline)) bool lockref16_lockless(struct lock
 locked:
 	lockref_account(false, failed);
 	return false;
+}
+
+/* The policy an explicit-policy call may follow: without CMPXCHG16B, only the lock. */
+static inline const struct lockref_policy *lockref16_usable(const struct lockref_policy *policy)
+{
+	return lockref_boot.cx16 ? policy : &lockref_preset_locked;
 }
 
 /* Atomic accessors for lock holders (lockless readers may look at any time). */
@@ -235,9 +239,9 @@ static inline __attribute__((always_inline)) void lockref16_do_get(struct lockre
 }
 
 static inline __attribute__((always_inline)) bool lockref16_do_cond(struct lockref16 *ref,
-								    const struct lockref_policy *p,
 								    enum lockref16_op op,
-								    uint32_t gen)
+								    uint32_t gen,
+								    const struct lockref_policy *p)
 {
 	int64_t result;
 
@@ -283,73 +287,87 @@ void lockref16_init(struct lockref16 *ref)
 
 void lockref16_get(struct lockref16 *ref)
 {
-	lockref16_do_get(ref, &lockref_boot_policy);
+	const enum lockref_preset preset = lockref_boot.preset16;
+
+	LOCKREF_BOOT_CALL(preset, lockref16_do_get, ref);
 }
 
 bool lockref16_get_not_zero(struct lockref16 *ref)
 {
-	return lockref16_do_cond(ref, &lockref_boot_policy, LOCKREF16_GET_NOT_ZERO, 0);
+	const enum lockref_preset preset = lockref_boot.preset16;
+
+	return LOCKREF_BOOT_CALL(preset, lockref16_do_cond, ref, LOCKREF16_GET_NOT_ZERO, 0);
 }
 
 bool lockref16_get_not_dead(struct lockref16 *ref)
 {
-	return lockref16_do_cond(ref, &lockref_boot_policy, LOCKREF16_GET_NOT_DEAD, 0);
+	const enum lockref_preset preset = lockref_boot.preset16;
+
+	return LOCKREF_BOOT_CALL(preset, lockref16_do_cond, ref, LOCKREF16_GET_NOT_DEAD, 0);
 }
 
 bool lockref16_get_if_gen(struct lockref16 *ref, uint32_t gen)
 {
-	return lockref16_do_cond(ref, &lockref_boot_policy, LOCKREF16_GET_IF_GEN, gen);
+	const enum lockref_preset preset = lockref_boot.preset16;
+
+	return LOCKREF_BOOT_CALL(preset, lockref16_do_cond, ref, LOCKREF16_GET_IF_GEN, gen);
 }
 
 bool lockref16_put_not_zero(struct lockref16 *ref)
 {
-	return lockref16_do_cond(ref, &lockref_boot_policy, LOCKREF16_PUT_NOT_ZERO, 0);
+	const enum lockref_preset preset = lockref_boot.preset16;
+
+	return LOCKREF_BOOT_CALL(preset, lockref16_do_cond, ref, LOCKREF16_PUT_NOT_ZERO, 0);
 }
 
 int64_t lockref16_put_return(struct lockref16 *ref)
 {
-	return lockref16_do_put_return(ref, &lockref_boot_policy);
+	const enum lockref_preset preset = lockref_boot.preset16;
+
+	return LOCKREF_BOOT_CALL(preset, lockref16_do_put_return, ref);
 }
 
 bool lockref16_put_or_lock(struct lockref16 *ref)
 {
-	return lockref16_do_put_or_lock(ref, &lockref_boot_policy);
+	const enum lockref_preset preset = lockref_boot.preset16;
+
+	return LOCKREF_BOOT_CALL(preset, lockref16_do_put_or_lock, ref);
 }
 
 void lockref16_get_p(struct lockref16 *ref, const struct lockref_policy *policy)
 {
-	lockref16_do_get(ref, policy);
+	lockref16_do_get(ref, lockref16_usable(policy));
 }
 
 bool lockref16_get_not_zero_p(struct lockref16 *ref, const struct lockref_policy *policy)
 {
-	return lockref16_do_cond(ref, policy, LOCKREF16_GET_NOT_ZERO, 0);
+	return lockref16_do_cond(ref, LOCKREF16_GET_NOT_ZERO, 0, lockref16_usable(policy));
 }
 
 bool lockref16_get_not_dead_p(struct lockref16 *ref, const struct lockref_policy *policy)
 {
-	return lockref16_do_cond(ref, policy, LOCKREF16_GET_NOT_DEAD, 0);
+	return lockref16_do_cond(ref, LOCKREF16_GET_NOT_DEAD, 0, lockref16_usable(policy));
 }
 
 bool lockref16_get_if_gen_p(struct lockref16 *ref, uint32_t gen,
 			    const struct lockref_policy *policy)
 {
-	return lockref16_do_cond(ref, policy, LOCKREF16_GET_IF_GEN, gen);
+	return lockref16_do_cond(ref, LOCKREF16_GET_IF_GEN, gen, lockref16_usable(policy));
 }
 
 bool lockref16_put_not_zero_p(struct lockref16 *ref, const struct lockref_policy *policy)
 {
-	return lockref16_do_cond(ref, policy, LOCKREF16_PUT_NOT_ZERO, 0);
+	return lockref16_do_cond(ref, LOCKREF16_PUT_NOT_ZERO, 0, lockref16_usable(policy));
 }
 
 int64_t lockref16_put_return_p(struct lockref16 *ref, const struct lockref_policy *policy)
 {
-	return lockref16_do_put_return(ref, policy);
+	return lockref16_do_put_return(ref, lockref16_usable(policy));
 }
 
 bool lockref16_put_or_lock_p(struct lockref16 *ref, const struct lockref_policy *policy)
 {
-	return lockref16_do_put_or_lock(ref, policy);
+	return lockref16_do_put_or_lock(ref, lockref16_usable(policy));
 }
 
 void lockref16_mark_dead(struct lockref16 *ref)

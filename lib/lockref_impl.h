@@ -36,8 +36,63 @@ _Static_assert(sizeof(struct lockref_cpu_stats) == CACHE_PAIR_BYTES,
 
 extern struct lockref_cpu_stats lockref_cpu_stats[MAX_CPUS];
 
-/* The policy of the plain operations (lockref_set_policy), read directly by both forms. */
-extern struct lockref_policy lockref_boot_policy;
+/*
+ * The presets' values, defined once.  lockref.c makes the public objects of
+ * them; the static copies below let each file's compiler see the values and
+ * specialise an inline body to them.
+ */
+#define LOCKREF_POLICY_MAINLINE_INIT                                                               \
+	{                                                                                          \
+		.name = "mainline", .retries = 100, .wait_unlocked = false                         \
+	}
+#define LOCKREF_POLICY_V7_INIT                                                                     \
+	{                                                                                          \
+		.name = "v7", .retries = 4, .wait_unlocked = true                                  \
+	}
+#define LOCKREF_POLICY_LOCKED_INIT                                                                 \
+	{                                                                                          \
+		.name = "locked", .retries = 0, .wait_unlocked = false                             \
+	}
+
+static const struct lockref_policy lockref_preset_mainline = LOCKREF_POLICY_MAINLINE_INIT;
+static const struct lockref_policy lockref_preset_v7 = LOCKREF_POLICY_V7_INIT;
+static const struct lockref_policy lockref_preset_locked = LOCKREF_POLICY_LOCKED_INIT;
+
+/* Which preset the boot policy behaves as (OTHER: none, e.g. after a retries override). */
+enum lockref_preset {
+	LOCKREF_PRESET_MAINLINE,
+	LOCKREF_PRESET_V7,
+	LOCKREF_PRESET_LOCKED,
+	LOCKREF_PRESET_OTHER,
+};
+
+/*
+ * The boot-time choices: written before other CPUs use lockrefs, only read
+ * afterwards, so alone in a line pair that never bounces.
+ */
+struct lockref_boot {
+	struct lockref_policy policy; /* what the plain calls follow */
+	enum lockref_preset preset;   /* the preset that policy is, if any */
+	enum lockref_preset preset16; /* the same for lockref16: LOCKED without CMPXCHG16B */
+	bool cx16;		      /* CMPXCHG16B may run (lockref16_set_cx16) */
+} __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+extern struct lockref_boot lockref_boot;
+
+/* Recompute lockref_boot's presets after its policy or cx16 changed. */
+void lockref_boot_update(void);
+
+/*
+ * Call fn(args..., policy) with the boot policy.  When it is a preset, the
+ * preset's constant is passed instead, so the compiler specialises the
+ * inline body to it: a plain call costs what a hard-coded policy would, plus
+ * one well-predicted branch on @preset.
+ */
+#define LOCKREF_BOOT_CALL(preset, fn, ...)                                                         \
+	((preset) == LOCKREF_PRESET_MAINLINE ? fn(__VA_ARGS__, &lockref_preset_mainline)           \
+	 : (preset) == LOCKREF_PRESET_V7     ? fn(__VA_ARGS__, &lockref_preset_v7)                 \
+	 : (preset) == LOCKREF_PRESET_LOCKED ? fn(__VA_ARGS__, &lockref_preset_locked)             \
+					     : fn(__VA_ARGS__, &lockref_boot.policy))
 
 /*
  * What a lockless step decided from an unlocked snapshot of the count:
