@@ -1,0 +1,361 @@
+/*
+ * fs.c - the life of an fs and of its nodes: creation, references
+ * (fs_put, fs_get_parent), freeing after grace periods, teardown.
+ *
+ * fs_put is the dput of the seed's dcache patch: put_or_lock drops the
+ * reference without the lock while the count stays above zero; only the
+ * last reference comes back with the lock held, and only then does the
+ * node's state matter.  fs_get_parent is its dget_parent: the parent is
+ * referenced by the child, so its count is above zero and get_not_zero
+ * succeeds without the lock, unless a rename just moved the child away.
+ */
+#include "fs.h"
+
+#include "busted.h"
+#include "errno.h"
+#include "fs_impl.h"
+#include "lockref.h"
+#include "platform.h"
+#include "rcu.h"
+#include "slots.h"
+#include "spinlock.h"
+#include "string.h"
+
+#ifdef FS_BUSTED
+unsigned fs_busted;
+#endif
+
+/* After this many logged poison reads the rest are only counted. */
+#define FS_POISON_LOG_LIMIT 8
+/* Lockless fs_get_parent attempts that lost a race before it takes the rename lock. */
+#define FS_PARENT_TRIES 8
+/* The FNV-1a constants (32-bit). */
+#define FNV_OFFSET 2166136261u
+#define FNV_PRIME  16777619u
+
+const char *fs_errno_name(int err)
+{
+	switch (err < 0 ? -err : err) {
+	case 0:
+		return "0";
+	case FS_ENOENT:
+		return "ENOENT";
+	case FS_EIO:
+		return "EIO";
+	case FS_ENOMEM:
+		return "ENOMEM";
+	case FS_EBUSY:
+		return "EBUSY";
+	case FS_EEXIST:
+		return "EEXIST";
+	case FS_ENOTDIR:
+		return "ENOTDIR";
+	case FS_EISDIR:
+		return "EISDIR";
+	case FS_EINVAL:
+		return "EINVAL";
+	case FS_ENAMETOOLONG:
+		return "ENAMETOOLONG";
+	case FS_ENOTEMPTY:
+		return "ENOTEMPTY";
+	}
+	return "E?";
+}
+
+bool fs_check_live(struct fs *fs, const void *obj, uint64_t magic, const char *where)
+{
+	uint64_t seen = __atomic_load_n((const uint64_t *)obj, __ATOMIC_ACQUIRE);
+
+	if (seen == magic)
+		return true;
+	if (__atomic_fetch_add(&fs->poison_reads, 1, __ATOMIC_RELAXED) < FS_POISON_LOG_LIMIT)
+		platform_log("fs: %s read freed memory at %p (magic %llx, want %llx) on cpu %u",
+			     where, obj, (unsigned long long)seen, (unsigned long long)magic,
+			     platform_cpu_id());
+	return false;
+}
+
+uint32_t fs_name_hash(const char *name, uint32_t len)
+{
+	uint32_t h = FNV_OFFSET;
+
+	for (uint32_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * FNV_PRIME;
+	return h;
+}
+
+/*
+ * A slot, or NULL.  When none is free, some may only be waiting for a
+ * grace period: try to advance the epoch a few times (without waiting)
+ * before calling node memory exhausted.
+ */
+static void *fs_slot_alloc(struct fs *fs, enum fs_slot_kind kind)
+{
+	void *obj = fs_slots_alloc(&fs->slots, kind);
+
+	for (unsigned i = 0; !obj && i < FS_RCU_LISTS; i++) {
+		fs_rcu_poll(&fs->rcu);
+		obj = fs_slots_alloc(&fs->slots, kind);
+	}
+	return obj;
+}
+
+struct fs_node *fs_node_alloc(struct fs *fs, enum fs_type type)
+{
+	struct fs_node *n = fs_slot_alloc(fs, FS_SLOT_NODE);
+
+	if (!n)
+		return NULL;
+	n->type = type;
+	n->ino = __atomic_fetch_add(&fs->next_ino, 1, __ATOMIC_RELAXED);
+	if (type == FS_DIR)
+		lockref16_init(&n->dref);
+	else
+		lockref_init(&n->fref);
+	n->magic = FS_NODE_MAGIC;
+	return n;
+}
+
+struct fs_link *fs_link_alloc(struct fs *fs, struct fs_node *parent, const char *name, uint32_t len,
+			      uint32_t hash)
+{
+	struct fs_link *l = fs_slot_alloc(fs, FS_SLOT_LINK);
+
+	if (!l)
+		return NULL;
+	l->parent = parent;
+	l->hash = hash;
+	l->len = len;
+	memcpy(l->name, name, len);
+	l->name[len] = '\0';
+	l->magic = FS_LINK_MAGIC;
+	return l;
+}
+
+void fs_node_free_now(struct fs *fs, struct fs_node *n)
+{
+	fs_slots_free(&fs->slots, n);
+}
+
+void fs_link_free_now(struct fs *fs, struct fs_link *l)
+{
+	fs_slots_free(&fs->slots, l);
+}
+
+static void fs_node_free_rcu(struct fs_rcu_head *head, void *owner)
+{
+	struct fs_node *n =
+	    (struct fs_node *)((char *)head - __builtin_offsetof(struct fs_node, rcu));
+
+	fs_node_free_now(owner, n);
+}
+
+static void fs_link_free_rcu(struct fs_rcu_head *head, void *owner)
+{
+	struct fs_link *l =
+	    (struct fs_link *)((char *)head - __builtin_offsetof(struct fs_link, rcu));
+
+	fs_link_free_now(owner, l);
+}
+
+void fs_link_retire(struct fs *fs, struct fs_link *l)
+{
+	fs_rcu_retire(&fs->rcu, &l->rcu, fs_link_free_rcu);
+}
+
+void fs_node_retire(struct fs *fs, struct fs_node *n)
+{
+	/* Dead: nothing changes the link any more, and no reader can get a reference. */
+	fs_link_retire(fs, fs_rcu_deref(n->link));
+	fs_rcu_retire(&fs->rcu, &n->rcu, fs_node_free_rcu);
+}
+
+struct fs *fs_new(const struct fs_config *cfg)
+{
+	unsigned buckets = cfg->dir_buckets ? cfg->dir_buckets : FS_DIR_BUCKETS_DEFAULT;
+	const struct lockref_policy *policy = cfg->policy ? cfg->policy : lockref_get_policy();
+	size_t node_size, slot_size;
+	struct fs *fs;
+
+	if (cfg->mem_slots < 2) {
+		platform_log("fs: %u slots of node memory cannot even hold the root (needs 2)",
+			     cfg->mem_slots);
+		return NULL;
+	}
+	if (buckets > FS_DIR_BUCKETS_MAX || (buckets & (buckets - 1)) != 0) {
+		platform_log("fs: %u buckets per directory: want a power of two up to %d", buckets,
+			     FS_DIR_BUCKETS_MAX);
+		return NULL;
+	}
+	if (policy->retries > LOCKREF_RETRIES_MAX) {
+		platform_log("fs: policy %s asks for %u lockless attempts, more than %u",
+			     policy->name, policy->retries, LOCKREF_RETRIES_MAX);
+		return NULL;
+	}
+	fs = platform_alloc(sizeof(*fs), CACHE_PAIR_BYTES);
+	if (!fs) {
+		platform_log("fs: no memory for the fs itself (%zu bytes)", sizeof(*fs));
+		return NULL;
+	}
+	node_size = sizeof(struct fs_node) + buckets * sizeof(struct fs_node *);
+	slot_size = node_size > sizeof(struct fs_link) ? node_size : sizeof(struct fs_link);
+	if (fs_slots_init(&fs->slots, cfg->mem_slots, slot_size) != 0) {
+		platform_free(fs, sizeof(*fs));
+		return NULL;
+	}
+	fs_rcu_init(&fs->rcu, fs);
+	fs->policy = policy;
+	fs->buckets = buckets;
+	spin_init(&fs->rename_lock);
+	fs->rename_seq = 0;
+	fs->next_ino = 1;
+	fs->poison_reads = fs->lookup_retries = fs->lookup_locked = fs->parent_locked = 0;
+	/* The root's count starts at 1: the fs's own reference, which keeps it forever. */
+	fs->root = fs_node_alloc(fs, FS_DIR);
+	fs->root->link = fs_link_alloc(fs, NULL, "/", 1, fs_name_hash("/", 1));
+	return fs;
+}
+
+int fs_destroy(struct fs *fs)
+{
+	struct fs_audit audit;
+
+	if (fs_audit(fs, NULL, 0, &audit) != 0) {
+		platform_log("fs %p: not destroyed: %u problem(s), first: %s", (void *)fs,
+			     audit.problems, audit.first);
+		return -FS_EBUSY;
+	}
+	/* The audit waited out the grace periods, and nobody else may look any more. */
+	fs_slots_fini(&fs->slots);
+	platform_free(fs, sizeof(*fs));
+	return 0;
+}
+
+void fs_put(struct fs *fs, struct fs_node *node)
+{
+	struct fs_node *parent;
+
+	while (node) {
+		if (fs_node_put_or_lock(fs, node))
+			return;
+		/* Locked, and ours was the last reference (or the count is broken: put_locked warns). */
+		if (!node->removed || fs_node_count(node) != 1) {
+			fs_node_put_locked(node);
+			fs_node_unlock(node);
+			return;
+		}
+		/* A removed node's last reference: nobody can find it, so it dies here. */
+		fs_node_mark_dead(node);
+		fs_node_unlock(node);
+		parent = fs_rcu_deref(node->link)->parent;
+		fs_node_retire(fs, node);
+		/* Its reference on the parent goes with it; that may be the parent's last. */
+		node = parent;
+	}
+}
+
+/* Lockless dget_parent: the parent's reference if nothing moved @node meanwhile, else NULL. */
+static struct fs_node *fs_parent_lockless(struct fs *fs, struct fs_node *node, int *err)
+{
+	struct fs_link *link;
+	struct fs_node *parent = NULL;
+
+	fs_rcu_read_lock(&fs->rcu);
+	link = fs_rcu_deref(node->link);
+	if (!fs_check_live(fs, link, FS_LINK_MAGIC, "get_parent")) {
+		*err = -FS_EIO;
+		goto out;
+	}
+	parent = link->parent;
+	if (!fs_check_live(fs, parent, FS_NODE_MAGIC, "get_parent")) {
+		*err = -FS_EIO;
+		parent = NULL;
+		goto out;
+	}
+	if (!fs_node_get_not_zero(fs, parent)) {
+		parent = NULL;
+		goto out;
+	}
+	/* Still the parent?  (A rename may have moved @node between the load and the get.) */
+	if (fs_rcu_deref(node->link)->parent != parent) {
+		fs_rcu_read_unlock(&fs->rcu);
+		fs_put(fs, parent);
+		return NULL;
+	}
+out:
+	fs_rcu_read_unlock(&fs->rcu);
+	return parent;
+}
+
+int fs_get_parent(struct fs *fs, struct fs_node *node, struct fs_node **out)
+{
+	struct fs_node *parent;
+	int err = 0;
+
+	if (!fs || !node || !out)
+		return -FS_EINVAL;
+	if (node == fs->root) {
+		/* The fs's own reference keeps the root's count above zero. */
+		fs_node_get_not_zero(fs, node);
+		*out = node;
+		return 0;
+	}
+	for (unsigned i = 0; i < FS_PARENT_TRIES; i++) {
+		parent = fs_parent_lockless(fs, node, &err);
+		if (err)
+			return err;
+		if (parent) {
+			*out = parent;
+			return 0;
+		}
+		fs_count(&fs->lookup_retries);
+		/* The parent's lock, as dget_parent falls back to: recheck under it. */
+		fs_rcu_read_lock(&fs->rcu);
+		parent = fs_rcu_deref(node->link)->parent;
+		fs_node_lock(parent);
+		if (fs_rcu_deref(node->link)->parent == parent) {
+			fs_node_get_locked(parent);
+			fs_node_unlock(parent);
+			fs_rcu_read_unlock(&fs->rcu);
+			fs_count(&fs->parent_locked);
+			*out = parent;
+			return 0;
+		}
+		fs_node_unlock(parent);
+		fs_rcu_read_unlock(&fs->rcu);
+	}
+	/* Renames keep moving it: stop them, and the parent stands still. */
+	spin_lock(&fs->rename_lock);
+	parent = fs_rcu_deref(node->link)->parent;
+	fs_node_lock(parent);
+	fs_node_get_locked(parent);
+	fs_node_unlock(parent);
+	spin_unlock(&fs->rename_lock);
+	fs_count(&fs->parent_locked);
+	*out = parent;
+	return 0;
+}
+
+void fs_stats(struct fs *fs, struct fs_stats *out)
+{
+	struct fs_slots_stats s;
+
+	fs_slots_stats(&fs->slots, &s);
+	out->nodes = s.nodes;
+	out->links = s.links;
+	out->allocs = s.allocs;
+	out->frees = s.frees;
+	out->double_frees = s.double_frees;
+	out->poison_damaged = s.damaged;
+	out->poison_reads = __atomic_load_n(&fs->poison_reads, __ATOMIC_RELAXED);
+	out->rcu_pending = fs_rcu_pending(&fs->rcu);
+	out->grace_periods = fs_rcu_grace_periods(&fs->rcu);
+	out->lookup_retries = __atomic_load_n(&fs->lookup_retries, __ATOMIC_RELAXED);
+	out->lookup_locked = __atomic_load_n(&fs->lookup_locked, __ATOMIC_RELAXED);
+	out->parent_locked = __atomic_load_n(&fs->parent_locked, __ATOMIC_RELAXED);
+}
+
+int fs_synchronize(struct fs *fs)
+{
+	return fs_rcu_synchronize(&fs->rcu, FS_GRACE_TIMEOUT_NS) ? 0 : -FS_EBUSY;
+}

@@ -1,0 +1,229 @@
+/*
+ * fs_impl.h - the inside of the fs, shared by its .c files only.
+ *
+ * Which lockref, and why.  Directories carry the 16-byte lockref16,
+ * files the 8-byte lockref:
+ *
+ *  - A lookup finds a child by reading the child table and the child's
+ *    name without locks, then takes a reference.  Between the check "this
+ *    is D's child N" and the get, a rename may move the child.  For a
+ *    directory that matters: the walk goes on *inside* it, so a reference
+ *    taken after the move would resolve the rest of the path under the
+ *    directory's new place, a path that never existed.  The lockref16's
+ *    generation closes the window: rename and rmdir bump it under the
+ *    node's lock, and lockref16_get_if_gen takes the reference only if the
+ *    generation read before the check is still current, in the same
+ *    CMPXCHG16B.  So a directory reference is taken at an instant when
+ *    the directory still had the name the walk looked for.
+ *
+ *  - A file ends the walk; nothing is resolved relative to it.  A lookup
+ *    that checked "D's child N" and then got the reference returns the node
+ *    that had that name at the check, which is all a lookup promises (the
+ *    file may be renamed the next instant anyway).  The check itself is
+ *    consistent because a node's name and parent live together in one
+ *    immutable struct fs_link, replaced as a whole by rename and read with
+ *    one load.  So files need no generation and take the cheaper 8-byte
+ *    CMPXCHG8B lockref, the one the Linux dcache uses.
+ *
+ * What guards what:
+ *   node lock (in its lockref)  count; removed; nchildren and table of a
+ *                               directory; link (with the parent's lock:
+ *                               rename holds both); the generation.
+ *   parent's lock               the child's `next` in the parent's table.
+ *   fs->rename_lock             the shape of the directory tree: while it
+ *                               is held no link changes, so ancestry is
+ *                               stable for rename's checks; and
+ *                               fs->rename_seq, odd while a rename moves a
+ *                               node between chains (Linux's rename_lock
+ *                               seqlock), so a lockless miss can tell it
+ *                               was not diverted.
+ *   RCU (fs->rcu)               lockless readers of table, next, link.
+ */
+#ifndef FS_FS_IMPL_H
+#define FS_FS_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fs.h"
+#include "lockref.h"
+#include "lockref16.h"
+#include "platform.h"
+#include "rcu.h"
+#include "slots.h"
+#include "spinlock.h"
+
+/* Magic words at the start of every live object ("FSNODE", "FSLINK"); poison when freed. */
+#define FS_NODE_MAGIC 0x45444f4e5346ull
+#define FS_LINK_MAGIC 0x4b4e494c5346ull
+
+/* A node's name and parent, immutable once published; rename installs a new one. */
+struct fs_link {
+	uint64_t magic;
+	struct fs_rcu_head rcu;
+	struct fs_node *parent; /* a counted reference; NULL for the root */
+	uint32_t hash;
+	uint32_t len;
+	char name[FS_NAME_MAX + 1];
+};
+
+struct fs_node {
+	uint64_t magic;
+	enum fs_type type;    /* immutable */
+	bool removed;	      /* detached from the tree; under the node's lock */
+	uint32_t nchildren;   /* directories: linked children; under the node's lock */
+	uint64_t ino;	      /* immutable */
+	struct fs_link *link; /* RCU */
+	struct fs_node *next; /* RCU: next in the parent's bucket */
+	struct fs_rcu_head rcu;
+	union {
+		struct lockref16 dref; /* directories */
+		struct lockref fref;   /* files */
+	};
+	struct fs_node *table[]; /* directories: fs->buckets chain heads (RCU) */
+};
+
+struct fs {
+	struct fs_rcu rcu;
+	struct fs_slots slots;
+	struct fs_node *root;
+	const struct lockref_policy *policy;
+	unsigned buckets;
+	spinlock_t rename_lock;
+	uint32_t rename_seq; /* under rename_lock; read locklessly */
+	uint64_t next_ino;
+	/* Rare-event counters (atomic adds). */
+	uint64_t poison_reads, lookup_retries, lookup_locked, parent_locked;
+};
+
+/* Reference primitives on either form; the caller says whether it holds the lock. */
+static inline bool fs_is_dir(const struct fs_node *n)
+{
+	return n->type == FS_DIR;
+}
+
+static inline void fs_node_lock(struct fs_node *n)
+{
+	if (fs_is_dir(n))
+		lockref16_lock(&n->dref);
+	else
+		lockref_lock(&n->fref);
+}
+
+static inline void fs_node_unlock(struct fs_node *n)
+{
+	if (fs_is_dir(n))
+		lockref16_unlock(&n->dref);
+	else
+		lockref_unlock(&n->fref);
+}
+
+/* Caller holds the lock.  Returns the new count. */
+static inline int64_t fs_node_get_locked(struct fs_node *n)
+{
+	return fs_is_dir(n) ? lockref16_get_locked(&n->dref) : lockref_get_locked(&n->fref);
+}
+
+/* Caller holds the lock.  Returns the new count. */
+static inline int64_t fs_node_put_locked(struct fs_node *n)
+{
+	return fs_is_dir(n) ? lockref16_put_locked(&n->dref) : lockref_put_locked(&n->fref);
+}
+
+/* Caller holds the lock. */
+static inline void fs_node_mark_dead(struct fs_node *n)
+{
+	if (fs_is_dir(n))
+		lockref16_mark_dead(&n->dref);
+	else
+		lockref_mark_dead(&n->fref);
+}
+
+/* The count: a snapshot unless the caller holds the lock. */
+static inline int64_t fs_node_count(const struct fs_node *n)
+{
+	return fs_is_dir(n) ? lockref16_count(&n->dref) : lockref_count(&n->fref);
+}
+
+/* Take a reference if the count is above zero (lockless unless the policy says otherwise). */
+static inline bool fs_node_get_not_zero(struct fs *fs, struct fs_node *n)
+{
+	return fs_is_dir(n) ? lockref16_get_not_zero_p(&n->dref, fs->policy)
+			    : lockref_get_not_zero_p(&n->fref, fs->policy);
+}
+
+/* Drop a reference if it is not the last; else return false WITH THE LOCK HELD. */
+static inline bool fs_node_put_or_lock(struct fs *fs, struct fs_node *n)
+{
+	return fs_is_dir(n) ? lockref16_put_or_lock_p(&n->dref, fs->policy)
+			    : lockref_put_or_lock_p(&n->fref, fs->policy);
+}
+
+/*
+ * Check @obj's magic against @magic.  A mismatch means the fs reached freed
+ * (poisoned) memory: counted in fs->poison_reads, logged (rate-limited),
+ * and the caller fails its operation with -FS_EIO.
+ */
+bool fs_check_live(struct fs *fs, const void *obj, uint64_t magic, const char *where);
+
+/* FNV-1a of a name: cheap and well spread over short names. */
+uint32_t fs_name_hash(const char *name, uint32_t len);
+
+/* Slot memory for a node of @type / a link; NULL when node memory is exhausted. */
+struct fs_node *fs_node_alloc(struct fs *fs, enum fs_type type);
+struct fs_link *fs_link_alloc(struct fs *fs, struct fs_node *parent, const char *name, uint32_t len,
+			      uint32_t hash);
+
+/* Free objects nobody else ever saw (no grace period needed). */
+void fs_node_free_now(struct fs *fs, struct fs_node *n);
+void fs_link_free_now(struct fs *fs, struct fs_link *l);
+
+/* Free @n and its link after a grace period (a dead node) / a replaced link. */
+void fs_node_retire(struct fs *fs, struct fs_node *n);
+void fs_link_retire(struct fs *fs, struct fs_link *l);
+
+/* Bucket of @hash in a directory's table. */
+static inline unsigned fs_bucket(const struct fs *fs, uint32_t hash)
+{
+	return hash & (fs->buckets - 1);
+}
+
+/*
+ * Caller holds @dir's lock: the child named @name (@len bytes, @hash), or
+ * NULL.  The chain is stable under the lock.
+ */
+struct fs_node *fs_child_locked(struct fs *fs, struct fs_node *dir, const char *name, uint32_t len,
+				uint32_t hash);
+
+/* Caller holds @dir's lock: unhook @child from @dir's table (readers may still walk past it). */
+void fs_table_remove(struct fs *fs, struct fs_node *dir, struct fs_node *child);
+
+/* Caller holds @dir's lock: hook @child (whose link names @dir) into @dir's table. */
+void fs_table_insert(struct fs *fs, struct fs_node *dir, struct fs_node *child);
+
+/*
+ * The last component of a path, as the operations that change the tree
+ * see it: walk to the parent directory, then act on the name.
+ */
+struct fs_last {
+	struct fs_node *dir; /* a counted reference */
+	const char *name;    /* inside the caller's path, not NUL-terminated */
+	uint32_t len, hash;
+	bool trailing_slash;
+	enum { FS_LAST_NAME, FS_LAST_DOT, FS_LAST_ROOT } kind; /* a name, "."/"..", or none ("/") */
+};
+
+/*
+ * Resolve all of @path but its last component.  Returns 0 with @last
+ * filled (drop last->dir with fs_put) or a walk error; -FS_ENAMETOOLONG if
+ * the last component is too long.
+ */
+int fs_walk_parent(struct fs *fs, const char *path, struct fs_last *last);
+
+/* Count a rare event. */
+static inline void fs_count(uint64_t *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+#endif /* FS_FS_IMPL_H */

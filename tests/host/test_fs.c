@@ -1,0 +1,191 @@
+/*
+ * test_fs.c - the fs suite (fs/fs_selftest.h) on host threads, so the
+ * sanitizers watch the very code the kernel runs at boot.
+ *
+ *   test_fs <ms per torture run>
+ *
+ * Runs every rule case on one thread, then the torture on 2, 4 and 8
+ * threads, printing KTAP-like "ok"/"not ok" lines with the suite's own
+ * diagnostics.  Exits 0 if everything passed.  Under ThreadSanitizer, which
+ * slows every access down, each torture runs half as long.
+ *
+ * Built with -DFS_BUSTED (the negative control), it instead switches on
+ * each deliberate bug of fs/busted.h in turn and runs the whole suite
+ * against it; every bug must make something fail.  It exits non-zero only
+ * if all of them were caught, so a bug the suite misses turns the
+ * (must-fail) busted run into a pass, which the harness reports.
+ */
+#include "busted.h"
+#include "fs_selftest.h"
+#include "lockref16.h"
+#include "platform.h"
+#include "platform_host.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The seed of every run, so a failure here replays. */
+#define HOST_SEED   1
+#define MAX_THREADS 8
+#ifdef __SANITIZE_THREAD__
+#define DURATION_DIVISOR 2
+#else
+#define DURATION_DIVISOR 1
+#endif
+
+static void host_fail(void *arg, const char *line)
+{
+	(void)arg;
+	platform_log("    # FAIL: %s", line);
+}
+
+static void host_diag(void *arg, const char *line)
+{
+	(void)arg;
+	platform_log("    # %s", line);
+}
+
+static const struct fs_report host_report = {host_fail, host_diag, NULL};
+
+struct host_thread {
+	pthread_t thread;
+	struct fs_torture *t;
+	unsigned cpu;
+};
+
+static void *torture_thread(void *arg)
+{
+	struct host_thread *h = arg;
+
+	host_set_cpu_id(h->cpu);
+	fs_torture_run(h->t, h->cpu);
+	return NULL;
+}
+
+/* The torture on @n threads for @ms; returns true if it passed. */
+static bool run_torture(unsigned n, unsigned ms)
+{
+	struct fs_torture_params p = {
+	    .ncpus = n, .duration_ns = (uint64_t)ms * 1000000, .seed = HOST_SEED, .policy = NULL};
+	struct host_thread threads[MAX_THREADS];
+	struct fs_torture *t = fs_torture_prepare(&p, &host_report);
+
+	if (!t)
+		return false;
+	host_set_cpu_count(n);
+	for (unsigned i = 0; i < n; i++) {
+		threads[i] = (struct host_thread){.t = t, .cpu = i};
+		if (pthread_create(&threads[i].thread, NULL, torture_thread, &threads[i]) != 0) {
+			fprintf(stderr, "test_fs: cannot start thread %u\n", i);
+			exit(2);
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		pthread_join(threads[i].thread, NULL);
+	host_set_cpu_count(1);
+	return fs_torture_finish(t);
+}
+
+/* Every case, then the tortures; returns the number that failed. */
+static unsigned run_suite(unsigned ms)
+{
+	static const unsigned thread_counts[] = {2, 4, MAX_THREADS};
+	unsigned n = fs_selftest_count(), number = 0, failed = 0;
+
+	printf("    1..%u\n", n + (unsigned)(sizeof(thread_counts) / sizeof(thread_counts[0])));
+	for (unsigned i = 0; i < n; i++) {
+		bool ok = fs_selftest_run(i, &host_report);
+
+		failed += !ok;
+		printf("    %s %u %s\n", ok ? "ok" : "not ok", ++number, fs_selftest_name(i));
+		fflush(stdout);
+	}
+	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++) {
+		bool ok = run_torture(thread_counts[i], ms);
+
+		failed += !ok;
+		printf("    %s %u torture_%u_threads\n", ok ? "ok" : "not ok", ++number,
+		       thread_counts[i]);
+		fflush(stdout);
+	}
+	return failed;
+}
+
+#ifdef FS_BUSTED
+/*
+ * The suite against bug @bug, in a child process: a bug may well crash
+ * the program (a freed node's poison is a wild pointer), which counts as
+ * caught and must not keep the other bugs from being tried.  Returns true
+ * if something failed or the child died.
+ */
+static bool busted_caught(unsigned bug, const char *name, unsigned ms)
+{
+	int status;
+	pid_t pid;
+
+	printf("# busted: %s\n", name);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("test_fs: fork");
+		exit(2);
+	}
+	if (pid == 0) {
+		fs_busted = bug;
+		_exit(run_suite(ms) ? 1 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid) {
+		perror("test_fs: waitpid");
+		exit(2);
+	}
+	if (WIFSIGNALED(status))
+		printf("# busted: %s: caught (the suite died of signal %d)\n", name,
+		       WTERMSIG(status));
+	else
+		printf("# busted: %s: %s\n", name,
+		       WEXITSTATUS(status) ? "caught (tests failed)" : "NOT CAUGHT");
+	return WIFSIGNALED(status) || WEXITSTATUS(status) != 0;
+}
+
+/* Every deliberate bug in turn; exits non-zero only if every one was caught. */
+static int run_busted(unsigned ms)
+{
+	static const struct {
+		unsigned bug;
+		const char *name;
+	} bugs[] = {
+	    {FS_BUG_NO_GRACE, "no grace period"},
+	    {FS_BUG_RENAME_REF, "rename keeps the old parent's reference"},
+	    {FS_BUG_UNLINK_BUSY, "unlink frees a held node"},
+	    {FS_BUG_TRUNCATE, "long names truncated"},
+	};
+	unsigned missed = 0;
+
+	for (unsigned b = 0; b < sizeof(bugs) / sizeof(bugs[0]); b++)
+		missed += !busted_caught(bugs[b].bug, bugs[b].name, ms);
+	printf("# busted: %u bug(s) not caught\n", missed);
+	return missed ? 0 : 1;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	char *end;
+	unsigned long ms;
+
+	if (argc != 2 || (ms = strtoul(argv[1], &end, 10)) == 0 || *end || ms > 60000) {
+		fprintf(stderr, "usage: test_fs <ms per torture run, 1 to 60000>\n");
+		return 2;
+	}
+	ms = ms / DURATION_DIVISOR ? ms / DURATION_DIVISOR : 1;
+	host_set_cpu_id(0);
+	lockref16_set_cx16(__builtin_cpu_supports("cmpxchg16b"));
+#ifdef FS_BUSTED
+	return run_busted((unsigned)ms);
+#else
+	return run_suite((unsigned)ms) ? 1 : 0;
+#endif
+}
