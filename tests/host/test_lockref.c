@@ -73,8 +73,8 @@ static uint64_t expected_warnings;
 	} while (0)
 
 /*
- * One interface over both forms, so every check runs on both.  gen and
- * bump_gen are no-ops on the 8-byte form, which has no generation.
+ * One interface over both forms, so every check runs on both.  A NULL
+ * policy means the plain call (which follows the boot policy).
  */
 struct form {
 	const char *name;
@@ -103,27 +103,30 @@ struct form {
 	}                                                                                          \
 	static void pfx##_w_get(void *r, const struct lockref_policy *p)                           \
 	{                                                                                          \
-		pfx##_get_p(r, p);                                                                 \
+		if (p)                                                                             \
+			pfx##_get_p(r, p);                                                         \
+		else                                                                               \
+			pfx##_get(r);                                                              \
 	}                                                                                          \
 	static bool pfx##_w_get_not_zero(void *r, const struct lockref_policy *p)                  \
 	{                                                                                          \
-		return pfx##_get_not_zero_p(r, p);                                                 \
+		return p ? pfx##_get_not_zero_p(r, p) : pfx##_get_not_zero(r);                     \
 	}                                                                                          \
 	static bool pfx##_w_get_not_dead(void *r, const struct lockref_policy *p)                  \
 	{                                                                                          \
-		return pfx##_get_not_dead_p(r, p);                                                 \
+		return p ? pfx##_get_not_dead_p(r, p) : pfx##_get_not_dead(r);                     \
 	}                                                                                          \
 	static bool pfx##_w_put_not_zero(void *r, const struct lockref_policy *p)                  \
 	{                                                                                          \
-		return pfx##_put_not_zero_p(r, p);                                                 \
+		return p ? pfx##_put_not_zero_p(r, p) : pfx##_put_not_zero(r);                     \
 	}                                                                                          \
 	static int64_t pfx##_w_put_return(void *r, const struct lockref_policy *p)                 \
 	{                                                                                          \
-		return pfx##_put_return_p(r, p);                                                   \
+		return p ? pfx##_put_return_p(r, p) : pfx##_put_return(r);                         \
 	}                                                                                          \
 	static bool pfx##_w_put_or_lock(void *r, const struct lockref_policy *p)                   \
 	{                                                                                          \
-		return pfx##_put_or_lock_p(r, p);                                                  \
+		return p ? pfx##_put_or_lock_p(r, p) : pfx##_put_or_lock(r);                       \
 	}                                                                                          \
 	static int64_t pfx##_w_get_locked(void *r)                                                 \
 	{                                                                                          \
@@ -524,6 +527,15 @@ static void violation(struct worker *w, const char *what, long long a, long long
 		       w->r->p->name, w->r->threads, w->id, what, a, b);
 }
 
+/*
+ * The policy argument for one call: the run's policy, or NULL for the plain
+ * call, which follows the same policy because the run made it the boot one.
+ */
+static const struct lockref_policy *policy_arg(const struct run *r, unsigned pick)
+{
+	return (pick >> 8) & 1 ? r->p : NULL;
+}
+
 static bool should_stop(struct worker *w)
 {
 	return __atomic_load_n(&w->r->stop, __ATOMIC_RELAXED) && w->ops >= MIN_OPS_PER_THREAD;
@@ -537,17 +549,17 @@ static void stress_get(struct worker *w, unsigned pick)
 
 	switch (pick % 3) {
 	case 0:
-		f->get(ref, w->r->p);
+		f->get(ref, policy_arg(w->r, pick));
 		w->held++;
 		break;
 	case 1:
-		if (f->get_not_zero(ref, w->r->p))
+		if (f->get_not_zero(ref, policy_arg(w->r, pick)))
 			w->held++;
 		else if (w->held > 0)
 			violation(w, "get_not_zero failed while we hold references", w->held, 0);
 		break;
 	case 2:
-		if (f->get_not_dead(ref, w->r->p))
+		if (f->get_not_dead(ref, policy_arg(w->r, pick)))
 			w->held++;
 		else
 			violation(w, "get_not_dead failed on a live lockref", 0, 0);
@@ -564,13 +576,13 @@ static void stress_put(struct worker *w, unsigned pick)
 
 	switch (pick % 3) {
 	case 0:
-		if (f->put_not_zero(ref, w->r->p))
+		if (f->put_not_zero(ref, policy_arg(w->r, pick)))
 			w->held--;
 		else if (w->held > 1)
 			violation(w, "put_not_zero refused though we hold several", w->held, 0);
 		break;
 	case 1:
-		v = f->put_return(ref, w->r->p);
+		v = f->put_return(ref, policy_arg(w->r, pick));
 		if (v >= 0) {
 			w->held--;
 			if (v < w->held)
@@ -583,7 +595,7 @@ static void stress_put(struct worker *w, unsigned pick)
 		w->held--;
 		break;
 	case 2:
-		if (f->put_or_lock(ref, w->r->p)) {
+		if (f->put_or_lock(ref, policy_arg(w->r, pick))) {
 			w->held--;
 #ifdef SPINLOCK_DEBUG
 			/* Only the debug build knows who holds a lock. */
@@ -667,7 +679,8 @@ static void *dead_worker(void *arg)
 		bool got;
 
 		pick = (unsigned)rand_r(&w->seed);
-		got = pick % 2 ? f->get_not_dead(r->ref, r->p) : f->get_not_zero(r->ref, r->p);
+		got = pick % 2 ? f->get_not_dead(r->ref, policy_arg(r, pick))
+			       : f->get_not_zero(r->ref, policy_arg(r, pick));
 		w->ops++;
 		if (announced && got)
 			violation(w, "a dead lockref was revived", f->count(r->ref), 0);
@@ -677,7 +690,7 @@ static void *dead_worker(void *arg)
 			continue;
 		}
 		pause_for(pick % PAUSES_MAX);
-		if (f->put_or_lock(r->ref, r->p))
+		if (f->put_or_lock(r->ref, policy_arg(r, pick)))
 			continue;
 		if (f->count(r->ref) != 1)
 			violation(w, "last reference but count is", f->count(r->ref), 1);
@@ -693,7 +706,8 @@ static void *dead_worker(void *arg)
 		platform_relax();
 	for (unsigned i = 0; i < DEAD_ATTEMPTS; i++) {
 		pick = (unsigned)rand_r(&w->seed);
-		if (pick % 2 ? f->get_not_dead(r->ref, r->p) : f->get_not_zero(r->ref, r->p))
+		if (pick % 2 ? f->get_not_dead(r->ref, policy_arg(r, pick))
+			     : f->get_not_zero(r->ref, policy_arg(r, pick)))
 			violation(w, "a dead lockref was revived", f->count(r->ref), 0);
 	}
 	return NULL;
@@ -733,7 +747,8 @@ static void *gen_worker(void *arg)
 		if (pick % 4 == 0 && gen > 0)
 			gen--;
 		pause_for(pick % 8);
-		if (lockref16_get_if_gen_p(r->ref, gen, r->p)) {
+		if (policy_arg(r, pick) ? lockref16_get_if_gen_p(r->ref, gen, r->p)
+					: lockref16_get_if_gen(r->ref, gen)) {
 			if (gen > GEN_BUMPS_MAX)
 				violation(w, "generation out of range", gen, GEN_BUMPS_MAX);
 			else
@@ -789,6 +804,8 @@ static void run_threads(const struct form *f, const struct lockref_policy *p, un
 
 	pthread_barrier_init(&r->start, NULL, threads + 1);
 	host_set_cpu_count(threads + 1);
+	/* "At boot", before the threads start: the plain calls follow the run's policy. */
+	CHECK(lockref_set_policy(p), "%s: refused as boot policy", p->name);
 	lockref_stats_reset();
 	for (unsigned i = 0; i < threads; i++) {
 		w[i] = (struct worker){.r = r, .id = i + 1, .seed = i * 7919u + threads};
@@ -867,6 +884,7 @@ static void run_threads(const struct form *f, const struct lockref_policy *p, un
 		CHECK(r->bumps >= GEN_BUMPS_MIN, "%s/%u: only %u bumps", p->name, threads,
 		      r->bumps);
 	}
+	lockref_set_policy(&lockref_policy_mainline);
 	free(r->gen_successes);
 	platform_free(r->ref, f->size);
 	free(r);
