@@ -138,7 +138,35 @@ static void fs_audit_nodes(struct fs_auditor *a, struct fs_node *const *held, un
 	}
 }
 
-/* Each directory's table: members, buckets, names, child count. */
+/* Entry @c of directory @d's bucket @b: its link names @d, the right bucket, a unique name. */
+static void fs_audit_entry(struct fs_auditor *a, struct fs_node *d, unsigned b, struct fs_node *c)
+{
+	struct fs *fs = a->fs;
+	struct fs_link *l = c->link;
+	unsigned later = 0;
+
+	if (fs_slot_of(fs, l, FS_SLOT_LINK) < 0 || l->magic != FS_LINK_MAGIC) {
+		fs_problem(a, "node %llu in dir %llu has no live link", (unsigned long long)c->ino,
+			   (unsigned long long)d->ino);
+		return;
+	}
+	if (l->parent != d)
+		fs_problem(a, "node %llu '%s' is in dir %llu's table but names %p as parent",
+			   (unsigned long long)c->ino, l->name, (unsigned long long)d->ino,
+			   (void *)l->parent);
+	if (l->hash != fs_name_hash(l->name, l->len) || fs_bucket(fs, l->hash) != b ||
+	    strnlen(l->name, FS_NAME_MAX + 1) != l->len)
+		fs_problem(a, "node %llu '%s': hash, length or bucket wrong",
+			   (unsigned long long)c->ino, l->name);
+	/* Equal names hash alike, so a duplicate would be further down this chain. */
+	for (struct fs_node *o = c->next; o && ++later <= fs->slots.nslots; o = o->next)
+		if (fs_slot_of(fs, o, FS_SLOT_NODE) >= 0 && o->magic == FS_NODE_MAGIC &&
+		    o->link->len == l->len && memcmp(o->link->name, l->name, l->len) == 0)
+			fs_problem(a, "dir %llu holds '%s' twice", (unsigned long long)d->ino,
+				   l->name);
+}
+
+/* Each directory's table: members, and how many; each entry by fs_audit_entry. */
 static void fs_audit_tables(struct fs_auditor *a)
 {
 	struct fs *fs = a->fs;
@@ -155,46 +183,31 @@ static void fs_audit_tables(struct fs_auditor *a)
 
 			for (struct fs_node *c = d->table[b]; c; c = c->next) {
 				long cs = fs_slot_of(fs, c, FS_SLOT_NODE);
-				struct fs_link *l;
 
 				if (cs < 0 || c->magic != FS_NODE_MAGIC ||
 				    ++steps > fs->slots.nslots) {
-					fs_problem(a,
-						   "dir %llu bucket %u: entry %p is no live node "
-						   "(or the chain loops)",
-						   (unsigned long long)d->ino, b, (void *)c);
+					fs_problem(
+					    a,
+					    "dir %llu bucket %u: entry %p is no live node (or "
+					    "the chain loops)",
+					    (unsigned long long)d->ino, b, (void *)c);
 					break;
 				}
 				a->seen[cs]++;
 				children++;
-				l = c->link;
-				if (l->parent != d)
-					fs_problem(a,
-						   "node %llu '%s' is in dir %llu's table but "
-						   "names %p as parent",
-						   (unsigned long long)c->ino, l->name,
-						   (unsigned long long)d->ino, (void *)l->parent);
-				if (l->hash != fs_name_hash(l->name, l->len) ||
-				    fs_bucket(fs, l->hash) != b ||
-				    strnlen(l->name, FS_NAME_MAX + 1) != l->len)
-					fs_problem(a,
-						   "node %llu '%s': hash, length or bucket wrong",
-						   (unsigned long long)c->ino, l->name);
-				/* Equal names hash alike, so duplicates share a bucket. */
-				unsigned later = 0;
-
-				for (struct fs_node *o = c->next; o && ++later <= fs->slots.nslots;
-				     o = o->next)
-					if (o->magic == FS_NODE_MAGIC && o->link->len == l->len &&
-					    memcmp(o->link->name, l->name, l->len) == 0)
-						fs_problem(a, "dir %llu holds '%s' twice",
-							   (unsigned long long)d->ino, l->name);
+				fs_audit_entry(a, d, b, c);
 			}
 		}
 		if (children != d->nchildren)
 			fs_problem(a, "dir %llu counts %u children, its table holds %u",
 				   (unsigned long long)d->ino, d->nchildren, children);
 	}
+}
+
+/* @n's name for a problem line, or "?" if its link is itself broken. */
+static const char *fs_audit_name(const struct fs *fs, const struct fs_node *n)
+{
+	return fs_slot_of(fs, n->link, FS_SLOT_LINK) >= 0 ? n->link->name : "?";
 }
 
 /* Reachability, counts and acyclicity, per node; link slots named exactly once. */
@@ -215,21 +228,21 @@ static void fs_audit_verdicts(struct fs_auditor *a)
 		want_seen = n == fs->root || n->removed ? 0 : 1;
 		if (a->seen[i] != want_seen)
 			fs_problem(a, "node %llu '%s' (%s) is in %u tables, should be in %u",
-				   (unsigned long long)n->ino, n->link->name,
+				   (unsigned long long)n->ino, fs_audit_name(fs, n),
 				   n->removed ? "removed" : "linked", a->seen[i], want_seen);
 		count = fs_node_count(n);
 		if (count != (int64_t)a->expect[i])
 			fs_problem(a, "node %llu '%s': count %lld, but %u references exist",
-				   (unsigned long long)n->ino, n->link->name, (long long)count,
-				   a->expect[i]);
+				   (unsigned long long)n->ino, fs_audit_name(fs, n),
+				   (long long)count, a->expect[i]);
 		if (n->removed && count == 0)
 			fs_problem(a, "node %llu '%s' is removed and unreferenced yet not freed",
-				   (unsigned long long)n->ino, n->link->name);
+				   (unsigned long long)n->ino, fs_audit_name(fs, n));
 		for (struct fs_node *p = n; p != fs->root; p = p->link->parent) {
 			if (++depth > fs->slots.nslots || fs_slot_of(fs, p, FS_SLOT_NODE) < 0 ||
 			    fs_slot_of(fs, p->link, FS_SLOT_LINK) < 0) {
 				fs_problem(a, "node %llu '%s': its parents loop or break off",
-					   (unsigned long long)n->ino, n->link->name);
+					   (unsigned long long)n->ino, fs_audit_name(fs, n));
 				break;
 			}
 		}
