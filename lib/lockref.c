@@ -3,7 +3,9 @@
  * misuse warnings.
  *
  * Every operation is one static inline body with the policy as a parameter:
- * the plain call passes the boot policy, the _p call the caller's.  The
+ * the _p call passes the caller's policy; the plain call passes the boot
+ * policy, as the constant preset object when it is a preset, so that the
+ * compiler specialises the body (LOCKREF_BOOT_CALL in lockref_impl.h).  The
  * lockless part (lockref_lockless) reads the whole word once, checks that
  * the lock half is free, lets the operation decide from that snapshot
  * (lockref_decide), and installs the result with one compare-exchange of the
