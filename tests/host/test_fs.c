@@ -4,8 +4,9 @@
  *
  *   test_fs <ms per torture run>
  *
- * Runs every rule case on one thread, then the torture on 2, 4 and 8
- * threads, printing KTAP-like "ok"/"not ok" lines with the suite's own
+ * Runs every rule case on one thread, a host-only check that a stuck RCU
+ * reader is reported rather than waited for forever, then the torture on
+ * 2, 4 and 8 threads, printing KTAP-like "ok"/"not ok" lines with the suite's own
  * diagnostics.  Exits 0 if everything passed.  Under ThreadSanitizer, which
  * slows every access down, each torture runs half as long.
  *
@@ -16,10 +17,12 @@
  * (must-fail) busted run into a pass, which the harness reports.
  */
 #include "busted.h"
+#include "fs.h"
 #include "fs_selftest.h"
 #include "lockref16.h"
 #include "platform.h"
 #include "platform_host.h"
+#include "rcu.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -30,6 +33,9 @@
 /* The seed of every run, so a failure here replays. */
 #define HOST_SEED   1
 #define MAX_THREADS 8
+/* The pretend CPU that stays in a read section, and how long a grace period may wait for it. */
+#define STUCK_CPU	 5
+#define STUCK_TIMEOUT_NS (20ull * 1000 * 1000)
 #ifdef __SANITIZE_THREAD__
 #define DURATION_DIVISOR 2
 #else
@@ -89,19 +95,58 @@ static bool run_torture(unsigned n, unsigned ms)
 	return fs_torture_finish(t);
 }
 
+/*
+ * Host only (it needs a second CPU that does nothing): a CPU stuck in a
+ * read section holds a grace period up, the wait gives up within its bound
+ * (and logs the CPU), and a CPU that never reads holds nothing up.  The
+ * calling thread plays both CPUs by switching its CPU id.
+ */
+static bool rcu_stuck_reader(void)
+{
+	static struct fs_rcu rcu;
+	uint64_t start;
+	bool ok = true, done;
+
+	fs_rcu_init(&rcu, NULL);
+	host_set_cpu_id(STUCK_CPU);
+	fs_rcu_read_lock(&rcu);
+	host_set_cpu_id(0);
+	start = platform_now_ns();
+	done = fs_rcu_synchronize(&rcu, STUCK_TIMEOUT_NS);
+	if (done || platform_now_ns() - start > 100 * STUCK_TIMEOUT_NS) {
+		platform_log("    # FAIL: synchronize %s with cpu %d reading",
+			     done ? "finished" : "overran its bound", STUCK_CPU);
+		ok = false;
+	}
+	host_set_cpu_id(STUCK_CPU);
+	fs_rcu_read_unlock(&rcu);
+	host_set_cpu_id(0);
+	if (!fs_rcu_synchronize(&rcu, FS_GRACE_TIMEOUT_NS)) {
+		platform_log("    # FAIL: synchronize did not finish once cpu %d left", STUCK_CPU);
+		ok = false;
+	}
+	return ok;
+}
+
 /* Every case, then the tortures; returns the number that failed. */
 static unsigned run_suite(unsigned ms)
 {
 	static const unsigned thread_counts[] = {2, 4, MAX_THREADS};
 	unsigned n = fs_selftest_count(), number = 0, failed = 0;
 
-	printf("    1..%u\n", n + (unsigned)(sizeof(thread_counts) / sizeof(thread_counts[0])));
+	printf("    1..%u\n", n + 1 + (unsigned)(sizeof(thread_counts) / sizeof(thread_counts[0])));
 	for (unsigned i = 0; i < n; i++) {
 		bool ok = fs_selftest_run(i, &host_report);
 
 		failed += !ok;
 		printf("    %s %u %s\n", ok ? "ok" : "not ok", ++number, fs_selftest_name(i));
 		fflush(stdout);
+	}
+	{
+		bool ok = rcu_stuck_reader();
+
+		failed += !ok;
+		printf("    %s %u rcu_stuck_reader_reported\n", ok ? "ok" : "not ok", ++number);
 	}
 	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++) {
 		bool ok = run_torture(thread_counts[i], ms);
