@@ -1,0 +1,191 @@
+#!/bin/sh
+# tests/model/run.sh - run every Spin verification of the lock models.
+#
+# Why it exists: the models only prove something if they are checked, and
+# the mutants only prove the checks can fail if they are seen to fail for
+# the right reason.  Each line of the table below is one verification:
+#
+#   name  model  spin defines (comma-separated, - for none)  mode  expect
+#
+#   mode    safety    assertions and invalid end states (pan compiled -DSAFETY)
+#           liveness  acceptance cycles of the model's ltl under weak fairness (pan -a -f)
+#   expect  pass                   0 errors and a complete search
+#           assert:NAME            >= 1 error, and replaying the trail shows the
+#                                  failed assertion NAME (spinlock.pml, lockref.pml)
+#           ltl:NAME               >= 1 acceptance cycle, and the trail runs
+#                                  through the never claim of ltl NAME
+#
+# Prints "ok <name> (<states> states, <secs> s)" or "not ok <name> <why>"
+# per line (secs: generating, compiling and searching), exits 1 if any
+# failed.  Pan verifiers are built under build/model/<name>/, never in the
+# source tree.  Usage: tests/model/run.sh [name...]   (default: all)
+
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD="$ROOT/build/model"
+
+# Bounds for one verification: a search that needs more has outgrown the
+# model sizes in README.md and must fail loudly, not swap or run for hours.
+# Both limits may be raised from the environment on a slow machine.
+MEMLIM_MB=${MEMLIM_MB:-1024}
+TIMEOUT_S=${TIMEOUT_S:-90}
+DEPTH=200000
+
+VERIFICATIONS='
+ticket_safety               ticket.pml            -                             safety    pass
+ticket_progress             ticket.pml            -                             liveness  pass
+lockref_mainline_safety     lockref_safety.pml    -                             safety    pass
+lockref_v7_safety           lockref_safety.pml    -DPOLICY_V7                   safety    pass
+lockref_mainline_liveness   lockref_liveness.pml  -DATTEMPTS=100                liveness  pass
+lockref_v7_liveness         lockref_liveness.pml  -DPOLICY_V7,-DATTEMPTS=4      liveness  pass
+mutant_nonatomic_grab       ticket.pml            -DMUTANT_NONATOMIC_GRAB       safety    assert:mutual_exclusion
+mutant_narrow_tickets       ticket.pml            -DTICKETS=3                   safety    assert:held_lock_looks_locked
+mutant_test_and_set         ticket.pml            -DMUTANT_TEST_AND_SET         liveness  ltl:progress
+mutant_ignore_lock          lockref_safety.pml    -DMUTANT_IGNORE_LOCK          safety    assert:count_frozen_while_locked
+mutant_put_last_lockless    lockref_safety.pml    -DMUTANT_PUT_LAST_LOCKLESS    safety    assert:last_put_under_lock
+mutant_get_dead             lockref_safety.pml    -DMUTANT_GET_DEAD             safety    assert:dead_never_revived
+mutant_dead_after_unlock    lockref_safety.pml    -DMUTANT_DEAD_AFTER_UNLOCK    safety    assert:no_get_after_free
+mutant_put_or_lock_unlocks  lockref_safety.pml    -DMUTANT_PUT_OR_LOCK_UNLOCKS  safety    assert:put_or_lock_contract
+mutant_plain_store          lockref_safety.pml    -DMUTANT_PLAIN_STORE          safety    assert:no_lost_update
+mutant_unbounded            lockref_liveness.pml  -DMUTANT_UNBOUNDED            liveness  ltl:ops_complete
+'
+
+for tool in spin gcc timeout; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "not ok model-checking: '$tool' is not installed (make deps installs spin and gcc)"
+        exit 1
+    fi
+done
+
+now() {
+    date +%s.%N
+}
+
+# One verification; prints its result line and returns non-zero on failure.
+verify() {
+    name=$1 model=$2 defines=$3 mode=$4 expect=$5
+    dir="$BUILD/$name"
+    if [ "$defines" = - ]; then
+        defines=
+    else
+        defines=$(echo "$defines" | tr , ' ')
+    fi
+    start=$(now)
+
+    # A fresh directory with copies of the models: spin names the trail after
+    # the file it was given, and it must land here, not in tests/model.
+    rm -rf "$dir"
+    if ! mkdir -p "$dir"; then
+        echo "not ok $name cannot create $dir"
+        return 1
+    fi
+    cp "$HERE"/*.pml "$dir"/
+    cd "$dir" || return 1
+
+    # shellcheck disable=SC2086 # $defines is a word list on purpose
+    if ! spin -a $defines "$model" >spin.log 2>&1; then
+        echo "not ok $name spin -a failed: $(tail -n 1 spin.log)"
+        return 1
+    fi
+    case $mode in
+    safety)
+        cflags="-DSAFETY -DNOCLAIM"
+        runflags=""
+        ;;
+    liveness)
+        cflags=""
+        runflags="-a -f"
+        ;;
+    *)
+        echo "not ok $name unknown mode '$mode'"
+        return 1
+        ;;
+    esac
+    # shellcheck disable=SC2086
+    if ! gcc -O1 -w -DMEMLIM=$MEMLIM_MB $cflags -o pan pan.c >cc.log 2>&1; then
+        echo "not ok $name pan does not compile: $(head -n 1 cc.log)"
+        return 1
+    fi
+    # shellcheck disable=SC2086
+    timeout "$TIMEOUT_S" ./pan $runflags -m$DEPTH -w22 >pan.log 2>&1
+    status=$?
+    secs=$(echo "$(now) $start" | awk '{ printf "%.1f", $1 - $2 }')
+    if [ $status -eq 124 ]; then
+        echo "not ok $name pan ran over ${TIMEOUT_S} s"
+        return 1
+    fi
+    errors=$(sed -n 's/.*errors: \([0-9][0-9]*\).*/\1/p' pan.log | head -n 1)
+    states=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' pan.log | head -n 1)
+    if [ -z "$errors" ] || [ -z "$states" ]; then
+        echo "not ok $name pan gave no verdict (exit $status): $(tail -n 1 pan.log)"
+        return 1
+    fi
+
+    case $expect in
+    pass)
+        if [ "$errors" -ne 0 ]; then
+            why=$(grep -m 1 -E '^pan:[0-9]+:' pan.log)
+            echo "not ok $name $errors error(s): $why (trail: $dir)"
+            return 1
+        fi
+        # A truncated search proves nothing: depth or memory ran out.
+        if grep -q -E 'max search depth too small|Search not completed|MEMLIM' pan.log; then
+            echo "not ok $name search incomplete: $(grep -m 1 -E 'depth too small|not completed|MEMLIM' pan.log)"
+            return 1
+        fi
+        ;;
+    assert:* | ltl:*)
+        want=${expect#*:}
+        if [ "$errors" -eq 0 ]; then
+            echo "not ok $name mutant survived: 0 errors, expected ${expect}"
+            return 1
+        fi
+        # shellcheck disable=SC2086
+        spin -t -p $defines "$model" >trail.log 2>&1
+        # The replayed trail names what broke: the text of the first
+        # failed assertion starts with its name, and a never claim runs
+        # as a process named after its ltl.
+        case $expect in
+        assert:*) found=$(grep -m 1 "text of failed assertion" trail.log |
+            grep -c "assert(($want&&") ;;
+        ltl:*) found=$(grep -c "acceptance cycle" pan.log) &&
+            found=$(grep -c "($want:1)" trail.log) ;;
+        esac
+        if [ "$found" -eq 0 ]; then
+            echo "not ok $name failed, but not as ${expect}: $(grep -m 1 -E '^pan:[0-9]+:' pan.log)"
+            return 1
+        fi
+        ;;
+    *)
+        echo "not ok $name unknown expectation '$expect'"
+        return 1
+        ;;
+    esac
+    echo "ok $name ($states states, $secs s)"
+    return 0
+}
+
+failed=0
+ran=0
+while read -r name model defines mode expect; do
+    [ -n "$name" ] || continue
+    if [ $# -gt 0 ]; then
+        case " $* " in
+        *" $name "*) ;;
+        *) continue ;;
+        esac
+    fi
+    ran=$((ran + 1))
+    # A subshell per verification: verify changes directory.
+    (verify "$name" "$model" "$defines" "$mode" "$expect") || failed=$((failed + 1))
+done <<EOF
+$VERIFICATIONS
+EOF
+
+if [ $ran -eq 0 ]; then
+    echo "not ok model-checking: no verification is named $*"
+    exit 1
+fi
+[ $failed -eq 0 ]
