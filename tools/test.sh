@@ -54,6 +54,7 @@ fi
 if [ -x tests/model/run.sh ]; then
     echo "== model checks (Spin)"
     check spin-models tests/model/run.sh
+    grep -E "^(not )?ok " "$LOGDIR/spin-models.log" | sed 's/^/    /'
 fi
 
 echo "== kernel boots (QEMU)"
