@@ -24,6 +24,7 @@
 #include "cmdline.h"
 #include "console.h"
 #include "cpu.h"
+#include "cpuinfo.h"
 #include "lockref.h"
 #include "platform.h"
 #include "printf.h"
@@ -88,6 +89,23 @@ static struct {
 	uint64_t per_cpu_ops[MAX_CPUS]; /* CPU 0 only */
 } bench;
 
+/*
+ * End of a timed region.  RDTSCP;LFENCE (cpu.h) where CPUID offers RDTSCP;
+ * otherwise LFENCE;RDTSC;LFENCE: the first LFENCE lets RDTSC read only
+ * once every earlier instruction has completed (SDM Vol. 2B RDTSC), the
+ * second keeps later ones from starting before it.  Nested KVM here hides
+ * RDTSCP, and executing it anyway kills the VM ("emulation failure").
+ */
+static inline uint64_t bench_tsc_end(void)
+{
+	uint32_t lo, hi;
+
+	if (cpuinfo.rdtscp)
+		return rdtscp_ordered();
+	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
 /* The empty batch: the loop a spec's batch runs, with nothing in it. */
 static void bench_empty(void *arg, unsigned cpu, unsigned n)
 {
@@ -112,7 +130,7 @@ static uint64_t bench_calibrate(const struct bench_spec *spec, unsigned cpu)
 		uint64_t t0 = rdtsc_ordered();
 
 		empty(spec->arg, cpu, bench_batch(spec));
-		runs[i] = rdtscp_ordered() - t0;
+		runs[i] = bench_tsc_end() - t0;
 	}
 	return bench_median(runs, BENCH_EMPTY_RUNS);
 }
@@ -135,7 +153,7 @@ static void bench_work(const struct bench_spec *spec, unsigned cpu, uint64_t tri
 		uint64_t t0 = rdtsc_ordered(), t1;
 
 		spec->run(spec->arg, cpu, n);
-		t1 = rdtscp_ordered();
+		t1 = bench_tsc_end();
 		if (spec->untimed)
 			spec->untimed(spec->arg, cpu, n);
 		ops += n;
@@ -153,7 +171,7 @@ static void bench_work(const struct bench_spec *spec, unsigned cpu, uint64_t tri
 			break;
 		}
 	}
-	me->end = rdtscp_ordered();
+	me->end = bench_tsc_end();
 	me->start = start;
 	me->ops = ops;
 	me->timed = timed;
@@ -276,7 +294,8 @@ static void bench_print(const struct bench_spec *spec, const struct bench_result
 	bench_append(line, &len, ",\"max_gap_us\":%llu",
 		     (unsigned long long)(r->max_gap_ns / 1000));
 	bench_append_fixed(line, &len, "batch_us", r->batch_ns * BENCH_ONE / 1000);
-	bench_append(line, &len, ",\"overruns\":%u", r->overruns);
+	bench_append(line, &len, ",\"overruns\":%u,\"clock_end\":\"%s\"", r->overruns,
+		     cpuinfo.rdtscp ? "rdtscp" : "lfence-rdtsc");
 	if (spec->lockref) {
 		bench_append_fixed(line, &len, "retries_per_op",
 				   bench_muldiv(r->retries, BENCH_ONE, r->lockref_ops));

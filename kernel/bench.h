@@ -18,8 +18,9 @@
  *   - One warm-up trial, then opts.bench_trials measured ones; the BENCH
  *     line gives the median, min and max over the measured trials.
  *   - Each batch is timed with LFENCE;RDTSC before and RDTSCP;LFENCE after
- *     (never CPUID: under a hypervisor it exits), and the cost of an empty
- *     batch, timed the same way on each CPU before the trials, is taken off.
+ *     (LFENCE;RDTSC;LFENCE where CPUID hides RDTSCP; never CPUID, which
+ *     exits to the hypervisor), and the cost of an empty batch, timed the
+ *     same way on each CPU before the trials, is taken off.
  *   - Each CPU's counters sit in their own 128-byte line pair; the stop
  *     flag too.  The measured objects are the spec's business: give each
  *     implementation its own object, alone in its own line pair.
@@ -30,6 +31,7 @@
  *            "ops_per_sec":..,"ops_per_sec_min":..,"ops_per_sec_max":..,
  *            "ns_per_op":..,"cycles_per_op":..,"jain":..,"min_mean":..,
  *            "overlap":..,"max_gap_us":..,"batch_us":..,"overruns":..,
+ *            "clock_end":"rdtscp"|"lfence-rdtsc",
  *            <lockref forms: "retries_per_op":..,"fallbacks":..,"lockref_ops":..,>
  *            <the spec's extra members>}
  *
@@ -71,8 +73,13 @@
 
 #include "ktest.h"
 
-/* Operations per batch unless the spec says otherwise; the stop flag is read between batches. */
-#define BENCH_BATCH_OPS 64
+/*
+ * Operations per batch unless the spec says otherwise; the stop flag is
+ * read between batches.  Small, because a contended operation can take
+ * milliseconds when vCPUs outnumber host cores (a lock handed to a
+ * preempted vCPU), and a CPU only stops at the end of its batch.
+ */
+#define BENCH_BATCH_OPS 16
 
 /* Measured trials at most (bench.trials= is clamped to this, with a line saying so). */
 #define BENCH_TRIALS_MAX 101

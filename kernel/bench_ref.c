@@ -1,0 +1,368 @@
+/*
+ * bench_ref.c - the reference-count implementations of bench_ref.h, their
+ * loops, and the reset, check and description hooks of their specs.
+ *
+ * The loops are generated from one always-inline body per operation with
+ * the kind as a constant, so each loop calls its library function directly
+ * and no implementation pays for a switch or an indirect call per
+ * operation that another does not.
+ */
+#include "bench_ref.h"
+
+#include "atomic.h"
+#include "cpu.h"
+#include "cpuinfo.h"
+#include "printf.h"
+#include "tsc.h"
+
+const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
+    [BENCH_IMPL_XADD] = {"xadd", BENCH_REF_XADD, NULL},
+    [BENCH_IMPL_SPINLOCK] = {"spinlock", BENCH_REF_SPINLOCK, NULL},
+    [BENCH_IMPL_LOCKREF] = {"lockref", BENCH_REF_LOCKREF, NULL},
+    [BENCH_IMPL_LOCKREF_V7] = {"lockref-v7", BENCH_REF_LOCKREF, &lockref_policy_v7},
+    [BENCH_IMPL_LOCKREF_LOCKED] = {"lockref-locked", BENCH_REF_LOCKREF, &lockref_policy_locked},
+    [BENCH_IMPL_LOCKREF16] = {"lockref16", BENCH_REF_LOCKREF16, NULL},
+};
+
+static inline __attribute__((always_inline)) void
+ref_get(enum bench_ref_kind kind, struct bench_ref_obj *o, const struct lockref_policy *p)
+{
+	switch (kind) {
+	case BENCH_REF_XADD:
+		atomic_xadd64(&o->counter, 1);
+		break;
+	case BENCH_REF_SPINLOCK:
+		spin_lock(&o->locked.lock);
+		atomic_store32(&o->locked.count, atomic_load32(&o->locked.count) + 1);
+		spin_unlock(&o->locked.lock);
+		break;
+	case BENCH_REF_LOCKREF:
+		lockref_get_p(&o->lr, p);
+		break;
+	case BENCH_REF_LOCKREF16:
+		lockref16_get_p(&o->lr16, p);
+		break;
+	}
+}
+
+/* Drop a reference; false if put_or_lock came back with the lock held (then released here). */
+static inline __attribute__((always_inline)) bool
+ref_put(enum bench_ref_kind kind, struct bench_ref_obj *o, const struct lockref_policy *p)
+{
+	switch (kind) {
+	case BENCH_REF_XADD:
+		atomic_xadd64(&o->counter, (uint64_t)-1);
+		return true;
+	case BENCH_REF_SPINLOCK:
+		spin_lock(&o->locked.lock);
+		atomic_store32(&o->locked.count, atomic_load32(&o->locked.count) - 1);
+		spin_unlock(&o->locked.lock);
+		return true;
+	case BENCH_REF_LOCKREF:
+		if (lockref_put_or_lock_p(&o->lr, p))
+			return true;
+		lockref_unlock(&o->lr);
+		return false;
+	case BENCH_REF_LOCKREF16:
+		if (lockref16_put_or_lock_p(&o->lr16, p))
+			return true;
+		lockref16_unlock(&o->lr16);
+		return false;
+	}
+	return false;
+}
+
+/* @n gets, puts or pairs on @arg's object; the object and policy stay in registers. */
+static inline __attribute__((always_inline)) void
+ref_loop(void *arg, unsigned n, enum bench_ref_kind kind, bool get, bool put)
+{
+	struct bench_ref *r = arg;
+	struct bench_ref_obj *o = r->obj;
+	const struct lockref_policy *p = r->policy;
+	uint64_t bad = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (get)
+			ref_get(kind, o, p);
+		if (put)
+			bad += !ref_put(kind, o, p);
+	}
+	if (bad)
+		atomic_xadd64((uint64_t *)&r->errors, bad);
+}
+
+static void xadd_gets(void *arg, unsigned cpu, unsigned n)
+{
+	(void)cpu;
+	ref_loop(arg, n, BENCH_REF_XADD, true, false);
+}
+
+static void xadd_puts(void *arg, unsigned cpu, unsigned n)
+{
+	(void)cpu;
+	ref_loop(arg, n, BENCH_REF_XADD, false, true);
+}
+
+static void xadd_pairs(void *arg, unsigned cpu, unsigned n)
+{
+	(void)cpu;
+	ref_loop(arg, n, BENCH_REF_XADD, true, true);
+}
+
+static void spinlock_gets(void *arg, unsigned cpu, unsigned n)
+{
+	(void)cpu;
+	ref_loop(arg, n, BENCH_REF_SPINLOCK, true, false);
+}
+
+static void spinlock_puts(void *arg, unsigned cpu, unsigned n)
+{
+	(void)cpu;
+	ref_loop(arg, n, BENCH_REF_SPINLOCK, false, true);
+}
+
+static void spinlock_pairs(void *arg, unsigned cpu, unsigned n)
+{
+	(void)cpu;
+	ref_loop(arg, n, BENCH_REF_SPINLOCK, true, true);
+}
+
+static void lockref_gets(void *arg, unsigned cpu, unsigned n)
+{
+	(void)cpu;
+	ref_loop(arg, n, BENCH_REF_LOCKREF, true, false);
+}
+
+static void lockref_puts(void *arg, unsigned cpu, unsigned n)
+{
+	(void)cpu;
+	ref_loop(arg, n, BENCH_REF_LOCKREF, false, true);
+}
+
+static void lockref_pairs(void *arg, unsigned cpu, unsigned n)
+{
+	(void)cpu;
+	ref_loop(arg, n, BENCH_REF_LOCKREF, true, true);
+}
+
+static void lockref16_gets(void *arg, unsigned cpu, unsigned n)
+{
+	(void)cpu;
+	ref_loop(arg, n, BENCH_REF_LOCKREF16, true, false);
+}
+
+static void lockref16_puts(void *arg, unsigned cpu, unsigned n)
+{
+	(void)cpu;
+	ref_loop(arg, n, BENCH_REF_LOCKREF16, false, true);
+}
+
+static void lockref16_pairs(void *arg, unsigned cpu, unsigned n)
+{
+	(void)cpu;
+	ref_loop(arg, n, BENCH_REF_LOCKREF16, true, true);
+}
+
+static const struct {
+	bench_ops_fn gets, puts, pairs;
+} ref_loops[] = {
+    [BENCH_REF_XADD] = {xadd_gets, xadd_puts, xadd_pairs},
+    [BENCH_REF_SPINLOCK] = {spinlock_gets, spinlock_puts, spinlock_pairs},
+    [BENCH_REF_LOCKREF] = {lockref_gets, lockref_puts, lockref_pairs},
+    [BENCH_REF_LOCKREF16] = {lockref16_gets, lockref16_puts, lockref16_pairs},
+};
+
+static bool ref_is_lockref(const struct bench_ref *r)
+{
+	return r->impl->kind == BENCH_REF_LOCKREF || r->impl->kind == BENCH_REF_LOCKREF16;
+}
+
+void bench_ref_init(struct bench_ref *r, const struct bench_ref_impl *impl,
+		    struct bench_ref_obj *obj)
+{
+	*r = (struct bench_ref){.impl = impl, .obj = obj};
+	r->policy = impl->policy ? impl->policy : lockref_get_policy();
+	r->gets = ref_loops[impl->kind].gets;
+	r->puts = ref_loops[impl->kind].puts;
+	r->pairs = ref_loops[impl->kind].pairs;
+}
+
+/* The convoy holder's lock; a plain counter has none, so its holder only idles. */
+static void ref_lock(struct bench_ref *r)
+{
+	switch (r->impl->kind) {
+	case BENCH_REF_XADD:
+		break;
+	case BENCH_REF_SPINLOCK:
+		spin_lock(&r->obj->locked.lock);
+		break;
+	case BENCH_REF_LOCKREF:
+		lockref_lock(&r->obj->lr);
+		break;
+	case BENCH_REF_LOCKREF16:
+		lockref16_lock(&r->obj->lr16);
+		break;
+	}
+}
+
+static void ref_unlock(struct bench_ref *r)
+{
+	switch (r->impl->kind) {
+	case BENCH_REF_XADD:
+		break;
+	case BENCH_REF_SPINLOCK:
+		spin_unlock(&r->obj->locked.lock);
+		break;
+	case BENCH_REF_LOCKREF:
+		lockref_unlock(&r->obj->lr);
+		break;
+	case BENCH_REF_LOCKREF16:
+		lockref16_unlock(&r->obj->lr16);
+		break;
+	}
+}
+
+/* CPU 0, before a trial: count 1 + preload, unlocked, counters cleared. */
+static void ref_reset(void *arg)
+{
+	struct bench_ref *r = arg;
+	struct bench_ref_obj *o = r->obj;
+
+	switch (r->impl->kind) {
+	case BENCH_REF_XADD:
+		atomic_store64(&o->counter, 1);
+		break;
+	case BENCH_REF_SPINLOCK:
+		spin_init(&o->locked.lock);
+		atomic_store32(&o->locked.count, 1);
+		break;
+	case BENCH_REF_LOCKREF:
+		lockref_init(&o->lr);
+		break;
+	case BENCH_REF_LOCKREF16:
+		lockref16_init(&o->lr16);
+		break;
+	}
+	if (r->preload)
+		r->gets(r, 0, r->preload);
+	r->errors = 0;
+	r->warnings = lockref_warnings();
+	r->convoy.next = 0;
+	r->convoy.holds = 0;
+}
+
+/* CPU 0, after a trial: every get was matched by a put, nothing was left locked. */
+static bool ref_check(void *arg, char *why, size_t size)
+{
+	struct bench_ref *r = arg;
+	struct bench_ref_obj *o = r->obj;
+	int64_t count = 0, want = 1 + (int64_t)r->preload;
+	bool locked = false;
+	uint64_t warnings = lockref_warnings() - r->warnings;
+
+	switch (r->impl->kind) {
+	case BENCH_REF_XADD:
+		count = (int64_t)atomic_load64(&o->counter);
+		break;
+	case BENCH_REF_SPINLOCK:
+		count = atomic_load32(&o->locked.count);
+		locked = spin_is_locked(&o->locked.lock);
+		break;
+	case BENCH_REF_LOCKREF:
+		count = lockref_count(&o->lr);
+		locked = spin_is_locked(&o->lr.lock);
+		break;
+	case BENCH_REF_LOCKREF16:
+		count = lockref16_count(&o->lr16);
+		locked = spin_is_locked(&o->lr16.lock);
+		break;
+	}
+	if (r->errors)
+		ksnprintf(why, size, "%llu puts found the last reference and came back locked",
+			  (unsigned long long)r->errors);
+	else if (locked)
+		ksnprintf(why, size, "the lock was left held");
+	else if (count != want)
+		ksnprintf(why, size, "count %lld after the trial, expected %lld: lost updates",
+			  (long long)count, (long long)want);
+	else if (warnings)
+		ksnprintf(why, size, "%llu lockref misuse warnings", (unsigned long long)warnings);
+	else
+		return true;
+	return false;
+}
+
+/* The policy behind a lockref form, for the BENCH line. */
+static void ref_extra(void *arg, char *buf, size_t size)
+{
+	struct bench_ref *r = arg;
+	int n = 0;
+
+	buf[0] = '\0';
+	if (ref_is_lockref(r))
+		n = ksnprintf(buf, size, ",\"policy\":\"%s\",\"attempts\":%u,\"wait\":%s",
+			      r->policy->name, r->policy->retries,
+			      r->policy->wait_unlocked ? "true" : "false");
+	if (r->impl->kind == BENCH_REF_LOCKREF16 && n >= 0 && (size_t)n < size)
+		n += ksnprintf(buf + n, size - (size_t)n, ",\"cx16\":%s",
+			       cpuinfo.cx16 ? "true" : "false");
+	if (r->convoy.every && n >= 0 && (size_t)n < size)
+		ksnprintf(buf + n, size - (size_t)n,
+			  ",\"hold_ns\":%llu,\"every_ns\":%llu,\"holds\":%llu",
+			  (unsigned long long)tsc_to_ns(r->convoy.hold),
+			  (unsigned long long)tsc_to_ns(r->convoy.every),
+			  (unsigned long long)r->convoy.holds);
+}
+
+struct bench_spec bench_ref_spec(const char *bench, struct bench_ref *r)
+{
+	return (struct bench_spec){
+	    .bench = bench,
+	    .impl = r->impl->name,
+	    .op = "get+put",
+	    .run = r->pairs,
+	    .reset = ref_reset,
+	    .check = ref_check,
+	    .extra = ref_extra,
+	    .arg = r,
+	    .lockref = ref_is_lockref(r),
+	};
+}
+
+/*
+ * CPU 0, between its batches: hold the lock for convoy.hold cycles once
+ * convoy.every cycles have passed since the last hold.  The hold sits
+ * inside CPU 0's timed batch, so CPU 0's own figures include it.
+ */
+static void ref_convoy_hold(struct bench_ref *r)
+{
+	struct bench_ref_convoy *c = &r->convoy;
+	uint64_t start = tsc_now();
+
+	if (start < c->next)
+		return;
+	ref_lock(r);
+	/* PAUSE while holding: the other CPUs meet a held lock, as behind a real critical section. */
+	while (tsc_now() - start < c->hold)
+		cpu_relax();
+	ref_unlock(r);
+	c->holds++;
+	c->next = tsc_now() + c->every;
+}
+
+static void ref_convoy_run(void *arg, unsigned cpu, unsigned n)
+{
+	struct bench_ref *r = arg;
+
+	if (cpu == 0)
+		ref_convoy_hold(r);
+	r->pairs(arg, cpu, n);
+}
+
+struct bench_spec bench_ref_convoy_spec(const char *bench, struct bench_ref *r)
+{
+	struct bench_spec spec = bench_ref_spec(bench, r);
+
+	spec.run = ref_convoy_run;
+	return spec;
+}

@@ -1,0 +1,108 @@
+/*
+ * bench_ref.h - the reference counts the benchmarks compare, behind one
+ * interface: a plain atomic counter, a ticket lock guarding a count, the
+ * 8-byte lockref under any policy, and the 16-byte lockref.
+ *
+ * Why one file for all of them: the uncontended, refcount, convoy and
+ * retry-table benchmarks must run the very same get and put code, or their
+ * figures could not be set side by side.  Each implementation gets its own
+ * object in its own 128-byte line pair, so one never slows another.
+ *
+ * A get+put pair is one operation of the refcount-style benchmarks: take a
+ * reference, drop it, as a path walk does for every component.  The put is
+ * lockref_put_or_lock (dput's fast path in Linux 3.12): the count never
+ * drops to its last reference here, so it must never come back with the
+ * lock held; if it does, that is counted as an error and the trial's check
+ * fails.
+ */
+#ifndef KERNEL_BENCH_REF_H
+#define KERNEL_BENCH_REF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench.h"
+#include "lockref.h"
+#include "lockref16.h"
+#include "platform.h"
+#include "spinlock.h"
+
+enum bench_ref_kind {
+	BENCH_REF_XADD,	    /* LOCK XADD on a 64-bit counter: the hardware limit */
+	BENCH_REF_SPINLOCK, /* ticket lock, count++, unlock: the pre-lockref way */
+	BENCH_REF_LOCKREF,  /* lockref.h with the implementation's policy */
+	BENCH_REF_LOCKREF16 /* lockref16.h with the implementation's policy */
+};
+
+struct bench_ref_impl {
+	const char *name; /* INTERFACE.md impl name, e.g. "lockref-v7" */
+	enum bench_ref_kind kind;
+	/* Lockref forms: the policy; NULL means the boot policy (lockref.policy=). */
+	const struct lockref_policy *policy;
+};
+
+/* The INTERFACE.md implementations, in the order tables list them. */
+enum {
+	BENCH_IMPL_XADD,
+	BENCH_IMPL_SPINLOCK,
+	BENCH_IMPL_LOCKREF,
+	BENCH_IMPL_LOCKREF_V7,
+	BENCH_IMPL_LOCKREF_LOCKED,
+	BENCH_IMPL_LOCKREF16,
+	BENCH_IMPLS
+};
+extern const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS];
+
+/* One implementation's shared object, alone in its line pair. */
+struct bench_ref_obj {
+	union {
+		uint64_t counter;
+		struct {
+			spinlock_t lock;
+			uint32_t count;
+		} locked;
+		struct lockref lr;
+		struct lockref16 lr16;
+	};
+} __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+/* What CPU 0 does to the object between batches in the convoy benchmark. */
+struct bench_ref_convoy {
+	uint64_t every; /* cycles from the end of one hold to the next; 0: never */
+	uint64_t hold;	/* cycles the lock is held */
+	uint64_t next;	/* TSC of the next hold */
+	uint64_t holds; /* holds in the current trial */
+} __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+/*
+ * A bench_spec's arg for these benchmarks.  Read by every CPU in every
+ * batch, written only by CPU 0 between trials (and `errors`, which a
+ * correct lock never writes), so it shares no line with anything hot.
+ */
+struct bench_ref {
+	const struct bench_ref_impl *impl;
+	const struct lockref_policy *policy; /* resolved: never NULL for lockref forms */
+	struct bench_ref_obj *obj;
+	bench_ops_fn gets, puts, pairs; /* the loops for this kind, direct calls inside */
+	unsigned preload;		/* references taken at reset, beyond the first */
+	uint64_t warnings;		/* lockref_warnings() at reset */
+	volatile uint64_t errors;	/* put_or_lock came back with the lock held */
+	struct bench_ref_convoy convoy;
+} __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+/* Make *@r drive @impl on @obj (count 1 after each reset, no preload, no convoy). */
+void bench_ref_init(struct bench_ref *r, const struct bench_ref_impl *impl,
+		    struct bench_ref_obj *obj);
+
+/*
+ * A spec of @bench that runs get+put pairs on *@r, with reset (count back
+ * to 1 + preload, unlocked), check (count and lock as reset left them, no
+ * error, no new lockref warning), the lockref statistics for lockref
+ * forms, and the policy (and convoy settings) in the BENCH line.
+ */
+struct bench_spec bench_ref_spec(const char *bench, struct bench_ref *r);
+
+/* The convoy spec: as bench_ref_spec, but CPU 0 also holds the lock as r->convoy says. */
+struct bench_spec bench_ref_convoy_spec(const char *bench, struct bench_ref *r);
+
+#endif /* KERNEL_BENCH_REF_H */

@@ -1,0 +1,534 @@
+#!/usr/bin/env python3
+"""bench_report.py - turn a benchmark boot's serial log into a report and a plot.
+
+    tools/bench_report.py LOG OUTDIR [--host-cpus N] [--strict]
+
+Reads the `# ENV {json}` line and every `# BENCH {json}` line the kernel
+printed (INTERFACE.md) and writes:
+
+    OUTDIR/report.md      the machine, one table per benchmark, warnings
+                          where a figure cannot mean much, and the goals of
+                          issue 6 with PASS/FAIL and the figures behind them
+    OUTDIR/scaling.png    operations per second against CPUs, one line per
+                          implementation (gnuplot, tools/bench_scaling.gp)
+    OUTDIR/scaling.dat    the plotted data
+
+Why a host tool: the kernel has no floating point and no room for tables;
+it prints raw figures, and everything that compares them lives here, where
+it can be unit-tested (tools/test_bench_report.py).
+
+Exit status: 0 when the report and plot were written, 1 on unusable input
+(no ENV line, no BENCH line, a line that is not JSON, a missing field) or
+when gnuplot fails, 2 on bad arguments; with --strict, 3 when a goal fails.
+Python 3 standard library only.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+
+# The implementations in the order INTERFACE.md lists them; others follow, sorted.
+IMPL_ORDER = ["xadd", "spinlock", "lockref", "lockref-v7", "lockref-locked", "lockref16"]
+INSN_ORDER = ["xadd", "cmpxchg8b", "cmpxchgq", "cmpxchg16b"]
+OP_ORDER = ["insn", "get", "put", "get+put"]
+BENCH_ORDER = ["uncontended", "refcount", "convoy", "retry-table", "pathwalk"]
+SCALING_BENCHES = ["refcount", "convoy", "pathwalk"]
+REQUIRED = ["bench", "impl", "cpus", "trials", "ops_per_sec"]
+
+# The seed's retry-policy table (v7 cover letter: AIM7 short, 1500 users, 80 cores, JPM).
+SEED_RETRY_JPM = {
+    "lockref-wait-1": 5899907,
+    "lockref-wait-2": 6534958,
+    "lockref-wait-3": 6868170,
+    "lockref-wait-4": 6905332,
+    "lockref-nowait-2": 1091273,
+    "lockref-nowait-4": 1281867,
+    "lockref-nowait-8": 5095203,
+    "lockref-nowait-16": 6392709,
+    "lockref-nowait-32": 6438080,
+}
+# The seed's uncontended figures (2.4 GHz Westmere, ns per update).
+SEED_LOCKED_NS = 14.7
+SEED_LOCKREF_NS = 16.0
+
+# Goals (issue 6).  Hardware: KVM or bare metal.  Emulated: TCG or Bochs.
+GOAL_UNCONTENDED_MAX = 1.1  # lockref get+put <= 1.1x spinlock get+put
+GOAL_VS_SPINLOCK_MIN = 1.3  # lockref >= 1.3x spinlock at every N >= 2
+GOAL_VS_XADD_MIN = 0.25  # lockref >= 0.25x xadd at every N >= 2
+GOAL_FALLBACK_MAX = 0.001  # fallbacks < 0.1% of lockref operations (refcount)
+GOAL_WIDE_MIN = 0.7  # lockref16 >= 0.7x lockref
+EMULATORS = {"tcg", "bochs"}
+
+# Measurement-quality thresholds for warnings.
+OVERLAP_MIN = 0.9  # all CPUs running together for at least 90% of a run
+GAP_FACTOR = 20  # a batch gap 20x the mean batch means a CPU was stopped
+GAP_MIN_US = 100  # ... and at least this long, so timer noise does not count
+
+
+class InputError(Exception):
+    """The log cannot be turned into a report; the message says why."""
+
+
+def parse_log(path):
+    """Return (env, results, notes) from the serial log at @path.
+
+    results maps (bench, impl, op, cpus) to the BENCH record; a repeated key
+    keeps the last one and adds a note.
+    """
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8", errors="replace")
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror}")
+    env, result, results, notes = None, None, {}, []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip().strip("\r")
+        m = re.match(r"^# (ENV|BENCH) (.*)$", line)
+        if line.startswith("# RESULT "):
+            result = line.split()[2]
+        if not m:
+            continue
+        try:
+            record = json.loads(m.group(2))
+        except json.JSONDecodeError as e:
+            raise InputError(f"{path}:{number}: the {m.group(1)} line is not JSON ({e.msg}); "
+                             f"was it cut short? {line[:120]!r}")
+        if not isinstance(record, dict):
+            raise InputError(f"{path}:{number}: the {m.group(1)} line is not a JSON object")
+        if m.group(1) == "ENV":
+            env = record
+            continue
+        missing = [k for k in REQUIRED if k not in record]
+        if missing:
+            raise InputError(f"{path}:{number}: BENCH line lacks {', '.join(missing)}")
+        key = (record["bench"], record["impl"], record.get("op", "get+put"), record["cpus"])
+        if key in results:
+            notes.append(f"{'/'.join(map(str, key))} appears more than once; "
+                         f"the last line ({number}) is used")
+        results[key] = record
+    if env is None:
+        raise InputError(f"{path}: no '# ENV {{...}}' line: is this the kernel's serial log?")
+    if not results:
+        raise InputError(f"{path}: no '# BENCH {{...}}' lines: was the kernel booted with "
+                         f"run=bench, and did it get that far?")
+    return env, result, results, notes
+
+
+def host_info(host_cpus=None):
+    """The machine the tool runs on (where QEMU ran, under make bench)."""
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    if host_cpus is None:
+        host_cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+            else os.cpu_count()
+    return {"node": platform.node(), "model": model, "cpus": host_cpus,
+            "system": f"{platform.system()} {platform.release()}"}
+
+
+def accelerator(env):
+    """(label, emulated) from the ENV line's hypervisor field."""
+    hv = str(env.get("hypervisor", "unknown"))
+    labels = {"kvm": "KVM", "tcg": "QEMU TCG (emulation)", "bochs": "Bochs (emulation)",
+              "none": "bare metal"}
+    return labels.get(hv, f"hypervisor '{hv}'"), hv in EMULATORS
+
+
+def impl_key(impl):
+    if impl in IMPL_ORDER:
+        return (0, IMPL_ORDER.index(impl), impl)
+    return (1, 0, impl)
+
+
+def fmt_rate(v):
+    if v is None:
+        return "-"
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if v >= scale:
+            return f"{v / scale:.3g} {unit}"
+    return f"{v:.3g}"
+
+
+def fmt_ratio(a, b):
+    if a is None or not b:
+        return "-"
+    return f"{a / b:.2f}x"
+
+
+def fmt_pct(v):
+    return "-" if v is None else f"{100 * v:.3g}%"
+
+
+def fallback_fraction(r):
+    ops = r.get("lockref_ops")
+    if not ops or "fallbacks" not in r:
+        return None
+    return r["fallbacks"] / ops
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def select(results, bench, op=None):
+    return {k: v for k, v in results.items() if k[0] == bench and (op is None or k[2] == op)}
+
+
+def scaling_grid(results, bench):
+    """{impl: {cpus: record}} of a scaling benchmark, and the sorted CPU counts."""
+    grid = {}
+    for (b, impl, _op, cpus), r in select(results, bench).items():
+        grid.setdefault(impl, {})[cpus] = r
+    cpus = sorted({n for per in grid.values() for n in per})
+    return dict(sorted(grid.items(), key=lambda kv: impl_key(kv[0]))), cpus
+
+
+def section_uncontended(results):
+    rows = []
+    recs = select(results, "uncontended")
+
+    def order(k):
+        if k[2] == "insn":
+            return (0, INSN_ORDER.index(k[1]) if k[1] in INSN_ORDER else 9, k[1], 0)
+        return (1,) + impl_key(k[1])[:2] + (OP_ORDER.index(k[2]) if k[2] in OP_ORDER else 9,)
+    for key in sorted(recs, key=order):
+        r = recs[key]
+        _, impl, op, _ = key
+        label = op
+        if impl == "spinlock" and op in ("get", "put"):
+            label = f"{op} (lock, {'inc' if op == 'get' else 'dec'}, unlock)"
+        base = results.get(("uncontended", "spinlock", op, 1))
+        rows.append([impl, "lock " + impl if op == "insn" else label,
+                     f"{r.get('ns_per_op', 0):.2f}", f"{r.get('cycles_per_op', 0):.1f}",
+                     fmt_ratio(r.get("ns_per_op"), base.get("ns_per_op")) if base and op != "insn"
+                     else "-", fmt_rate(r["ops_per_sec"])])
+    text = ["## uncontended: one CPU, nobody else looking", "",
+            "Time per operation with the empty-loop cost taken off (median of trials). "
+            "`vs spinlock` divides by the ticket lock's time for the same operation: "
+            "below 1 is faster.", "",
+            table(["impl", "operation", "ns/op", "cycles/op", "vs spinlock", "ops/s"], rows)]
+    lr = results.get(("uncontended", "lockref", "get+put", 1))
+    sl = results.get(("uncontended", "spinlock", "get+put", 1))
+    if lr and sl:
+        text += ["", f"Seed (2.4 GHz Westmere): lock/update/unlock {SEED_LOCKED_NS} ns, "
+                     f"lockref get/put {SEED_LOCKREF_NS} ns per update "
+                     f"({SEED_LOCKREF_NS / SEED_LOCKED_NS:.2f}x).  Here: "
+                     f"{sl['ns_per_op'] / 2:.2f} ns against {lr['ns_per_op'] / 2:.2f} ns "
+                     f"({lr['ns_per_op'] / sl['ns_per_op']:.2f}x)."]
+    return "\n".join(text)
+
+
+def section_scaling(results, bench, blurb):
+    grid, cpus = scaling_grid(results, bench)
+    if not grid:
+        return None
+    head = ["impl"] + [f"{n} CPU{'s' if n > 1 else ''}" for n in cpus]
+
+    def rate(impl, n):
+        r = grid.get(impl, {}).get(n)
+        return r["ops_per_sec"] if r else None
+
+    text = [f"## {bench}", "", blurb, "",
+            "Aggregate operations per second (median of trials; min and max in the "
+            "details below):", "",
+            table(head, [[impl] + [fmt_rate(rate(impl, n)) for n in cpus] for impl in grid])]
+    for base in ("spinlock", "xadd"):
+        if base in grid:
+            text += ["", f"Throughput against `{base}` at the same CPU count:", "",
+                     table(head, [[impl] + [fmt_ratio(rate(impl, n), rate(base, n))
+                                            for n in cpus] for impl in grid])]
+    rows = []
+    for impl, per in grid.items():
+        for n in cpus:
+            r = per.get(n)
+            if not r:
+                continue
+            rows.append([impl, n, f"{fmt_rate(r.get('ops_per_sec_min'))} .. "
+                                  f"{fmt_rate(r.get('ops_per_sec_max'))}",
+                         f"{r.get('ns_per_op', 0):.1f}", f"{r.get('jain', 0):.3f}",
+                         f"{r.get('min_mean', 0):.3f}",
+                         f"{r['retries_per_op']:.3f}" if "retries_per_op" in r else "-",
+                         fmt_pct(fallback_fraction(r)), f"{r.get('overlap', 0):.3f}",
+                         r.get("max_gap_us", "-"), r.get("overruns", 0)])
+    text += ["", "Details: ns/op is one operation as one CPU sees it; Jain's index 1.0 is "
+                 "perfectly fair, 1/N is one CPU doing all; retries per lockref operation; "
+                 "fallbacks as a share of lockref operations; overlap is the share of the "
+                 "run during which every CPU was running.", "",
+             table(["impl", "CPUs", "ops/s min .. max", "ns/op", "Jain", "min/mean",
+                    "retries/op", "fallbacks", "overlap", "max gap us", "overruns"], rows)]
+    return "\n".join(text)
+
+
+def section_retry(results):
+    recs = select(results, "retry-table")
+    if not recs:
+        return None
+
+    def order(key):
+        m = re.match(r"lockref-(wait|nowait)-(\d+)$", key[1])
+        return (m.group(1) != "wait", int(m.group(2))) if m else (2, key[1])
+    keys = sorted(recs, key=order)
+    best = max(recs[k]["ops_per_sec"] for k in keys) or 1
+    seed_best = max(SEED_RETRY_JPM.values())
+    rows = []
+    for key in keys:
+        r = recs[key]
+        med, lo, hi = r["ops_per_sec"], r.get("ops_per_sec_min"), r.get("ops_per_sec_max")
+        spread = f"{100 * (hi - lo) / med:.0f}%" if med and lo is not None and hi is not None \
+            else "-"
+        seed = SEED_RETRY_JPM.get(key[1])
+        rows.append([key[1], key[3], fmt_rate(med), f"{fmt_rate(lo)} .. {fmt_rate(hi)}", spread,
+                     f"{med / best:.2f}",
+                     f"{r['retries_per_op']:.3f}" if "retries_per_op" in r else "-",
+                     fmt_pct(fallback_fraction(r)),
+                     f"{seed:,}" if seed else "-", f"{seed / seed_best:.2f}" if seed else "-"])
+    return "\n".join([
+        "## retry-table: the seed's policy table", "",
+        "The refcount workload at every CPU under each lockless policy: wait until the lock "
+        "is free then try N times, or try N times without waiting.  Spread is (max - min) / "
+        "median over the trials.  `relative` divides by the best policy here; the seed's "
+        "column is AIM7 jobs per minute on 80 cores, with its own relative figure, for the "
+        "shape of the curve (the absolute figures measure different things).", "",
+        table(["policy", "CPUs", "ops/s", "min .. max", "spread", "relative", "retries/op",
+               "fallbacks", "seed JPM", "seed relative"], rows)])
+
+
+def goal(name, ok, figures):
+    verdict = "n/a" if ok is None else ("PASS" if ok else "FAIL")
+    return {"name": name, "verdict": verdict, "figures": figures}
+
+
+def goals_hardware(results):
+    out = []
+    lr = results.get(("uncontended", "lockref", "get+put", 1))
+    sl = results.get(("uncontended", "spinlock", "get+put", 1))
+    if lr and sl:
+        ratio = lr["ns_per_op"] / sl["ns_per_op"]
+        out.append(goal(f"uncontended lockref get+put <= {GOAL_UNCONTENDED_MAX}x ticket lock",
+                        ratio <= GOAL_UNCONTENDED_MAX,
+                        f"{lr['ns_per_op']:.2f} ns vs {sl['ns_per_op']:.2f} ns = {ratio:.2f}x"))
+    else:
+        out.append(goal("uncontended lockref get+put <= 1.1x ticket lock", None,
+                        "no uncontended lockref/spinlock get+put lines"))
+    grid, cpus = scaling_grid(results, "refcount")
+    multi = [n for n in cpus if n >= 2]
+    lref = grid.get("lockref", {})
+    for base, bound in (("spinlock", GOAL_VS_SPINLOCK_MIN), ("xadd", GOAL_VS_XADD_MIN)):
+        other = grid.get(base, {})
+        pairs = [(n, lref[n]["ops_per_sec"], other[n]["ops_per_sec"]) for n in multi
+                 if n in lref and n in other and other[n]["ops_per_sec"]]
+        name = f"refcount: lockref >= {bound}x {base} at every N >= 2"
+        if not pairs:
+            out.append(goal(name, None, "needs refcount lines at 2 or more CPUs"))
+            continue
+        out.append(goal(name, all(a >= bound * b for _, a, b in pairs),
+                        ", ".join(f"N={n}: {a / b:.2f}x" for n, a, b in pairs)))
+    fb = [(n, fallback_fraction(lref[n])) for n in sorted(lref)
+          if fallback_fraction(lref[n]) is not None]
+    name = f"refcount: lockref fallbacks < {100 * GOAL_FALLBACK_MAX:g}% of operations"
+    out.append(goal(name, all(f < GOAL_FALLBACK_MAX for _, f in fb) if fb else None,
+                    ", ".join(f"N={n}: {fmt_pct(f)}" for n, f in fb) or "no lockref lines"))
+    wide = grid.get("lockref16", {})
+    pairs = [(n, wide[n]["ops_per_sec"], lref[n]["ops_per_sec"]) for n in sorted(wide)
+             if n in lref and lref[n]["ops_per_sec"]]
+    figures = [f"N={n}: {a / b:.2f}x" for n, a, b in pairs]
+    checks = [a >= GOAL_WIDE_MIN * b for _, a, b in pairs]
+    w = results.get(("uncontended", "lockref16", "get+put", 1))
+    if w and lr and w["ns_per_op"]:
+        speed = lr["ns_per_op"] / w["ns_per_op"]
+        figures.append(f"uncontended: {speed:.2f}x")
+        checks.append(speed >= GOAL_WIDE_MIN)
+    out.append(goal(f"lockref16 >= {GOAL_WIDE_MIN}x the 8-byte lockref (throughput)",
+                    all(checks) if checks else None, ", ".join(figures) or "no lockref16 lines"))
+    return out
+
+
+def goals_emulated(results):
+    grid, cpus = scaling_grid(results, "refcount")
+    lref, spin = grid.get("lockref", {}), grid.get("spinlock", {})
+    pairs = [(n, lref[n]["ops_per_sec"], spin[n]["ops_per_sec"]) for n in cpus
+             if n >= 2 and n in lref and n in spin and spin[n]["ops_per_sec"]]
+    name = "refcount: no inversion, lockref >= spinlock at every N >= 2"
+    if not pairs:
+        return [goal(name, None, "needs refcount lines at 2 or more CPUs")]
+    return [goal(name, all(a >= b for _, a, b in pairs),
+                 ", ".join(f"N={n}: {a / b:.2f}x" for n, a, b in pairs))]
+
+
+def quality_warnings(results):
+    """One line per benchmark whose runs were measured badly."""
+    bad = {}
+    for (bench, impl, op, cpus), r in results.items():
+        why = []
+        if cpus > 1 and r.get("overlap", 1) < OVERLAP_MIN:
+            why.append("overlap")
+        gap, batch = r.get("max_gap_us", 0), r.get("batch_us", 0)
+        if gap >= GAP_MIN_US and batch and gap > GAP_FACTOR * batch:
+            why.append("gap")
+        if r.get("overruns"):
+            why.append("overrun")
+        for w in why:
+            bad.setdefault((bench, w), []).append(f"{impl}@{cpus}")
+    text = {"overlap": f"the CPUs ran together for less than {OVERLAP_MIN:.0%} of the run",
+            "gap": f"a CPU stopped for over {GAP_FACTOR}x its mean batch time (a preempted "
+                   f"vCPU, an SMI)",
+            "overrun": "a CPU missed the stop flag and stopped on its own"}
+    return [f"{bench}: {text[w]} in {len(runs)} run(s): {', '.join(sorted(runs)[:8])}"
+            f"{' ...' if len(runs) > 8 else ''}" for (bench, w), runs in sorted(bad.items())]
+
+
+def environment_warnings(env, host):
+    out = []
+    label, emulated = accelerator(env)
+    online = env.get("cpus_online", 0)
+    if emulated:
+        out.append(f"Under {label} PAUSE leaves the vCPU loop and atomics are emulated: "
+                   "absolute figures and ratios do not describe hardware; only gross "
+                   "inversions mean anything.")
+    if env.get("hypervisor") != "none" and host["cpus"] and online > host["cpus"]:
+        out.append(f"{online} vCPUs on {host['cpus']} host CPUs: vCPUs are preempted while "
+                   "holding or waiting for locks, so contended figures measure the host's "
+                   "scheduler more than the locks.")
+    if env.get("invariant_tsc") is False:
+        out.append("The TSC is not invariant: nanosecond figures assume a constant rate.")
+    if env.get("tsc_source") in ("guess",):
+        out.append("The TSC frequency was guessed, not measured: nanoseconds are unreliable.")
+    return out
+
+
+def build_report(env, result, results, notes, host):
+    label, emulated = accelerator(env)
+    benches = sorted({k[0] for k in results},
+                     key=lambda b: (BENCH_ORDER.index(b) if b in BENCH_ORDER else 99, b))
+    any_rec = next(iter(results.values()))
+    parts = ["# Benchmark report", "",
+             table(["", ""], [
+                 ["host", f"{host['node']}: {host['model']}, {host['cpus']} CPUs, "
+                          f"{host['system']}"],
+                 ["accelerator", label],
+                 ["guest CPUs", f"{env.get('cpus_online', '?')} online of "
+                                f"{env.get('cpus_found', '?')} found, {env.get('apic', '?')}"],
+                 ["TSC", f"{env.get('tsc_khz', 0) / 1e6:.3f} GHz from "
+                         f"{env.get('tsc_source', '?')}, invariant: "
+                         f"{str(env.get('invariant_tsc', '?')).lower()}"],
+                 ["timing end", any_rec.get("clock_end", "?")],
+                 ["CMPXCHG16B", str(env.get("cx16", "?")).lower()],
+                 ["lockref policy", env.get("lockref_policy", "?")],
+                 ["trials", f"{any_rec['trials']} of {any_rec.get('ms', '?')} ms each, "
+                            f"after one warm-up"],
+                 ["command line", f"`{env.get('cmdline', '')}`"],
+                 ["seed", env.get("seed", "?")],
+                 ["kernel verdict", result or "missing (the run did not finish)"],
+                 ["benchmarks", ", ".join(benches)]])]
+    warnings = environment_warnings(env, host) + quality_warnings(results) + notes
+    parts += ["", "## Warnings", ""]
+    parts += [f"- {w}" for w in warnings] if warnings else ["None."]
+    hw, emu = goals_hardware(results), goals_emulated(results)
+    judged, info = (emu, hw) if emulated else (hw, emu)
+    parts += ["", "## Goals", "",
+              f"Judged for {label}" + (": under emulation only the absence of inversions is a "
+                                       "goal; the hardware goals are shown for information."
+                                       if emulated else "."), "",
+              table(["goal", "figures", "verdict"],
+                    [[g["name"], g["figures"], g["verdict"]] for g in judged]
+                    + [[g["name"], g["figures"], f"({g['verdict']}, not judged here)"]
+                       for g in info])]
+    blurbs = {
+        "refcount": "One shared object per implementation, every CPU doing get+put pairs on "
+                    "it; CPUs above N sit out.  `xadd` is the hardware limit, `spinlock` the "
+                    "pre-lockref way.",
+        "convoy": "As refcount, with CPU 0 also holding the object's lock now and then (see "
+                  "hold_ns/every_ns in the log): how each policy recovers from lock holders.",
+        "pathwalk": "Path lookups through the filesystem's dentry cache (fs/).",
+    }
+    for bench in benches:
+        if bench == "uncontended":
+            parts += ["", section_uncontended(results)]
+        elif bench == "retry-table":
+            parts += ["", section_retry(results)]
+        else:
+            parts += ["", section_scaling(results, bench, blurbs.get(bench, ""))]
+    parts += ["", "![operations per second against CPUs](scaling.png)", ""]
+    return "\n".join(parts), judged
+
+
+def write_plot(results, outdir):
+    """scaling.dat (one gnuplot index block per bench and impl) and scaling.png."""
+    gnuplot = shutil.which("gnuplot")
+    if not gnuplot:
+        raise InputError("gnuplot not found: install gnuplot-nox (make deps) for scaling.png")
+    panels = []
+    dat = os.path.join(outdir, "scaling.dat")
+    index = 0
+    with open(dat, "w") as f:
+        for bench in SCALING_BENCHES:
+            grid, _ = scaling_grid(results, bench)
+            if not grid:
+                continue
+            first = index
+            for impl, per in grid.items():
+                f.write(f"# {bench} {impl}: cpus ops_per_sec min max\n")
+                for n in sorted(per):
+                    r = per[n]
+                    f.write(f"{n} {r['ops_per_sec']} {r.get('ops_per_sec_min', r['ops_per_sec'])}"
+                            f" {r.get('ops_per_sec_max', r['ops_per_sec'])}\n")
+                f.write("\n\n")
+                index += 1
+            panels.append((bench, first, index - 1, " ".join(grid)))
+    if not panels:
+        raise InputError("no refcount, convoy or pathwalk lines: nothing to plot")
+    terms = subprocess.run([gnuplot, "-e", "set terminal"], capture_output=True, text=True)
+    term = "pngcairo" if "pngcairo" in terms.stdout + terms.stderr else "png"
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_scaling.gp")
+    maxcpus = max(k[3] for k in results if k[0] in SCALING_BENCHES)
+    args = [f"datafile='{dat}'", f"outfile='{os.path.join(outdir, 'scaling.png')}'",
+            f"term='{term}'", f"maxcpus={maxcpus}", f"npanels={len(panels)}"]
+    for i, (bench, first, last, titles) in enumerate(panels, 1):
+        args += [f"bench{i}='{bench}'", f"first{i}={first}", f"last{i}={last}",
+                 f"titles{i}='{titles}'"]
+    run = subprocess.run([gnuplot, "-e", "; ".join(args), script], capture_output=True,
+                         text=True)
+    if run.returncode != 0:
+        raise InputError(f"gnuplot failed: {run.stderr.strip()}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Benchmark log to report.md and scaling.png")
+    ap.add_argument("log", help="serial log of a boot with run=bench")
+    ap.add_argument("outdir", help="directory for report.md, scaling.png, scaling.dat")
+    ap.add_argument("--host-cpus", type=int, default=None,
+                    help="CPUs of the host QEMU ran on (default: this machine's)")
+    ap.add_argument("--strict", action="store_true", help="exit 3 if a judged goal fails")
+    args = ap.parse_args(argv)
+    try:
+        env, result, results, notes = parse_log(args.log)
+        os.makedirs(args.outdir, exist_ok=True)
+        report, judged = build_report(env, result, results, notes, host_info(args.host_cpus))
+        with open(os.path.join(args.outdir, "report.md"), "w") as f:
+            f.write(report)
+        write_plot(results, args.outdir)
+    except InputError as e:
+        print(f"bench_report: {e}", file=sys.stderr)
+        return 1
+    failed = [g for g in judged if g["verdict"] == "FAIL"]
+    print(f"bench_report: wrote {os.path.join(args.outdir, 'report.md')} and scaling.png; "
+          f"goals: {sum(g['verdict'] == 'PASS' for g in judged)} pass, {len(failed)} fail, "
+          f"{sum(g['verdict'] == 'n/a' for g in judged)} n/a")
+    return 3 if failed and args.strict else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

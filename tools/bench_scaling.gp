@@ -1,0 +1,45 @@
+# bench_scaling.gp - the scaling plot of the benchmark report: operations per
+# second against CPUs, one line per implementation, one panel per benchmark
+# (refcount, convoy, pathwalk), error bars from the min and max of trials.
+#
+# Run by tools/bench_report.py, which writes the data file (one gnuplot index
+# block per benchmark and implementation: cpus ops_per_sec min max) and sets:
+#   datafile outfile term maxcpus npanels
+#   bench<P> first<P> last<P> titles<P>   for each panel P = 1 .. npanels:
+#       its name, its first and last index block, the implementations' names
+# The y axis is logarithmic: under emulation or overcommitted vCPUs the
+# implementations differ by orders of magnitude.
+
+if (!exists("npanels")) {
+	print "bench_scaling.gp: run it through tools/bench_report.py, which sets its variables"
+	exit status 1
+}
+
+set terminal @term size 560 * npanels, 480 noenhanced
+set output outfile
+set logscale y
+set grid
+set key top left box opaque
+set xlabel "CPUs"
+set ylabel "operations per second (log scale)"
+set format y "%.0s%c"
+if (maxcpus <= 16) {
+	set xtics 1
+	set xrange [0.5:maxcpus + 0.5]
+} else {
+	set logscale x 2
+}
+if (npanels > 1) {
+	set multiplot layout 1, npanels
+}
+do for [p = 1:npanels] {
+	first = value(sprintf("first%d", p))
+	last = value(sprintf("last%d", p))
+	titles = value(sprintf("titles%d", p))
+	set title value(sprintf("bench%d", p))
+	plot for [i = first:last] datafile index i using 1:2:3:4 with yerrorlines \
+		title word(titles, i - first + 1)
+}
+if (npanels > 1) {
+	unset multiplot
+}

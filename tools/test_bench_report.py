@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""test_bench_report.py - tools/bench_report.py on small synthetic serial logs.
+
+    python3 tools/test_bench_report.py        (exit status 0 when every check passes)
+
+Each test writes a log the way the kernel prints one (noise, an ENV line,
+indented KTAP, BENCH lines), runs the tool, and checks the tables, ratios,
+warnings and goal verdicts it must produce, and the errors it must give for
+logs it cannot use.  The figures are chosen so every goal's verdict is known
+in advance; a report that computed a ratio upside down, lost a row or judged
+a TCG run by the hardware goals would fail here.
+"""
+
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stderr, redirect_stdout
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_report  # noqa: E402
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def env_line(hypervisor="kvm", cpus=2):
+    return "# ENV " + json.dumps({
+        "cpus_found": cpus, "cpus_online": cpus, "apic": "x2apic", "tsc_khz": 2000000,
+        "tsc_source": "hypervisor", "invariant_tsc": True, "hypervisor": hypervisor,
+        "cx16": True, "cmdline": "run=bench", "seed": 1, "lockref_policy": "mainline"})
+
+
+def bench_line(bench, impl, cpus, ops, op="get+put", **extra):
+    rec = {"bench": bench, "impl": impl, "op": op, "cpus": cpus, "trials": 5, "ms": 50,
+           "ops_per_sec": ops, "ops_per_sec_min": ops * 9 // 10,
+           "ops_per_sec_max": ops * 11 // 10, "ns_per_op": 1e9 * cpus / ops,
+           "cycles_per_op": 2e9 * cpus / ops, "jain": 0.99, "min_mean": 0.95,
+           "overlap": 0.99, "max_gap_us": 5, "batch_us": 2.0, "overruns": 0,
+           "clock_end": "lfence-rdtsc"}
+    rec.update(extra)
+    return "    # BENCH " + json.dumps(rec)
+
+
+def good_lines(hypervisor="kvm"):
+    """A two-CPU run in which every hardware goal passes."""
+    lr = {"retries_per_op": 0.01, "fallbacks": 0, "lockref_ops": 10 ** 6}
+    lines = ["\x1b[2J garbage from the boot loader", env_line(hypervisor), "KTAP version 1",
+             "1..1", "    KTAP version 1", "    # Subtest: bench", "    1..3"]
+    for impl, ns in (("spinlock", 20.0), ("lockref", 21.0), ("lockref16", 25.0)):
+        lines.append(bench_line("uncontended", impl, 1, int(1e9 / ns), ns_per_op=ns))
+    lines.append(bench_line("uncontended", "cmpxchg8b", 1, 10 ** 8, op="insn", ns_per_op=10.0))
+    # refcount: lockref is 2x spinlock and 0.5x xadd at 2 CPUs.
+    for cpus, xadd, spin, lref, wide in ((1, 100e6, 50e6, 48e6, 40e6),
+                                          (2, 80e6, 20e6, 40e6, 30e6)):
+        lines.append(bench_line("refcount", "xadd", cpus, int(xadd)))
+        lines.append(bench_line("refcount", "spinlock", cpus, int(spin)))
+        lines.append(bench_line("refcount", "lockref", cpus, int(lref), **lr))
+        lines.append(bench_line("refcount", "lockref16", cpus, int(wide), **lr))
+        lines.append(bench_line("convoy", "lockref", cpus, int(lref / 2), **lr))
+    lines.append(bench_line("retry-table", "lockref-wait-4", 2, 30 * 10 ** 6, **lr))
+    lines.append(bench_line("retry-table", "lockref-nowait-2", 2, 10 * 10 ** 6, **lr))
+    lines += ["    ok 1 refcount", "ok 1 bench", "# RESULT pass"]
+    return lines
+
+
+class ReportCase(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = os.path.join(self.tmp.name, "out")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_tool(self, lines, *extra):
+        log = os.path.join(self.tmp.name, "serial.log")
+        with open(log, "w") as f:
+            f.write("\r\n".join(lines) + "\r\n")
+        err, out = io.StringIO(), io.StringIO()
+        with redirect_stderr(err), redirect_stdout(out):
+            status = bench_report.main([log, self.out, "--host-cpus", "2", *extra])
+        self.stderr = err.getvalue()
+        self.report = ""
+        if os.path.exists(os.path.join(self.out, "report.md")):
+            with open(os.path.join(self.out, "report.md")) as f:
+                self.report = f.read()
+        return status
+
+    def goal_row(self, words):
+        rows = [l for l in self.report.splitlines() if l.startswith("| ") and words in l]
+        self.assertEqual(len(rows), 1, f"one goal row with {words!r}: {rows}")
+        return rows[0]
+
+
+class TestGoodLog(ReportCase):
+    def test_tables_ratios_and_plot(self):
+        self.assertEqual(self.run_tool(good_lines()), 0, self.stderr)
+        for heading in ("## uncontended", "## refcount", "## convoy", "## retry-table",
+                        "## Goals", "## Warnings"):
+            self.assertIn(heading, self.report)
+        self.assertIn("| accelerator | KVM |", self.report)
+        self.assertIn("2.000 GHz from hypervisor", self.report)
+        # Impl-by-CPU table, then the ratios against spinlock and xadd.
+        self.assertIn("| lockref | 48 M | 40 M |", self.report)
+        self.assertIn("| lockref | 0.96x | 2.00x |", self.report)
+        self.assertIn("| lockref | 0.48x | 0.50x |", self.report)
+        # Uncontended: 21 ns against 20 ns.
+        self.assertIn("| lockref | get+put | 21.00 |", self.report)
+        self.assertIn("1.05x", self.report)
+        # Retry table: relative to the best policy, and the seed's figure beside it.
+        self.assertIn("| lockref-nowait-2 | 2 | 10 M |", self.report)
+        self.assertIn("0.33", self.report)
+        self.assertIn("1,091,273", self.report)
+        with open(os.path.join(self.out, "scaling.png"), "rb") as f:
+            self.assertEqual(f.read(8), PNG_MAGIC)
+        self.assertIn("None.", self.report)  # no warnings for a clean KVM run
+
+    def test_hardware_goals_pass(self):
+        self.run_tool(good_lines())
+        for words in ("uncontended lockref get+put", "lockref >= 1.3x spinlock",
+                      "lockref >= 0.25x xadd", "fallbacks < 0.1%", "lockref16 >= 0.7x"):
+            self.assertTrue(self.goal_row(words).endswith("| PASS |"), self.goal_row(words))
+        self.assertIn("(PASS, not judged here)", self.goal_row("no inversion"))
+
+    def test_goal_failures_are_reported(self):
+        lines = [l for l in good_lines() if '"lockref", "op": "get+put", "cpus": 2' not in l
+                 or '"refcount"' not in l]
+        # lockref at 2 CPUs: slower than spinlock, and 5% fallbacks.
+        lines.insert(-3, bench_line("refcount", "lockref", 2, int(10e6), retries_per_op=3.0,
+                                    fallbacks=50000, lockref_ops=10 ** 6))
+        self.assertEqual(self.run_tool(lines), 0, self.stderr)
+        self.assertIn("N=2: 0.50x", self.goal_row("1.3x spinlock"))
+        self.assertTrue(self.goal_row("1.3x spinlock").endswith("| FAIL |"))
+        self.assertTrue(self.goal_row("fallbacks <").endswith("| FAIL |"))
+        self.assertEqual(self.run_tool(lines, "--strict"), 3)
+
+    def test_tcg_judged_by_inversion_only(self):
+        lines = good_lines("tcg")
+        lines[1] = env_line("tcg", cpus=4)
+        self.assertEqual(self.run_tool(lines), 0, self.stderr)
+        self.assertIn("QEMU TCG", self.report)
+        self.assertIn("PAUSE leaves the vCPU loop", self.report)
+        self.assertIn("4 vCPUs on 2 host CPUs", self.report)
+        self.assertTrue(self.goal_row("no inversion").endswith("| PASS |"))
+        self.assertIn("(PASS, not judged here)", self.goal_row("1.3x spinlock"))
+
+    def test_measurement_quality_warnings(self):
+        lines = good_lines()
+        lines.insert(-3, bench_line("pathwalk", "lockref", 2, 10 ** 6, overlap=0.5,
+                                    max_gap_us=5000, batch_us=2.0, overruns=1))
+        self.assertEqual(self.run_tool(lines), 0, self.stderr)
+        self.assertIn("## pathwalk", self.report)
+        for words in ("the CPUs ran together for less than 90%", "a CPU stopped for over 20x",
+                      "a CPU missed the stop flag"):
+            self.assertIn(f"pathwalk: {words}", self.report)
+
+    def test_repeated_line_noted(self):
+        lines = good_lines()
+        lines.insert(-3, bench_line("refcount", "xadd", 1, int(90e6)))
+        self.assertEqual(self.run_tool(lines), 0, self.stderr)
+        self.assertIn("refcount/xadd/get+put/1 appears more than once", self.report)
+        self.assertIn("| xadd | 90 M |", self.report)
+
+
+class TestBadLogs(ReportCase):
+    def expect_error(self, lines, words):
+        self.assertEqual(self.run_tool(lines), 1)
+        self.assertIn(words, self.stderr)
+
+    def test_no_env(self):
+        self.expect_error([l for l in good_lines() if "# ENV" not in l], "no '# ENV")
+
+    def test_no_bench(self):
+        self.expect_error([l for l in good_lines() if "# BENCH" not in l], "no '# BENCH")
+
+    def test_cut_line(self):
+        lines = good_lines()
+        lines.insert(-3, bench_line("refcount", "xadd", 3, 10 ** 6)[:90])
+        self.expect_error(lines, "is not JSON")
+
+    def test_missing_field(self):
+        lines = good_lines()
+        lines.insert(-3, '# BENCH {"bench": "refcount", "impl": "xadd", "cpus": 3}')
+        self.expect_error(lines, "lacks trials, ops_per_sec")
+
+    def test_missing_log(self):
+        self.assertEqual(bench_report.main([os.path.join(self.tmp.name, "nope"), self.out]), 1)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
