@@ -145,6 +145,15 @@ class TestGoodLog(ReportCase):
         self.assertTrue(self.goal_row("no inversion").endswith("| PASS |"))
         self.assertIn("(PASS, not judged here)", self.goal_row("1.3x spinlock"))
 
+    def test_kvm_that_emulates_is_judged_as_emulator(self):
+        lines = good_lines()
+        lines.insert(-3, bench_line("uncontended", "xadd", 1, 10 ** 5, op="insn",
+                                    ns_per_op=10000.0))
+        self.assertEqual(self.run_tool(lines), 0, self.stderr)
+        self.assertIn("LOCK XADD took 10000 ns", self.report)
+        self.assertTrue(self.goal_row("no inversion").endswith("| PASS |"))
+        self.assertIn("not judged here", self.goal_row("1.3x spinlock"))
+
     def test_measurement_quality_warnings(self):
         lines = good_lines()
         lines.insert(-3, bench_line("pathwalk", "lockref", 2, 10 ** 6, overlap=0.5,
