@@ -198,12 +198,25 @@ def select(results, bench, op=None):
 
 
 def scaling_grid(results, bench):
-    """{impl: {cpus: record}} of a scaling benchmark, and the sorted CPU counts."""
-    grid = {}
-    for (b, impl, _op, cpus), r in select(results, bench).items():
-        grid.setdefault(impl, {})[cpus] = r
+    """{label: {cpus: record}} of a scaling benchmark, and the sorted CPU counts.
+
+    The label is the impl, or "impl/op" when the benchmark has several
+    operations (pathwalk), so that rows of different operations stay apart.
+    """
+    recs = select(results, bench)
+    multi = len({k[2] for k in recs}) > 1
+    grid, order = {}, {}
+    for (_b, impl, op, cpus), r in recs.items():
+        label = f"{impl}/{op}" if multi else impl
+        grid.setdefault(label, {})[cpus] = r
+        order[label] = (op,) + impl_key(impl)
     cpus = sorted({n for per in grid.values() for n in per})
-    return dict(sorted(grid.items(), key=lambda kv: impl_key(kv[0]))), cpus
+    return dict(sorted(grid.items(), key=lambda kv: order[kv[0]])), cpus
+
+
+def base_label(label, base):
+    """The row of implementation @base doing the same operation as row @label."""
+    return f"{base}/{label.split('/', 1)[1]}" if "/" in label else base
 
 
 def section_uncontended(results):
@@ -256,10 +269,11 @@ def section_scaling(results, bench, blurb):
             "details below):", "",
             table(head, [[impl] + [fmt_rate(rate(impl, n)) for n in cpus] for impl in grid])]
     for base in ("spinlock", "xadd"):
-        if base in grid:
+        if any(base_label(label, base) in grid for label in grid):
             text += ["", f"Throughput against `{base}` at the same CPU count:", "",
-                     table(head, [[impl] + [fmt_ratio(rate(impl, n), rate(base, n))
-                                            for n in cpus] for impl in grid])]
+                     table(head, [[label] + [fmt_ratio(rate(label, n),
+                                                       rate(base_label(label, base), n))
+                                             for n in cpus] for label in grid])]
     rows = []
     for impl, per in grid.items():
         for n in cpus:
