@@ -164,6 +164,15 @@ class TestGoodLog(ReportCase):
                       "a CPU missed the stop flag"):
             self.assertIn(f"pathwalk: {words}", self.report)
 
+    def test_operations_kept_apart(self):
+        lines = good_lines()
+        for op, spin, lref in (("same-path", 10 ** 6, 4 * 10 ** 6), ("own-file", 10 ** 6, 10 ** 6)):
+            lines.insert(-3, bench_line("pathwalk", "spinlock", 2, spin, op=op))
+            lines.insert(-3, bench_line("pathwalk", "lockref", 2, lref, op=op))
+        self.assertEqual(self.run_tool(lines), 0, self.stderr)
+        self.assertIn("| lockref/same-path | 4.00x |", self.report)
+        self.assertIn("| lockref/own-file | 1.00x |", self.report)
+
     def test_repeated_line_noted(self):
         lines = good_lines()
         lines.insert(-3, bench_line("refcount", "xadd", 1, int(90e6)))
