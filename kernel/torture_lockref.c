@@ -6,8 +6,11 @@
  *
  * Phase A, the hot object: every CPU hammers the count of one object with
  * a random mix of get, get_not_zero, get_not_dead, put_not_zero,
- * put_return and put_or_lock, and now and then takes the lock, reads the
- * count, holds a random while (rarely a millisecond) and reads it again.
+ * put_return and put_or_lock, and now and then takes the lock and holds it
+ * a random while, reading the count all along: it must not move.  Now and
+ * then the hold is long (a millisecond once another CPU is seen to contend
+ * for it), which both builds queues and gives a broken lockref the time to
+ * show itself even when the host runs our vCPUs one at a time.
  * The object starts with one base reference nobody drops, and each CPU only
  * drops references it took, so the count can never legally be below
  * 1 + the references the looking CPU holds, and every conditional
@@ -48,6 +51,7 @@
  */
 #include "torture.h"
 
+#include "atomic.h"
 #include "cpuinfo.h"
 #include "ktest.h"
 #include "lockref.h"
@@ -61,6 +65,8 @@
 #define LR_MINE_MAX 8
 /* One operation in this many on the hot object is a lock-hold-and-verify. */
 #define LR_HOLD_ODDS 8u
+/* Longest a long hold waits for another CPU to contend (lr_hold_watch). */
+#define LR_LONG_HOLD_MAX_MS 50u
 /* Longest random short lock hold, in count reads. */
 #define LR_HOLD_MAX_READS 256u
 
@@ -126,6 +132,7 @@ struct lr_ops {
 	void (*lock)(void *ref);
 	void (*unlock)(void *ref);
 	int64_t (*count)(const void *ref);
+	const spinlock_t *(*lock_of)(const void *ref);
 };
 
 /* The adapters of one form: prefix @fn (lockref or lockref16), type @T. */
@@ -182,6 +189,10 @@ struct lr_ops {
 	{                                                                                          \
 		return fn##_count((const T *)r);                                                   \
 	}                                                                                          \
+	static const spinlock_t *tag##_lock_of(const void *r)                                      \
+	{                                                                                          \
+		return &((const T *)r)->lock;                                                      \
+	}                                                                                          \
 	static const struct lr_ops tag##_ops = {                                                   \
 	    label,                                                                                 \
 	    dead_count,                                                                            \
@@ -198,6 +209,7 @@ struct lr_ops {
 	    tag##_lock,                                                                            \
 	    tag##_unlock,                                                                          \
 	    tag##_count,                                                                           \
+	    tag##_lock_of,                                                                         \
 	}
 
 LR_FORM(lr8, struct lockref, lockref, "8", LOCKREF_DEAD);
@@ -230,7 +242,9 @@ struct lr_cpu {
 	uint64_t fails[LR_INVARIANTS];
 	uint64_t long_holds, pauses;
 	/* Phase A. */
-	int64_t mine; /* references held on the hot object */
+	int64_t mine;	   /* references held on the hot object */
+	uint64_t started;  /* operations started on it; others read it (lr_contended) */
+	uint64_t finished; /* operations finished; others read it */
 	uint64_t holds;
 	uint64_t put_return_locked; /* put_return said -1: finished under the lock */
 	/* Phase B. */
@@ -245,6 +259,8 @@ struct lr_cpu {
 /* The test in progress: written by CPU 0 between barriers, read by all during a phase. */
 static struct {
 	union lr_ref hot __attribute__((aligned(CACHE_PAIR_BYTES)));
+	uint64_t holding;  /* hold of the hot object in progress: id * MAX_CPUS + cpu, or 0 */
+	uint64_t hold_seq; /* holds so far */
 	uint32_t slot[LR_SLOTS] __attribute__((aligned(CACHE_PAIR_BYTES)));
 	const struct lr_ops *ops;
 	const struct lockref_policy *policy;
@@ -305,24 +321,84 @@ static void lr_hot_range(struct ktest_ctx *t, int64_t c, int64_t mine, const cha
 			where, c, mine, 1 + mine, most);
 }
 
+/* Operations every other CPU has started on the hot object. */
+static uint64_t lr_others_started(const struct lr_cpu *me)
+{
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < lr.ncpus; i++)
+		if (&lr.cpu[i] != me)
+			sum += __atomic_load_n(&lr.cpu[i].started, __ATOMIC_RELAXED);
+	return sum;
+}
+
 /*
- * Caller holds the lock of @ref, whose count was @c1: keep holding for
- * @reads reads of the count (or, if @long_hold, a long hold's length),
+ * Whether another CPU shows, since @base (the sum of their started
+ * operations) and @tail0 (the ticket tail) were read, that it runs against
+ * the lock the caller holds: it started an operation, or it queued for
+ * the lock.  Under a policy that waits for the lock to be free (v7), a CPU
+ * inside an operation counts too: it is spinning on our lock, which leaves
+ * no other trace.
+ */
+static bool lr_contended(const struct lr_cpu *me, uint64_t base, uint16_t tail0)
+{
+	if (lr_others_started(me) != base ||
+	    atomic_load16(&lr.ops->lock_of(&lr.hot)->tickets.tail) != tail0)
+		return true;
+	if (!lr.policy->wait_unlocked)
+		return false;
+	for (unsigned i = 0; i < lr.ncpus; i++)
+		if (&lr.cpu[i] != me && __atomic_load_n(&lr.cpu[i].started, __ATOMIC_RELAXED) !=
+					    __atomic_load_n(&lr.cpu[i].finished, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+/*
+ * Caller holds the lock of the hot object, whose count was @c1: keep
+ * holding for @reads reads of the count, or, if @long_hold, a long hold,
  * reading the count all along.  Returns the first count that differs from
  * @c1, or @c1.  Watching throughout, not just at the end, catches a change
  * that a later one undid (a get and a put by another CPU).
+ *
+ * A long hold lasts TORTURE_LONG_HOLD_US from the moment another CPU is
+ * seen to run against it (lr_contended; a CPU already queued behind us
+ * counts from the start), waiting at most LR_LONG_HOLD_MAX_MS for that: on
+ * a busy host the other vCPUs may not run at all for milliseconds, and a
+ * hold nobody contends proves nothing.
  */
-static int64_t lr_hold_watch(void *ref, int64_t c1, bool long_hold, uint64_t reads)
+static int64_t lr_hold_watch(struct lr_cpu *me, int64_t c1, bool long_hold, uint64_t reads)
 {
-	uint64_t end_ns =
-	    long_hold ? platform_now_ns() + TORTURE_LONG_HOLD_US * TORTURE_NS_PER_US : 0;
+	const spinlock_t *lock = lr.ops->lock_of(&lr.hot);
+	uint64_t now = 0, base = 0, end_ns = 0, cap_ns = 0;
+	uint16_t tail0 = 0;
+	bool contended = lr.ncpus == 1;
 	int64_t c;
 
+	if (long_hold) {
+		now = platform_now_ns();
+		base = lr_others_started(me);
+		tail0 = atomic_load16(&lock->tickets.tail);
+		/* We hold ticket head: anyone past head + 1 queued behind us. */
+		contended |= (uint16_t)(tail0 - atomic_load16(&lock->tickets.head)) > 1;
+		end_ns = now + TORTURE_LONG_HOLD_US * TORTURE_NS_PER_US;
+		cap_ns = now + LR_LONG_HOLD_MAX_MS * TORTURE_NS_PER_MS;
+	}
 	for (uint64_t i = 0;; i++) {
-		c = lr.ops->count(ref);
+		c = lr.ops->count(&lr.hot);
 		if (c != c1)
 			return c;
-		if (long_hold ? platform_now_ns() >= end_ns : i >= reads)
+		if (!long_hold) {
+			if (i >= reads)
+				return c1;
+			continue;
+		}
+		now = platform_now_ns();
+		if (!contended && lr_contended(me, base, tail0)) {
+			contended = true;
+			end_ns = now + TORTURE_LONG_HOLD_US * TORTURE_NS_PER_US;
+		}
+		if ((contended && now >= end_ns) || now >= cap_ns)
 			return c1;
 	}
 }
@@ -336,9 +412,13 @@ static void lr_hot_hold(struct ktest_ctx *t, struct lr_cpu *me, struct torture_p
 	bool long_hold;
 
 	ops->lock(ref);
+	/* Hold ids are unique; the CPU rides in the low digits (lr_check_span). */
+	__atomic_store_n(&lr.holding,
+			 __atomic_add_fetch(&lr.hold_seq, 1, __ATOMIC_SEQ_CST) * MAX_CPUS + t->cpu,
+			 __ATOMIC_SEQ_CST);
 	c1 = ops->count(ref);
 	long_hold = torture_long_hold_due(pace);
-	c2 = lr_hold_watch(ref, c1, long_hold, rng_below(pace->rng, LR_HOLD_MAX_READS + 1));
+	c2 = lr_hold_watch(me, c1, long_hold, rng_below(pace->rng, LR_HOLD_MAX_READS + 1));
 	if (c1 != c2) {
 		lr_fail(t, LR_HOLD_VERIFY,
 			"the count moved from %ld to %ld while this CPU held the lock (a %s hold)",
@@ -368,8 +448,32 @@ static void lr_hot_hold(struct ktest_ctx *t, struct lr_cpu *me, struct torture_p
 	default:
 		break;
 	}
+	__atomic_store_n(&lr.holding, 0, __ATOMIC_SEQ_CST);
 	ops->unlock(ref);
 	me->holds++;
+}
+
+/* The hold of the hot object in progress (lr_hot_hold), or 0. */
+static uint64_t lr_holding(void)
+{
+	return __atomic_load_n(&lr.holding, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * An operation that changed the hot count ran from when lr_holding() read
+ * @before until now.  If one and the same hold covered all of it, the
+ * operation changed the count while the lock was held throughout, which a
+ * lockref must never do.  This needs no two CPUs running at the same time:
+ * on a host that runs our vCPUs one at a time, a holder descheduled in the
+ * middle of its hold is enough.
+ */
+static void lr_check_span(struct ktest_ctx *t, uint64_t before, const char *how)
+{
+	if (before != 0 && lr_holding() == before)
+		lr_fail(t, LR_HOLD_VERIFY,
+			"%s changed the count while cpu %lu held the lock from before it began "
+			"until after it returned",
+			how, before % MAX_CPUS);
 }
 
 /* Take a reference on the hot object, one of three ways; every one must succeed. */
@@ -377,6 +481,7 @@ static void lr_hot_get(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng)
 {
 	const struct lr_ops *ops = lr.ops;
 	void *ref = &lr.hot;
+	uint64_t before = lr_holding();
 	bool ok = true;
 	const char *how = "get";
 
@@ -393,13 +498,15 @@ static void lr_hot_get(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng)
 		ok = ops->get_not_dead(ref, lr.policy);
 		break;
 	}
-	if (ok)
+	if (ok) {
 		me->mine++;
-	else
+		lr_check_span(t, before, how);
+	} else {
 		lr_fail(t, LR_WRONG_REFUSAL,
 			"%s refused although the base reference and %ld of this CPU's keep the "
 			"count >= %ld (count now %ld)",
 			how, me->mine, 1 + me->mine, ops->count(ref));
+	}
 }
 
 /* Drop one of this CPU's references on the hot object, one of three ways. */
@@ -407,20 +514,25 @@ static void lr_hot_put(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng)
 {
 	const struct lr_ops *ops = lr.ops;
 	void *ref = &lr.hot;
+	uint64_t before = lr_holding();
 	int64_t r, c;
 
 	switch (rng_below(rng, 3)) {
 	case 0:
-		if (ops->put_not_zero(ref, lr.policy))
+		if (ops->put_not_zero(ref, lr.policy)) {
 			me->mine--;
-		else
+			lr_check_span(t, before, "put_not_zero");
+		} else {
 			lr_fail(t, LR_WRONG_REFUSAL,
 				"put_not_zero refused although the count must be >= %ld (count "
 				"now %ld)",
 				1 + me->mine, ops->count(ref));
+		}
 		break;
 	case 1:
 		r = ops->put_return(ref, lr.policy);
+		if (r != -1)
+			lr_check_span(t, before, "put_return");
 		if (r == -1) {
 			/* Lock held or too many lost races: finish under the lock, as callers do. */
 			ops->lock(ref);
@@ -434,6 +546,7 @@ static void lr_hot_put(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng)
 	default:
 		if (ops->put_or_lock(ref, lr.policy)) {
 			me->mine--;
+			lr_check_span(t, before, "put_or_lock");
 			break;
 		}
 		/* We hold the lock: the count claimed to be <= 1 although we hold one too. */
@@ -452,12 +565,14 @@ static void lr_hot_put(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng)
 static void lr_hot_run(struct ktest_ctx *t, struct lr_cpu *me, struct torture_pace *pace)
 {
 	while (torture_continue(pace)) {
+		__atomic_store_n(&me->started, me->started + 1, __ATOMIC_RELAXED);
 		if (rng_below(pace->rng, LR_HOLD_ODDS) == 0)
 			lr_hot_hold(t, me, pace);
 		else if (me->mine == 0 || (me->mine < LR_MINE_MAX && rng_below(pace->rng, 2)))
 			lr_hot_get(t, me, pace->rng);
 		else
 			lr_hot_put(t, me, pace->rng);
+		__atomic_store_n(&me->finished, me->started, __ATOMIC_RELAXED);
 		me->ops[LR_HOT]++;
 	}
 }
@@ -528,7 +643,7 @@ static void lr_obj_verify(struct ktest_ctx *t, uint32_t v, uint32_t inc, const c
 		if (seen != lr_pattern(v - 1, inc, w)) {
 			lr_fail(t, LR_USE_AFTER_FREE,
 				"%s: object %u incarnation %u, referenced by this CPU, has payload "
-				"word %u = %#lx%s",
+				"word %u = 0x%lx%s",
 				when, v - 1, inc, w, seen,
 				seen == LR_POISON ? " (free poison)" : "");
 			return;
@@ -857,7 +972,7 @@ static void lr_race_check(struct ktest_ctx *t)
 		if (v == 0)
 			continue;
 		if (v == LR_SLOT_BUSY || v > LR_OBJS) {
-			lr_fail(t, LR_ACCOUNTING, "slot %u holds %#x after the run", s, v);
+			lr_fail(t, LR_ACCOUNTING, "slot %u holds 0x%x after the run", s, v);
 			continue;
 		}
 		struct lr_obj *o = lr_obj_of(v);
@@ -932,6 +1047,8 @@ static bool lr_setup(struct ktest_ctx *t, enum torture_form form,
 	if (form == TORTURE_LOCKREF16 && !have_cx16)
 		ktest_diag(t, "%s: no CMPXCHG16B, so no lockless path to exercise", lr.label);
 	lr.ops->init(&lr.hot);
+	lr.holding = 0;
+	lr.hold_seq = 0;
 	for (unsigned i = 0; i < LR_INVARIANTS; i++)
 		lr.printed[i] = 0;
 	lr.warnings_before = lockref_warnings();
