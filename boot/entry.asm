@@ -66,12 +66,17 @@ align 8
 	dd 8
 mb2_header_end:
 
-section .bss
-align 4096
+; Page tables get a 2 MiB region of their own (linker.ld): under nested KVM
+; the host may write-protect a whole 2 MiB guest page that holds page
+; tables and emulate every write to it, and its emulator cannot do
+; LOCK CMPXCHG16B ("KVM internal error ... emulation failure").
+section .bss.pagetables nobits alloc write align=4096
 global boot_pml4
 boot_pml4:      resb 4096
 boot_pdpt:      resb 4096
 boot_pd:        resb 4096 * IDENTITY_GIB
+
+section .bss
 align 16
 boot_stack:     resb BOOT_STACK_SIZE
 global boot_stack_top

@@ -21,7 +21,9 @@
 #define VM_POOL_PAGES   16
 #define VIRT_LIMIT      (1ull << 47) /* the lower canonical half */
 
-static uint64_t pool[VM_POOL_PAGES][PT_ENTRIES] __attribute__((aligned(4096)));
+/* In the page-table-only region of linker.ld, like the boot tables. */
+static uint64_t pool[VM_POOL_PAGES][PT_ENTRIES]
+	__attribute__((aligned(4096), section(".bss.pagetables")));
 static unsigned pool_used;
 
 /* The table that @entry points to, creating it if absent; NULL when the pool is empty. */
