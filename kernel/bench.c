@@ -34,6 +34,16 @@
 #define BENCH_EMPTY_RUNS 33
 
 /*
+ * A batch longer than this fraction of the trial halves the next one (down
+ * to one operation): a CPU whose operations take milliseconds, as when a
+ * lock is handed to a preempted vCPU, still sees the stop flag in time.
+ */
+#define BENCH_SLOW_BATCH_DIV 64
+
+/* The warm-up trial only has to warm caches and predictors: this fraction of a trial. */
+#define BENCH_WARMUP_DIV 4
+
+/*
  * How long a barrier waits beyond what the trial itself needs: CPU 0
  * prints and checks between trials, and under TCG a vCPU can be held up.
  */
@@ -142,11 +152,12 @@ static uint64_t bench_calibrate(const struct bench_spec *spec, unsigned cpu)
 static void bench_work(const struct bench_spec *spec, unsigned cpu, uint64_t trial_cycles)
 {
 	struct bench_cpu *me = &bench.cpu[cpu];
-	unsigned n = bench_batch(spec);
+	unsigned full = bench_batch(spec), n = full;
 	uint64_t ops = 0, timed = 0, batches = 0, max_gap = 0;
 	uint64_t start = rdtsc_ordered(), prev = start;
 	uint64_t deadline = start + trial_cycles;
 	uint64_t give_up = start + trial_cycles * BENCH_OVERRUN_FACTOR;
+	uint64_t slow = trial_cycles / BENCH_SLOW_BATCH_DIV;
 	bool overran = false;
 
 	for (;;) {
@@ -162,6 +173,16 @@ static void bench_work(const struct bench_spec *spec, unsigned cpu, uint64_t tri
 		if (t0 - prev > max_gap)
 			max_gap = t0 - prev;
 		prev = t0;
+		/*
+		 * Halve a batch that ran long, grow it back once they are quick
+		 * again (one preempted batch must not shrink the rest).  The
+		 * empty cost stays that of a full batch: the gap is a few cycles
+		 * per operation, only ever next to batches that ran long.
+		 */
+		if (t1 - t0 > slow)
+			n = n > 1 ? n / 2 : 1;
+		else if (n < full)
+			n = 2 * n < full ? 2 * n : full;
 		if (cpu == 0 && t1 >= deadline)
 			bench.stop.raised = 1;
 		if (bench.stop.raised)
@@ -393,7 +414,8 @@ bool bench_run(struct ktest_ctx *t, const struct bench_spec *spec, unsigned acti
 		}
 		ok = bench_wait("bench start");
 		if (ok && cpu < active)
-			bench_work(spec, cpu, trial_cycles);
+			bench_work(spec, cpu,
+				   trial ? trial_cycles : trial_cycles / BENCH_WARMUP_DIV);
 		ok = ok && bench_wait("bench stop");
 		if (ok && cpu == 0)
 			bench_after_trial(t, spec, active, trial);

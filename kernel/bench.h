@@ -14,9 +14,10 @@
  *   - A sense-reversing barrier (lib/barrier.h) releases all CPUs at once.
  *     A trial lasts opts.bench_ms: CPU 0 raises the stop flag that long
  *     after its own start, and every CPU looks at the flag after each batch
- *     of operations.  Trials are fixed-duration, never fixed-count.
- *   - One warm-up trial, then opts.bench_trials measured ones; the BENCH
- *     line gives the median, min and max over the measured trials.
+ *     of operations (a batch that runs long halves the next ones).  Trials
+ *     are fixed-duration, never fixed-count.
+ *   - One short warm-up trial, then opts.bench_trials measured ones; the
+ *     BENCH line gives the median, min and max over the measured trials.
  *   - Each batch is timed with LFENCE;RDTSC before and RDTSCP;LFENCE after
  *     (LFENCE;RDTSC;LFENCE where CPUID hides RDTSCP; never CPUID, which
  *     exits to the hypervisor), and the cost of an empty batch, timed the
