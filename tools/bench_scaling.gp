@@ -15,11 +15,11 @@ if (!exists("npanels")) {
 	exit status 1
 }
 
-set terminal @term size 560 * npanels, 480 noenhanced
+set terminal @term size 560 * npanels, 560 noenhanced
 set output outfile
 set logscale y
 set grid
-set key top left box opaque
+set key below
 set xlabel "CPUs"
 set ylabel "operations per second (log scale)"
 set format y "%.0s%c"
