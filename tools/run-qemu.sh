@@ -46,6 +46,14 @@ if [ "$CPU" = auto ]; then
     # the invariant TSC and the hypervisor's TSC-frequency leaf (FACTS.md).
     if [ "$ACCEL" = kvm ]; then
         CPU=host,+invtsc,-arch-capabilities,-rdctl-no,-skip-l1dfl-vmentry,-mds-no,-pschange-mc-no
+        # A /dev/kvm served by PVM (kvm_pvm: shadow paging, no VMX) emulates some
+        # guest writes, and its emulator stops the guest on LOCK CMPXCHG16B
+        # ("kvm-pvm: INTERNAL_ERROR in batch emul" in dmesg).  Hide CX16: the
+        # kernel then runs the 16-byte lockref on its lock and says so.
+        if [ -d /sys/module/kvm_pvm ]; then
+            CPU=$CPU,-cx16
+            echo "run-qemu: /dev/kvm is PVM, which cannot emulate CMPXCHG16B: guest CPU without CX16" >&2
+        fi
     else
         CPU=max
     fi
