@@ -616,7 +616,7 @@ static bool lr_obj_quiet(uint32_t v)
 	return true;
 }
 
-static void lr_hold_add(struct lr_cpu *me, uint32_t v, uint32_t inc)
+static void lr_held_add(struct lr_cpu *me, uint32_t v, uint32_t inc)
 {
 	struct lr_held *h = &me->held[me->nheld++];
 
@@ -741,7 +741,7 @@ static void lr_obj_create(struct ktest_ctx *t, struct lr_cpu *me, uint32_t slot)
 	lr_store32(&o->state, LR_OBJ_LIVE);
 	__atomic_fetch_add(&o->creates, 1, __ATOMIC_RELAXED);
 	lr.ops->init(&o->ref);
-	lr_hold_add(me, v, inc);
+	lr_held_add(me, v, inc);
 	lr_store32(&lr.slot[slot], v);
 	me->created++;
 }
@@ -809,7 +809,7 @@ static void lr_lookup(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng)
 		lr_fail(t, LR_COUNT_RANGE,
 			"object %u incarnation %u: count %ld after this CPU's %s succeeded", v - 1,
 			inc, c, how);
-	lr_hold_add(me, v, inc);
+	lr_held_add(me, v, inc);
 	__atomic_store_n(&me->hazard, 0, __ATOMIC_SEQ_CST);
 	lr_obj_verify(t, v, inc, how);
 }
