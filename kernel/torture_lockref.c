@@ -1045,7 +1045,8 @@ static bool lr_setup(struct ktest_ctx *t, enum torture_form form,
 			   "fail",
 			   lockref_policy_busted.name, policy->name);
 	if (form == TORTURE_LOCKREF16 && !have_cx16)
-		ktest_diag(t, "%s: no CMPXCHG16B, so no lockless path to exercise", lr.label);
+		ktest_diag(t, "lockref %s: no CMPXCHG16B, so no lockless path to exercise",
+			   lr.label);
 	lr.ops->init(&lr.hot);
 	lr.holding = 0;
 	lr.hold_seq = 0;
