@@ -93,7 +93,7 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			continue;
 		}
 		const char *start = f++;
-		bool left = false, zero = false;
+		bool left = false, zero = false, alt = false;
 		int width = 0, precision = -1, longs = 0;
 		bool size_t_arg = false;
 
@@ -102,6 +102,8 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				left = true;
 			else if (*f == '0')
 				zero = true;
+			else if (*f == '#')
+				alt = true;
 			else
 				break;
 		}
@@ -147,8 +149,12 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 		case 'X': {
 			uint64_t v = (size_t_arg || longs) ? va_arg(ap, unsigned long)
 							   : va_arg(ap, unsigned int);
+			const char *prefix = NULL;
+
+			if (alt && v && *f != 'u')
+				prefix = *f == 'X' ? "0X" : "0x";
 			emit_number(&o, v, false, *f == 'u' ? 10 : 16, *f == 'X', width, left,
-				    zero, NULL);
+				    zero, prefix);
 			break;
 		}
 		case 'p':

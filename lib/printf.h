@@ -2,7 +2,7 @@
  * printf.h - a small, allocation-free formatter for kernel and tests.
  *
  * Conversions: %d %i %u %x %X %p %s %c %%, with the length modifiers l, ll
- * and z, the flags '-' (left-justify) and '0' (zero-pad), a field width
+ * and z, the flags '-' (left-justify), '0' (zero-pad) and '#' (0x prefix), a field width
  * (digits or '*') and, for %s, a precision ('.N' or '.*').  No floating
  * point: the kernel is built without SSE.  Unknown conversions are printed
  * verbatim so a bad format is visible, never silently dropped.

@@ -46,6 +46,8 @@ int main(void)
 	CHECK("%*d|%-*d", 6, 7, 6, 7);
 	CHECK("100%% %s", "done");
 	CHECK("%016lx", 0x12345UL);
+	CHECK("%#x|%#lx|%#X|%#x", 0x1fu, 0xabcUL, 0xabcu, 0u);
+	CHECK("%#10x|%#010x|%-#8x|", 0x1fu, 0x1fu, 0x1fu);
 
 	/* Truncation: stored part NUL-terminated, return value is the full length. */
 	n = ksnprintf(small, sizeof(small), "%s", "0123456789");
