@@ -154,6 +154,14 @@ class TestGoodLog(ReportCase):
         self.assertTrue(self.goal_row("no inversion").endswith("| PASS |"))
         self.assertIn("not judged here", self.goal_row("1.3x spinlock"))
 
+    def test_emulating_kvm_seen_from_refcount_alone(self):
+        lines = [l for l in good_lines() if '"uncontended"' not in l
+                 and not ('"refcount", "impl": "xadd"' in l and '"cpus": 1,' in l)]
+        lines.insert(-3, bench_line("refcount", "xadd", 1, 60000, ns_per_op=16000.0))
+        self.assertEqual(self.run_tool(lines), 0, self.stderr)
+        self.assertIn("LOCK XADD took 8000 ns", self.report)
+        self.assertTrue(self.goal_row("no inversion").endswith("| PASS |"))
+
     def test_measurement_quality_warnings(self):
         lines = good_lines()
         lines.insert(-3, bench_line("pathwalk", "lockref", 2, 10 ** 6, overlap=0.5,
