@@ -6,7 +6,7 @@
  *
  *   CPU 0 prepares the shared state; a ktest barrier publishes it.
  *   Each active CPU times an empty batch (the harness overhead to subtract).
- *   Trial 0 is the warm-up, trials 1 .. T are measured.  Per trial:
+ *   Trial 0 is a short warm-up, trials 1 .. T are measured.  Per trial:
  *     CPU 0: spec reset, lockref statistics zeroed, stop flag lowered
  *     barrier "start"   every CPU; the release is the start signal
  *     active CPUs run batches until the stop flag (CPU 0 raises it)
@@ -35,8 +35,9 @@
 
 /*
  * A batch longer than this fraction of the trial halves the next one (down
- * to one operation): a CPU whose operations take milliseconds, as when a
- * lock is handed to a preempted vCPU, still sees the stop flag in time.
+ * to one operation; quick batches grow back): a CPU whose operations take
+ * milliseconds, as when a lock is handed to a preempted vCPU, still sees
+ * the stop flag in time.
  */
 #define BENCH_SLOW_BATCH_DIV 64
 
