@@ -16,15 +16,15 @@
 #include "tsc.h"
 #include "vm.h"
 
-#define IDENTITY_LIMIT   (4ull << 30) /* mapped by boot/entry.asm */
+#define IDENTITY_LIMIT	 (4ull << 30) /* mapped by boot/entry.asm */
 #define EBDA_SEGMENT_PTR 0x40e
-#define EBDA_SEARCH_LEN  1024
-#define BIOS_ROM_START   0xe0000
-#define BIOS_ROM_END     0x100000
-#define RSDP_ALIGN       16
-#define RSDP_V1_LEN      20
-#define RSDP_OEMID_AT    9
-#define OEMID_LEN        6
+#define EBDA_SEARCH_LEN	 1024
+#define BIOS_ROM_START	 0xe0000
+#define BIOS_ROM_END	 0x100000
+#define RSDP_ALIGN	 16
+#define RSDP_V1_LEN	 20
+#define RSDP_OEMID_AT	 9
+#define OEMID_LEN	 6
 /* After writing ACPI_ENABLE, firmware sets SCI_EN within a few ms on real machines. */
 #define ACPI_ENABLE_WAIT_US 300000
 #define POWEROFF_WAIT_US    100000
@@ -70,7 +70,7 @@ void acpi_init(const struct boot_info *bi)
 	const char *where = "Multiboot2 tag";
 
 	if (!rsdp) {
-		uint64_t ebda = (uint64_t)*(const volatile uint16_t *)EBDA_SEGMENT_PTR << 4;
+		uint64_t ebda = (uint64_t) * (const volatile uint16_t *)EBDA_SEGMENT_PTR << 4;
 
 		where = "BIOS memory scan";
 		rsdp = ebda ? scan_for_rsdp(ebda, ebda + EBDA_SEARCH_LEN) : NULL;
@@ -88,7 +88,8 @@ void acpi_init(const struct boot_info *bi)
 	acpi.cpus = acpi_cpus;
 	acpi.max_cpus = MAX_CPUS;
 	if (acpi_parse(rsdp, rsdp_len, map_identity, NULL, &acpi, platform_log) != ACPI_OK) {
-		printk("acpi: WARNING: tables unusable (see above): running on the boot CPU only\n");
+		printk(
+		    "acpi: WARNING: tables unusable (see above): running on the boot CPU only\n");
 		acpi.have_madt = false;
 		return;
 	}

@@ -9,38 +9,38 @@
 #include "console.h"
 #include "cpu.h"
 
-#define APIC_REG_ID       0x020
-#define APIC_REG_TPR      0x080
-#define APIC_REG_EOI      0x0b0
-#define APIC_REG_SVR      0x0f0
-#define APIC_REG_ICR_LOW  0x300
-#define APIC_REG_ICR_HIGH 0x310
+#define APIC_REG_ID	   0x020
+#define APIC_REG_TPR	   0x080
+#define APIC_REG_EOI	   0x0b0
+#define APIC_REG_SVR	   0x0f0
+#define APIC_REG_ICR_LOW   0x300
+#define APIC_REG_ICR_HIGH  0x310
 #define APIC_REG_LVT_LINT0 0x350
 #define APIC_REG_LVT_LINT1 0x360
-#define X2APIC_MSR_BASE   0x800
+#define X2APIC_MSR_BASE	   0x800
 
-#define APIC_BASE_EXTD    (1u << 10) /* IA32_APIC_BASE: x2APIC mode */
-#define APIC_BASE_EN      (1u << 11) /* IA32_APIC_BASE: APIC enabled */
-#define APIC_BASE_ADDR    0xfffff000ull
-#define SVR_ENABLE        (1u << 8)
-#define SPURIOUS_VECTOR   0xff
-#define LVT_MASKED        (1u << 16)
+#define APIC_BASE_EXTD	(1u << 10) /* IA32_APIC_BASE: x2APIC mode */
+#define APIC_BASE_EN	(1u << 11) /* IA32_APIC_BASE: APIC enabled */
+#define APIC_BASE_ADDR	0xfffff000ull
+#define SVR_ENABLE	(1u << 8)
+#define SPURIOUS_VECTOR 0xff
+#define LVT_MASKED	(1u << 16)
 
 /* ICR fields (SDM Vol. 3A 11.6.1). */
-#define ICR_FIXED         (0u << 8)
-#define ICR_NMI           (4u << 8)
-#define ICR_INIT          (5u << 8)
-#define ICR_STARTUP       (6u << 8)
-#define ICR_PENDING       (1u << 12) /* xAPIC delivery status: send pending */
-#define ICR_ASSERT        (1u << 14)
-#define ICR_ALL_BUT_SELF  (3u << 18)
-#define XAPIC_DEST_SHIFT  24
+#define ICR_FIXED	 (0u << 8)
+#define ICR_NMI		 (4u << 8)
+#define ICR_INIT	 (5u << 8)
+#define ICR_STARTUP	 (6u << 8)
+#define ICR_PENDING	 (1u << 12) /* xAPIC delivery status: send pending */
+#define ICR_ASSERT	 (1u << 14)
+#define ICR_ALL_BUT_SELF (3u << 18)
+#define XAPIC_DEST_SHIFT 24
 /* The xAPIC sets ICR_PENDING until accepted; bound the wait. */
-#define ICR_POLL_LIMIT    1000000
+#define ICR_POLL_LIMIT 1000000
 
-#define PIC1_DATA         0x21
-#define PIC2_DATA         0xa1
-#define PIC_MASK_ALL      0xff
+#define PIC1_DATA    0x21
+#define PIC2_DATA    0xa1
+#define PIC_MASK_ALL 0xff
 
 static bool x2apic;
 static bool apic_ready; /* before apic_init, IPIs have nowhere to go */

@@ -10,15 +10,15 @@
 #include "platform.h"
 #include "string.h"
 
-#define CMDLINE_MAX       1024
-#define DEFAULT_SEED      1
+#define CMDLINE_MAX	   1024
+#define DEFAULT_SEED	   1
 #define DEFAULT_TORTURE_MS 2000
-#define QUICK_TORTURE_MS  300
-#define DEFAULT_BENCH_MS  50
-#define QUICK_BENCH_MS    10
-#define DEFAULT_TRIALS    5
-#define QUICK_TRIALS      3
-#define MAX_SECONDS       3600
+#define QUICK_TORTURE_MS   300
+#define DEFAULT_BENCH_MS   50
+#define QUICK_BENCH_MS	   10
+#define DEFAULT_TRIALS	   5
+#define QUICK_TRIALS	   3
+#define MAX_SECONDS	   3600
 
 struct kernel_options opts;
 static char raw_copy[CMDLINE_MAX];
@@ -105,23 +105,56 @@ enum opt_kind { OPT_FLAG, OPT_NUMBER, OPT_CHOICE, OPT_SPECIAL };
 struct option {
 	const char *key;
 	enum opt_kind kind;
-	const char *expected;       /* for the error line */
-	uint64_t lo, hi;            /* OPT_NUMBER */
+	const char *expected;	    /* for the error line */
+	uint64_t lo, hi;	    /* OPT_NUMBER */
 	const char *const *choices; /* OPT_CHOICE: value index stored */
 	void (*store)(uint64_t v);
 };
 
-static void set_seed(uint64_t v) { opts.seed = v; }
-static void set_torture_s(uint64_t v) { opts.torture_ms = (unsigned)v * 1000; }
-static void set_bench_ms(uint64_t v) { opts.bench_ms = (unsigned)v; }
-static void set_trials(uint64_t v) { opts.bench_trials = (unsigned)v; }
-static void set_retries(uint64_t v) { opts.lockref_retries = (int)v; }
-static void set_wait(uint64_t v) { opts.lockref_wait = (int)v; }
-static void set_smp_max(uint64_t v) { opts.smp_max = (unsigned)v; }
-static void set_busted(uint64_t v) { opts.busted = (enum busted_kind)(v + 1); }
-static void set_fault(uint64_t v) { opts.fault = (enum fault_kind)(v + 1); }
-static void set_exit(uint64_t v) { opts.exit = (enum exit_kind)v; }
-static void set_console(uint64_t v) { opts.console = (unsigned)v + 1; }
+static void set_seed(uint64_t v)
+{
+	opts.seed = v;
+}
+static void set_torture_s(uint64_t v)
+{
+	opts.torture_ms = (unsigned)v * 1000;
+}
+static void set_bench_ms(uint64_t v)
+{
+	opts.bench_ms = (unsigned)v;
+}
+static void set_trials(uint64_t v)
+{
+	opts.bench_trials = (unsigned)v;
+}
+static void set_retries(uint64_t v)
+{
+	opts.lockref_retries = (int)v;
+}
+static void set_wait(uint64_t v)
+{
+	opts.lockref_wait = (int)v;
+}
+static void set_smp_max(uint64_t v)
+{
+	opts.smp_max = (unsigned)v;
+}
+static void set_busted(uint64_t v)
+{
+	opts.busted = (enum busted_kind)(v + 1);
+}
+static void set_fault(uint64_t v)
+{
+	opts.fault = (enum fault_kind)(v + 1);
+}
+static void set_exit(uint64_t v)
+{
+	opts.exit = (enum exit_kind)v;
+}
+static void set_console(uint64_t v)
+{
+	opts.console = (unsigned)v + 1;
+}
 static const char *const busted_names[] = {"lockref", "spinlock", NULL};
 static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
 static const char *const exit_names[] = {"auto", "halt", "reboot", NULL};
@@ -136,21 +169,21 @@ static void set_policy(uint64_t v)
 }
 
 static const struct option options[] = {
-	{"run", OPT_SPECIAL, "a comma list of boot, spinlock, lockref, fs, bench, tests, all", 0,
-	 0, NULL, NULL},
-	{"quick", OPT_FLAG, "no value", 0, 0, NULL, NULL},
-	{"seed", OPT_NUMBER, "a number", 0, UINT64_MAX, NULL, set_seed},
-	{"torture.secs", OPT_NUMBER, "seconds from 1 to 3600", 1, MAX_SECONDS, NULL, set_torture_s},
-	{"bench.ms", OPT_NUMBER, "milliseconds from 1 to 60000", 1, 60000, NULL, set_bench_ms},
-	{"bench.trials", OPT_NUMBER, "a count from 1 to 101", 1, 101, NULL, set_trials},
-	{"lockref.policy", OPT_CHOICE, "mainline, v7 or locked", 0, 0, policy_names, set_policy},
-	{"lockref.retries", OPT_NUMBER, "a count from 1 to 1000000", 1, 1000000, NULL, set_retries},
-	{"lockref.wait", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_wait},
-	{"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
-	{"torture.busted", OPT_CHOICE, "lockref or spinlock", 0, 0, busted_names, set_busted},
-	{"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
-	{"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
-	{"exit", OPT_CHOICE, "auto, halt or reboot", 0, 0, exit_names, set_exit},
+    {"run", OPT_SPECIAL, "a comma list of boot, spinlock, lockref, fs, bench, tests, all", 0, 0,
+     NULL, NULL},
+    {"quick", OPT_FLAG, "no value", 0, 0, NULL, NULL},
+    {"seed", OPT_NUMBER, "a number", 0, UINT64_MAX, NULL, set_seed},
+    {"torture.secs", OPT_NUMBER, "seconds from 1 to 3600", 1, MAX_SECONDS, NULL, set_torture_s},
+    {"bench.ms", OPT_NUMBER, "milliseconds from 1 to 60000", 1, 60000, NULL, set_bench_ms},
+    {"bench.trials", OPT_NUMBER, "a count from 1 to 101", 1, 101, NULL, set_trials},
+    {"lockref.policy", OPT_CHOICE, "mainline, v7 or locked", 0, 0, policy_names, set_policy},
+    {"lockref.retries", OPT_NUMBER, "a count from 1 to 1000000", 1, 1000000, NULL, set_retries},
+    {"lockref.wait", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_wait},
+    {"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
+    {"torture.busted", OPT_CHOICE, "lockref or spinlock", 0, 0, busted_names, set_busted},
+    {"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
+    {"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
+    {"exit", OPT_CHOICE, "auto, halt or reboot", 0, 0, exit_names, set_exit},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -208,17 +241,17 @@ void cmdline_parse(const char *line)
 	size_t len = strnlen(line, CMDLINE_MAX);
 
 	opts = (struct kernel_options){
-		.run = SUITES_ALL,
-		.seed = DEFAULT_SEED,
-		.torture_ms = 0,
-		.bench_ms = 0,
-		.bench_trials = 0,
-		.lockref_policy = "mainline",
-		.lockref_retries = -1,
-		.lockref_wait = -1,
-		.smp_max = MAX_CPUS,
-		.console = CONSOLE_SERIAL | CONSOLE_SCREEN,
-		.exit = EXIT_AUTO,
+	    .run = SUITES_ALL,
+	    .seed = DEFAULT_SEED,
+	    .torture_ms = 0,
+	    .bench_ms = 0,
+	    .bench_trials = 0,
+	    .lockref_policy = "mainline",
+	    .lockref_retries = -1,
+	    .lockref_wait = -1,
+	    .smp_max = MAX_CPUS,
+	    .console = CONSOLE_SERIAL | CONSOLE_SCREEN,
+	    .exit = EXIT_AUTO,
 	};
 	if (len == CMDLINE_MAX)
 		printk("cmdline: longer than %u bytes; the rest is ignored\n", CMDLINE_MAX - 1);

@@ -25,21 +25,21 @@ enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT };
 
 struct kernel_options {
-	unsigned run;            /* SUITE_* mask */
-	bool quick;              /* small durations everywhere */
-	uint64_t seed;           /* of every pseudo-random choice */
-	unsigned torture_ms;     /* length of each torture test */
-	unsigned bench_ms;       /* one benchmark trial */
-	unsigned bench_trials;   /* measured trials (after one warm-up) */
+	unsigned run;		 /* SUITE_* mask */
+	bool quick;		 /* small durations everywhere */
+	uint64_t seed;		 /* of every pseudo-random choice */
+	unsigned torture_ms;	 /* length of each torture test */
+	unsigned bench_ms;	 /* one benchmark trial */
+	unsigned bench_trials;	 /* measured trials (after one warm-up) */
 	char lockref_policy[16]; /* "mainline", "v7", "locked" */
-	int lockref_retries;     /* -1: the policy's own */
-	int lockref_wait;        /* -1: the policy's own, else 0/1 */
-	unsigned smp_max;        /* use at most this many CPUs */
+	int lockref_retries;	 /* -1: the policy's own */
+	int lockref_wait;	 /* -1: the policy's own, else 0/1 */
+	unsigned smp_max;	 /* use at most this many CPUs */
 	enum busted_kind busted;
 	enum fault_kind fault;
-	unsigned console;        /* CONSOLE_* mask (console.h) */
+	unsigned console; /* CONSOLE_* mask (console.h) */
 	enum exit_kind exit;
-	const char *raw;         /* the command line as given */
+	const char *raw; /* the command line as given */
 };
 
 extern struct kernel_options opts;

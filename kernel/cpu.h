@@ -10,28 +10,28 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MSR_APIC_BASE      0x1b
-#define MSR_EFER           0xc0000080
-#define MSR_GS_BASE        0xc0000101
-#define MSR_TSC_AUX        0xc0000103
+#define MSR_APIC_BASE 0x1b
+#define MSR_EFER      0xc0000080
+#define MSR_GS_BASE   0xc0000101
+#define MSR_TSC_AUX   0xc0000103
 
-#define RFLAGS_IF          (1u << 9)
+#define RFLAGS_IF (1u << 9)
 
 /* CPUID leaves and bits (Intel SDM Vol. 2A, CPUID). */
-#define CPUID_BASIC_MAX    0x0
-#define CPUID_FEATURES     0x1
+#define CPUID_BASIC_MAX	   0x0
+#define CPUID_FEATURES	   0x1
 #define CPUID_TSC_CRYSTAL  0x15
-#define CPUID_CPU_FREQ     0x16
-#define CPUID_HV_BASE      0x40000000
+#define CPUID_CPU_FREQ	   0x16
+#define CPUID_HV_BASE	   0x40000000
 #define CPUID_HV_TSC_KHZ   0x40000010
-#define CPUID_EXT_MAX      0x80000000
+#define CPUID_EXT_MAX	   0x80000000
 #define CPUID_EXT_FEATURES 0x80000001
-#define CPUID_EXT_POWER    0x80000007
-#define CPUID1_ECX_CX16    (1u << 13)
+#define CPUID_EXT_POWER	   0x80000007
+#define CPUID1_ECX_CX16	   (1u << 13)
 #define CPUID1_ECX_X2APIC  (1u << 21)
-#define CPUID1_ECX_HV      (1u << 31)
-#define CPUID1_EDX_APIC    (1u << 9)
-#define CPUID1_EDX_TSC     (1u << 4)
+#define CPUID1_ECX_HV	   (1u << 31)
+#define CPUID1_EDX_APIC	   (1u << 9)
+#define CPUID1_EDX_TSC	   (1u << 4)
 #define CPUIDX_EDX_RDTSCP  (1u << 27)
 #define CPUIDX7_EDX_INVTSC (1u << 8)
 
@@ -85,7 +85,9 @@ static inline uint64_t rdmsr(uint32_t msr)
 
 static inline void wrmsr(uint32_t msr, uint64_t v)
 {
-	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32))
+	__asm__ volatile("wrmsr"
+			 :
+			 : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32))
 			 : "memory");
 }
 

@@ -8,11 +8,11 @@
 #include <stdint.h>
 
 struct cpuinfo {
-	uint32_t basic_max_leaf;  /* CPUID.0:EAX */
-	uint32_t ext_max_leaf;    /* CPUID.80000000h:EAX */
-	uint32_t hv_max_leaf;     /* CPUID.40000000h:EAX, 0 without a hypervisor */
-	bool hypervisor;          /* CPUID.1:ECX bit 31 */
-	char hv_signature[13];    /* "KVMKVMKVM", "TCGTCGTCGTCG", ... */
+	uint32_t basic_max_leaf; /* CPUID.0:EAX */
+	uint32_t ext_max_leaf;	 /* CPUID.80000000h:EAX */
+	uint32_t hv_max_leaf;	 /* CPUID.40000000h:EAX, 0 without a hypervisor */
+	bool hypervisor;	 /* CPUID.1:ECX bit 31 */
+	char hv_signature[13];	 /* "KVMKVMKVM", "TCGTCGTCGTCG", ... */
 	char vendor[13];
 	bool cx16, x2apic, invariant_tsc, rdtscp;
 };

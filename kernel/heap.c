@@ -16,13 +16,13 @@
 #include "spinlock.h"
 #include "string.h"
 
-#define PAGE_SIZE       4096u
+#define PAGE_SIZE	4096u
 #define MIN_CLASS_SHIFT 4 /* 16 bytes */
 #define MAX_CLASS_SHIFT 12
-#define NCLASSES        (MAX_CLASS_SHIFT - MIN_CLASS_SHIFT + 1)
-#define IDENTITY_LIMIT  (4ull << 30)
-#define LOW_MEMORY_END  (1ull << 20) /* leave real-mode memory to firmware and the trampoline */
-#define FALLBACK_POOL   (16u << 20)
+#define NCLASSES	(MAX_CLASS_SHIFT - MIN_CLASS_SHIFT + 1)
+#define IDENTITY_LIMIT	(4ull << 30)
+#define LOW_MEMORY_END	(1ull << 20) /* leave real-mode memory to firmware and the trampoline */
+#define FALLBACK_POOL	(16u << 20)
 
 struct free_block {
 	struct free_block *next;
@@ -46,8 +46,8 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 void heap_init(const struct boot_info *bi, uint64_t info_start, uint64_t info_end)
 {
 	const struct mem_range reserved[] = {
-		{(uintptr_t)kernel_start, (uintptr_t)kernel_end},
-		{info_start, info_end},
+	    {(uintptr_t)kernel_start, (uintptr_t)kernel_end},
+	    {info_start, info_end},
 	};
 	struct mem_range r = memmap_largest_free(bi, LOW_MEMORY_END, IDENTITY_LIMIT, reserved, 2);
 

@@ -8,8 +8,8 @@
  */
 #include "trap.h"
 
-#define IDT_VECTORS      256
-#define GDT_KERNEL_CODE  0x08
+#define IDT_VECTORS	 256
+#define GDT_KERNEL_CODE	 0x08
 #define GATE_INTERRUPT64 0x8e /* present, DPL 0, type 0xE */
 
 struct idt_gate {
@@ -38,11 +38,11 @@ void idt_init(void)
 		uint64_t addr = isr_stub_table[v];
 
 		idt[v] = (struct idt_gate){
-			.offset_low = (uint16_t)addr,
-			.selector = GDT_KERNEL_CODE,
-			.type_attr = GATE_INTERRUPT64,
-			.offset_mid = (uint16_t)(addr >> 16),
-			.offset_high = (uint32_t)(addr >> 32),
+		    .offset_low = (uint16_t)addr,
+		    .selector = GDT_KERNEL_CODE,
+		    .type_attr = GATE_INTERRUPT64,
+		    .offset_mid = (uint16_t)(addr >> 16),
+		    .offset_high = (uint32_t)(addr >> 32),
 		};
 	}
 }

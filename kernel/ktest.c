@@ -26,15 +26,14 @@
 #include "smp.h"
 #include "string.h"
 
-#define SUITE_COUNT        5
-#define START_TIMEOUT_NS   (10ull * 1000 * 1000 * 1000)
+#define SUITE_COUNT	     5
+#define START_TIMEOUT_NS     (10ull * 1000 * 1000 * 1000)
 #define TEST_BASE_TIMEOUT_MS 120000u
-#define SKIP_REASON_MAX    96
+#define SKIP_REASON_MAX	     96
 
 extern const struct ktest ktests_start[], ktests_end[];
 
-static const char *const suite_order[SUITE_COUNT] = {"boot", "spinlock", "lockref", "fs",
-						     "bench"};
+static const char *const suite_order[SUITE_COUNT] = {"boot", "spinlock", "lockref", "fs", "bench"};
 
 struct ktest_shared {
 	const struct ktest *test;
@@ -127,7 +126,9 @@ static bool run_one(const struct ktest *test, unsigned number)
 	barrier_init(&s->start, s->ncpus);
 	barrier_init(&s->user, s->ncpus);
 	if (s->ncpus > 1) {
-		uint64_t timeout = TEST_BASE_TIMEOUT_MS + 20ull * opts.torture_ms;
+		/* Generous: a torture runs a few lengths; a benchmark sweeps CPU counts and trials. */
+		uint64_t timeout = TEST_BASE_TIMEOUT_MS + 20ull * opts.torture_ms +
+				   4ull * s->ncpus * (opts.bench_trials + 1) * opts.bench_ms;
 
 		if (!smp_run_on_all(run_here, s, timeout, test->name))
 			s->failed = true;
@@ -172,7 +173,8 @@ bool ktest_run(unsigned mask)
 		number++;
 		planned += n;
 		if (n == 0) {
-			printk("ok %u %s # SKIP no tests registered in this build\n", number, suite);
+			printk("ok %u %s # SKIP no tests registered in this build\n", number,
+			       suite);
 			continue;
 		}
 		printk("    KTAP version 1\n    # Subtest: %s\n    1..%u\n", suite, n);

@@ -30,15 +30,14 @@ struct ktest {
 
 struct ktest_ctx {
 	const struct ktest *test;
-	unsigned cpu;   /* this CPU's index (0 .. ncpus-1) */
+	unsigned cpu;	/* this CPU's index (0 .. ncpus-1) */
 	unsigned ncpus; /* CPUs running this test: 1, or every online CPU */
 	struct ktest_shared *shared;
 };
 
-#define KTEST(suite_, name_, fn_, flags_)                                                    \
-	static const struct ktest ktest_entry_##fn_                                          \
-		__attribute__((used, section(".ktests"), aligned(8))) = {#suite_, name_, fn_, \
-									   flags_}
+#define KTEST(suite_, name_, fn_, flags_)                                                          \
+	static const struct ktest ktest_entry_##fn_                                                \
+	    __attribute__((used, section(".ktests"), aligned(8))) = {#suite_, name_, fn_, flags_}
 
 /* Report a failed check (one "# " diagnostic line) and mark the test failed. Any CPU. */
 void ktest_fail(struct ktest_ctx *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -32,8 +32,12 @@
  * buffer.  UEFI has no text mode, so there this is never assumed.
  */
 static const struct screen_fb vga_text_mode = {
-	.addr = 0xb8000, .pitch = 160, .width = 80, .height = 25, .bpp = 16,
-	.type = SCREEN_FB_EGA_TEXT,
+    .addr = 0xb8000,
+    .pitch = 160,
+    .width = 80,
+    .height = 25,
+    .bpp = 16,
+    .type = SCREEN_FB_EGA_TEXT,
 };
 
 static void setup_lockref_policy(void)
@@ -49,8 +53,9 @@ static void setup_lockref_policy(void)
 	lockref_set_policy(&p);
 	lockref16_set_cx16(cpuinfo.cx16);
 	printk("lockref: policy %s, %u lockless attempts, %s; 16-byte form on %s\n",
-	       opts.lockref_policy, p.retries, p.wait_unlocked ? "waits for the lock to be free" :
-	       "no wait", cpuinfo.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
+	       opts.lockref_policy, p.retries,
+	       p.wait_unlocked ? "waits for the lock to be free" : "no wait",
+	       cpuinfo.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
 }
 
 static void print_env(void)
@@ -69,32 +74,31 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	const void *info = (const void *)(uintptr_t)info_addr;
 	struct boot_info bi;
 
-	smp_init_boot_cpu();                    /* GS base: this_cpu() works */
-	console_init();                         /* serial: we can talk */
+	smp_init_boot_cpu(); /* GS base: this_cpu() works */
+	console_init();	     /* serial: we can talk */
 	printk("lockref demo kernel: booting\n");
-	idt_init();                             /* faults from here on are reported */
+	idt_init(); /* faults from here on are reported */
 	idt_load();
 	const char *err = mb2_parse(magic, info, &bi);
 	if (err) {
 		printk("boot: %s\n", err);
 		machine_exit(false);
 	}
-	cmdline_parse(bi.cmdline);              /* opts */
+	cmdline_parse(bi.cmdline); /* opts */
 	if (bi.has_fb && bi.fb.addr + (uint64_t)bi.fb.pitch * bi.fb.height > IDENTITY_LIMIT)
 		vm_map_identity(bi.fb.addr, (uint64_t)bi.fb.pitch * bi.fb.height);
 	console_attach_screen(bi.has_fb ? &bi.fb : bi.efi ? NULL : &vga_text_mode);
 	console_select(opts.console);
-	printk("boot: loader '%s', command line '%s', seed %lu\n", bi.loader, opts.raw,
-	       opts.seed);
-	cpuinfo_init();                         /* CPUID, leaf limits checked */
+	printk("boot: loader '%s', command line '%s', seed %lu\n", bi.loader, opts.raw, opts.seed);
+	cpuinfo_init(); /* CPUID, leaf limits checked */
 	heap_init(&bi, info_addr, info_addr + *(const uint32_t *)info);
-	acpi_init(&bi);                         /* MADT, FADT, \_S5 */
+	acpi_init(&bi); /* MADT, FADT, \_S5 */
 	apic_init(acpi.have_madt ? acpi.lapic_phys : 0);
 	cpus[0].apic_id = apic_id();
-	tsc_init();                             /* calibrated time for the AP start-up */
+	tsc_init(); /* calibrated time for the AP start-up */
 	setup_lockref_policy();
-	smp_start_aps();                        /* every CPU, or a line saying why not */
+	smp_start_aps(); /* every CPU, or a line saying why not */
 	print_env();
-	selftest_fault_if_asked();              /* selftest.fault=: prove the panic path */
-	machine_exit(ktest_run(opts.run));      /* KTAP, then # RESULT */
+	selftest_fault_if_asked();	   /* selftest.fault=: prove the panic path */
+	machine_exit(ktest_run(opts.run)); /* KTAP, then # RESULT */
 }

@@ -10,17 +10,17 @@
 
 #include "string.h"
 
-#define MB2_TAG_ALIGN       8
-#define MB2_TAG_HEADER      8
-#define MB2_TAG_END         0
-#define MB2_TAG_CMDLINE     1
+#define MB2_TAG_ALIGN	    8
+#define MB2_TAG_HEADER	    8
+#define MB2_TAG_END	    0
+#define MB2_TAG_CMDLINE	    1
 #define MB2_TAG_LOADER_NAME 2
-#define MB2_TAG_MMAP        6
+#define MB2_TAG_MMAP	    6
 #define MB2_TAG_FRAMEBUFFER 8
 #define MB2_TAG_ACPI_OLD    14
 #define MB2_TAG_ACPI_NEW    15
-#define MB2_TAG_EFI32       11
-#define MB2_TAG_EFI64       12
+#define MB2_TAG_EFI32	    11
+#define MB2_TAG_EFI64	    12
 
 /* Fixed part of the memory map tag (3.6.8): header, entry_size, entry_version. */
 #define MB2_MMAP_HEADER 16

@@ -30,18 +30,18 @@ struct mb2_mmap_entry {
 };
 
 struct boot_info {
-	const char *cmdline;              /* NUL-terminated, "" when absent */
-	const uint8_t *mmap;              /* first entry, NULL when absent */
-	uint32_t mmap_entry_size;         /* stride between entries */
+	const char *cmdline;	  /* NUL-terminated, "" when absent */
+	const uint8_t *mmap;	  /* first entry, NULL when absent */
+	uint32_t mmap_entry_size; /* stride between entries */
 	uint32_t mmap_count;
-	const void *rsdp;                 /* copy of the RSDP in the tag, or NULL */
+	const void *rsdp; /* copy of the RSDP in the tag, or NULL */
 	uint32_t rsdp_len;
-	bool rsdp_is_v2;                  /* from the "new" ACPI tag (type 15) */
+	bool rsdp_is_v2; /* from the "new" ACPI tag (type 15) */
 	bool has_fb;
 	struct screen_fb fb;
-	const char *loader;               /* boot loader name, "" when absent */
-	bool efi;                         /* EFI system table tag: booted by UEFI firmware */
-	uint32_t tags_ignored;            /* tag types we do not use */
+	const char *loader;    /* boot loader name, "" when absent */
+	bool efi;	       /* EFI system table tag: booted by UEFI firmware */
+	uint32_t tags_ignored; /* tag types we do not use */
 };
 
 /*

@@ -17,9 +17,9 @@
 typedef void (*cpu_work_fn)(void *arg);
 
 struct cpu {
-	struct cpu *self;  /* offset 0: %gs:0 */
-	uint32_t index;    /* offset 8: dense CPU number, boot CPU = 0 */
-	uint32_t apic_id;  /* local APIC id (x2APIC ids may exceed 255) */
+	struct cpu *self; /* offset 0: %gs:0 */
+	uint32_t index;	  /* offset 8: dense CPU number, boot CPU = 0 */
+	uint32_t apic_id; /* local APIC id (x2APIC ids may exceed 255) */
 	volatile bool online;
 	uint8_t *stack_top;
 	/* Work handed over by smp_run_on_all(); see smp.c. */

@@ -18,7 +18,7 @@
 #define DEBUG_EXIT_PORT 0xf4 /* -device isa-debug-exit,iobase=0xf4 */
 #define DEBUG_EXIT_PASS 0x10 /* QEMU exits with (0x10 << 1) | 1 = 33 */
 #define DEBUG_EXIT_FAIL 0x11 /* ... 35 */
-#define KBC_COMMAND     0x64
+#define KBC_COMMAND	0x64
 #define KBC_PULSE_RESET 0xfe
 
 static volatile bool stopping;

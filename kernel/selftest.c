@@ -13,10 +13,10 @@
 #include "percpu.h"
 #include "trap.h"
 
-#define VEC_UD        6
+#define VEC_UD	      6
 #define UD2_LENGTH    2
 #define NONCANONICAL  0x8000000000000000ull /* any access raises #GP */
-#define UNMAPPED_ADDR (1ull << 45)          /* beyond the identity map: #PF */
+#define UNMAPPED_ADDR (1ull << 45)	    /* beyond the identity map: #PF */
 
 static volatile int armed_cpu = -1;
 static volatile int seen_vector = -1;

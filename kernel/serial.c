@@ -11,21 +11,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define COM1          0x3f8
+#define COM1	      0x3f8
 #define UART_DATA     0 /* THR/RBR, or divisor low byte when DLAB = 1 */
 #define UART_IER      1 /* interrupt enable, or divisor high byte when DLAB = 1 */
 #define UART_FCR      2
 #define UART_LCR      3
 #define UART_MCR      4
 #define UART_LSR      5
-#define LCR_8N1       0x03
+#define LCR_8N1	      0x03
 #define LCR_DLAB      0x80
 #define FCR_ENABLE    0x07 /* enable and clear both FIFOs */
 #define MCR_DTR_RTS   0x03
 #define LSR_THR_EMPTY 0x20 /* room for another byte */
 #define LSR_TX_IDLE   0x40 /* holding and shift registers both empty */
 #define UART_CLOCK    115200
-#define BAUD          115200
+#define BAUD	      115200
 /* Bounded polls: a UART that never becomes ready must not hang the kernel. */
 #define UART_POLL_LIMIT 1000000
 

@@ -24,14 +24,14 @@
 #include "trap.h"
 #include "tsc.h"
 
-#define TRAMPOLINE_BASE   0x8000 /* boot/trampoline.asm assembles for this address */
-#define TRAMPOLINE_PAGE   (TRAMPOLINE_BASE >> 12) /* the SIPI vector */
-#define TP_OFFSET         0x100
-#define AP_STACK_SIZE     (32u << 10)
-#define INIT_DELAY_US     10000 /* SDM 9.4.4.1: 10 ms after INIT */
-#define SIPI_DELAY_US     200   /* SDM 9.4.4.1: 200 us after each SIPI */
-#define AP_ANSWER_MS      2000  /* nested virtualization can be slow to start a vCPU */
-#define XAPIC_MAX_ID      0xff
+#define TRAMPOLINE_BASE 0x8000			/* boot/trampoline.asm assembles for this address */
+#define TRAMPOLINE_PAGE (TRAMPOLINE_BASE >> 12) /* the SIPI vector */
+#define TP_OFFSET	0x100
+#define AP_STACK_SIZE	(32u << 10)
+#define INIT_DELAY_US	10000 /* SDM 9.4.4.1: 10 ms after INIT */
+#define SIPI_DELAY_US	200   /* SDM 9.4.4.1: 200 us after each SIPI */
+#define AP_ANSWER_MS	2000  /* nested virtualization can be slow to start a vCPU */
+#define XAPIC_MAX_ID	0xff
 
 /* Mirrors the block at TP_OFFSET in boot/trampoline.asm. */
 struct trampoline_params {
@@ -156,7 +156,7 @@ static bool start_ap(struct trampoline_params *tp, unsigned index, uint32_t id)
 void smp_start_aps(void)
 {
 	struct trampoline_params *tp =
-		(struct trampoline_params *)(uintptr_t)(TRAMPOLINE_BASE + TP_OFFSET);
+	    (struct trampoline_params *)(uintptr_t)(TRAMPOLINE_BASE + TP_OFFSET);
 	uint32_t bsp_id = cpus[0].apic_id;
 	unsigned next = 1, skipped = 0;
 
@@ -212,8 +212,9 @@ bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *
 
 		while (__atomic_load_n(&c->done_seq, __ATOMIC_ACQUIRE) != c->work_seq) {
 			if (tsc_now() > deadline) {
-				printk("smp: CPU %u (APIC id %u) did not finish '%s' within %lu ms\n",
-				       i, c->apic_id, what, timeout_ms);
+				printk(
+				    "smp: CPU %u (APIC id %u) did not finish '%s' within %lu ms\n",
+				    i, c->apic_id, what, timeout_ms);
 				ok = false;
 				break;
 			}

@@ -16,11 +16,11 @@
 #include "trap.h"
 #include "tsc.h"
 
-#define EFER_LMA         (1u << 10) /* long mode active (SDM Vol. 3A 2.2.1) */
-#define IPI_WAIT_US      100000
-#define TSC_SAMPLES      20000
-#define TSC_MAX_SKEW_US  1000 /* vCPUs of one VM share a TSC; hardware syncs within cycles */
-#define BARRIER_MS       10000
+#define EFER_LMA	(1u << 10) /* long mode active (SDM Vol. 3A 2.2.1) */
+#define IPI_WAIT_US	100000
+#define TSC_SAMPLES	20000
+#define TSC_MAX_SKEW_US 1000 /* vCPUs of one VM share a TSC; hardware syncs within cycles */
+#define BARRIER_MS	10000
 
 static uint64_t seen_rsp[MAX_CPUS];
 
@@ -129,8 +129,7 @@ static void tsc_in_step(struct ktest_ctx *t)
 	uint64_t skew_ns = tsc_to_ns(tsc_max_back);
 	ktest_diag(t, "largest backward step between CPUs: %lu ns", skew_ns);
 	if (skew_ns > TSC_MAX_SKEW_US * 1000ull)
-		ktest_fail(t, "TSCs out of step by %lu ns (limit %u us)", skew_ns,
-			   TSC_MAX_SKEW_US);
+		ktest_fail(t, "TSCs out of step by %lu ns (limit %u us)", skew_ns, TSC_MAX_SKEW_US);
 }
 KTEST(boot, "tsc_monotonic_and_in_step", tsc_in_step, KTEST_ALL_CPUS);
 

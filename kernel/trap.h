@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /* Vectors the kernel uses besides the 32 exceptions (Intel SDM Vol. 3A 6.2). */
-#define VEC_NMI        2
+#define VEC_NMI	       2
 #define VEC_WAKE       0xf0 /* wakes an idle CPU: smp_run_on_all */
 #define VEC_TEST       0xf1 /* counted by the boot suite's IPI test */
 #define VEC_SPURIOUS   0xff /* local APIC spurious vector: no EOI */

@@ -15,23 +15,23 @@
 #include "cpu.h"
 #include "cpuinfo.h"
 
-#define PIT_HZ           1193182u
-#define PIT_CH2_DATA     0x42
-#define PIT_COMMAND      0x43
-#define PIT_CH2_MODE0    0xb0 /* channel 2, lobyte/hibyte, mode 0, binary */
-#define PIT_CH2_LATCH    0x80 /* channel 2, counter latch command */
-#define PORT_B           0x61 /* PC system control port B */
-#define PORT_B_GATE2     0x01 /* channel 2 gate */
-#define PORT_B_SPEAKER   0x02 /* speaker data enable: keep off */
-#define PIT_CALIB_MS     10
-#define PIT_CALIB_RUNS   5
-#define PIT_RELOADED     0xf000 /* a count this high means the reload happened */
+#define PIT_HZ	       1193182u
+#define PIT_CH2_DATA   0x42
+#define PIT_COMMAND    0x43
+#define PIT_CH2_MODE0  0xb0 /* channel 2, lobyte/hibyte, mode 0, binary */
+#define PIT_CH2_LATCH  0x80 /* channel 2, counter latch command */
+#define PORT_B	       0x61 /* PC system control port B */
+#define PORT_B_GATE2   0x01 /* channel 2 gate */
+#define PORT_B_SPEAKER 0x02 /* speaker data enable: keep off */
+#define PIT_CALIB_MS   10
+#define PIT_CALIB_RUNS 5
+#define PIT_RELOADED   0xf000 /* a count this high means the reload happened */
 /* Port reads take about a microsecond; this bounds a PIT that never counts. */
-#define PIT_POLL_LIMIT   20000000u
-#define TSC_KHZ_MIN      100000u    /* 100 MHz */
-#define TSC_KHZ_MAX      10000000u  /* 10 GHz */
-#define TSC_KHZ_GUESS    2000000u
-#define AGREE_PERCENT    2
+#define PIT_POLL_LIMIT 20000000u
+#define TSC_KHZ_MIN    100000u	 /* 100 MHz */
+#define TSC_KHZ_MAX    10000000u /* 10 GHz */
+#define TSC_KHZ_GUESS  2000000u
+#define AGREE_PERCENT  2
 
 static uint64_t khz;
 static const char *source = "guess";
@@ -163,9 +163,10 @@ void tsc_init(void)
 			khz = measured;
 			source = "pit";
 		}
-		printk("tsc: %lu kHz from %s; CPUID (%s) %lu kHz, PIT %lu kHz: differ by %lu ppm%s\n",
-		       khz, source, what, stated, measured, ppm,
-		       khz == measured ? " (too far apart: trusting the PIT)" : "");
+		printk(
+		    "tsc: %lu kHz from %s; CPUID (%s) %lu kHz, PIT %lu kHz: differ by %lu ppm%s\n",
+		    khz, source, what, stated, measured, ppm,
+		    khz == measured ? " (too far apart: trusting the PIT)" : "");
 	} else if (stated || measured) {
 		khz = stated ? stated : measured;
 		source = stated ? what : "pit";

@@ -11,7 +11,7 @@
 void tsc_init(void);
 
 uint64_t tsc_khz(void);
-const char *tsc_source(void);   /* "cpuid-15h", "cpuid-16h", "hypervisor", "pit", "guess" */
+const char *tsc_source(void); /* "cpuid-15h", "cpuid-16h", "hypervisor", "pit", "guess" */
 bool tsc_is_invariant(void);
 
 static inline uint64_t tsc_now(void)

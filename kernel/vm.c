@@ -12,18 +12,18 @@
 #include "cpu.h"
 #include "string.h"
 
-#define PT_ENTRIES      512
-#define PTE_PRESENT     (1ull << 0)
-#define PTE_WRITE       (1ull << 1)
-#define PTE_HUGE        (1ull << 7)
-#define PTE_ADDR        0x000ffffffffff000ull
-#define PAGE_2M         (1ull << 21)
-#define VM_POOL_PAGES   16
-#define VIRT_LIMIT      (1ull << 47) /* the lower canonical half */
+#define PT_ENTRIES    512
+#define PTE_PRESENT   (1ull << 0)
+#define PTE_WRITE     (1ull << 1)
+#define PTE_HUGE      (1ull << 7)
+#define PTE_ADDR      0x000ffffffffff000ull
+#define PAGE_2M	      (1ull << 21)
+#define VM_POOL_PAGES 16
+#define VIRT_LIMIT    (1ull << 47) /* the lower canonical half */
 
 /* In the page-table-only region of linker.ld, like the boot tables. */
 static uint64_t pool[VM_POOL_PAGES][PT_ENTRIES]
-	__attribute__((aligned(4096), section(".bss.pagetables")));
+    __attribute__((aligned(4096), section(".bss.pagetables")));
 static unsigned pool_used;
 
 /* The table that @entry points to, creating it if absent; NULL when the pool is empty. */

@@ -16,10 +16,10 @@
 #include <stdint.h>
 
 struct barrier {
-	unsigned total;              /* CPUs taking part */
+	unsigned total;		     /* CPUs taking part */
 	volatile unsigned remaining; /* still to arrive in this round */
 	volatile unsigned sense;     /* flips when a round completes */
-	volatile bool broken;        /* a round timed out: every later wait fails fast */
+	volatile bool broken;	     /* a round timed out: every later wait fails fast */
 	/* Round each CPU last arrived at, to name the missing ones. */
 	volatile unsigned arrived_round[MAX_CPUS];
 	volatile unsigned round;

@@ -153,8 +153,8 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 
 			if (alt && v && *f != 'u')
 				prefix = *f == 'X' ? "0X" : "0x";
-			emit_number(&o, v, false, *f == 'u' ? 10 : 16, *f == 'X', width, left,
-				    zero, prefix);
+			emit_number(&o, v, false, *f == 'u' ? 10 : 16, *f == 'X', width, left, zero,
+				    prefix);
 			break;
 		}
 		case 'p':

@@ -47,6 +47,7 @@ while read -r name expect cmd; do
         check "host-$name-must-fail" sh -c '! "$@"' sh $cmd
     fi
 done < <(make -s -C tests/host list)
+check bench-report-tool python3 tools/test_bench_report.py
 if [ -f tools/mkfont.py ]; then
     check font-up-to-date python3 tools/mkfont.py --check
 fi

@@ -47,10 +47,10 @@ int main(void)
 	expect("no map at all", memmap_largest_free(&bi, MiB, 4 * GiB, NULL, 0), 0, 0);
 
 	const struct mb2_mmap_entry qemu[] = {
-		{0, 0x9fc00, 1, 0},
-		{0xf0000, 0x10000, 2, 0},
-		{MiB, 511 * MiB, 1, 0},
-		{0xfffc0000, 0x40000, 2, 0},
+	    {0, 0x9fc00, 1, 0},
+	    {0xf0000, 0x10000, 2, 0},
+	    {MiB, 511 * MiB, 1, 0},
+	    {0xfffc0000, 0x40000, 2, 0},
 	};
 	bi = map_of(qemu, 4);
 	expect("typical map, kernel at 1 MiB", memmap_largest_free(&bi, MiB, 4 * GiB, kernel, 1),
@@ -60,24 +60,24 @@ int main(void)
 	expect("map with zero entries", memmap_largest_free(&bi, MiB, 4 * GiB, NULL, 0), 0, 0);
 
 	const struct mb2_mmap_entry zero_len[] = {
-		{MiB, 0, 1, 0},
-		{64 * MiB, 8 * MiB, 1, 0},
+	    {MiB, 0, 1, 0},
+	    {64 * MiB, 8 * MiB, 1, 0},
 	};
 	bi = map_of(zero_len, 2);
 	expect("zero-length entry skipped", memmap_largest_free(&bi, MiB, 4 * GiB, NULL, 0),
 	       64 * MiB, 72 * MiB);
 
 	const struct mb2_mmap_entry wrapping[] = {
-		{0xfffffffffffff000ull, 0x2000, 1, 0},
-		{16 * MiB, MiB, 1, 0},
+	    {0xfffffffffffff000ull, 0x2000, 1, 0},
+	    {16 * MiB, MiB, 1, 0},
 	};
 	bi = map_of(wrapping, 2);
 	expect("entry wrapping past 2^64 skipped", memmap_largest_free(&bi, MiB, 4 * GiB, NULL, 0),
 	       16 * MiB, 17 * MiB);
 
 	const struct mb2_mmap_entry high[] = {
-		{MiB, 100 * MiB, 1, 0},
-		{4 * GiB, 60 * GiB, 1, 0},
+	    {MiB, 100 * MiB, 1, 0},
+	    {4 * GiB, 60 * GiB, 1, 0},
 	};
 	bi = map_of(high, 2);
 	expect("memory above the ceiling ignored", memmap_largest_free(&bi, MiB, 4 * GiB, NULL, 0),
@@ -85,8 +85,8 @@ int main(void)
 
 	const struct mb2_mmap_entry unaligned[] = {{MiB + 123, 10 * MiB, 1, 0}};
 	bi = map_of(unaligned, 1);
-	expect("page-aligned inward", memmap_largest_free(&bi, MiB, 4 * GiB, NULL, 0),
-	       MiB + 4096, 11 * MiB);
+	expect("page-aligned inward", memmap_largest_free(&bi, MiB, 4 * GiB, NULL, 0), MiB + 4096,
+	       11 * MiB);
 
 	/* The reserved range splits the region: the larger side wins. */
 	const struct mem_range middle[] = {{10 * MiB, 12 * MiB}, {13 * MiB, 14 * MiB}};

@@ -23,7 +23,8 @@ static void begin(struct builder *b)
 	b->len = 8;
 }
 
-static void tag(struct builder *b, uint32_t type, uint32_t size, const void *body, uint32_t body_len)
+static void tag(struct builder *b, uint32_t type, uint32_t size, const void *body,
+		uint32_t body_len)
 {
 	memcpy(b->buf + b->len, &type, 4);
 	memcpy(b->buf + b->len + 4, &size, 4);
@@ -59,12 +60,12 @@ static void expect(const char *name, uint32_t magic, uint8_t *info, const char *
 	}
 }
 
-#define CHECK(name, cond)                                   \
-	do {                                                \
-		if (!(cond)) {                              \
-			printf("not ok %s: %s\n", name, #cond); \
-			failures++;                         \
-		}                                           \
+#define CHECK(name, cond)                                                                          \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			printf("not ok %s: %s\n", name, #cond);                                    \
+			failures++;                                                                \
+		}                                                                                  \
 	} while (0)
 
 int main(void)
@@ -103,7 +104,7 @@ int main(void)
 	CHECK("cmdline", strcmp(bi.cmdline, "quick s=1") == 0);
 	CHECK("mmap count", bi.mmap_count == 2 && mb2_mmap_at(&bi, 1)->base == 0x100000);
 	CHECK("framebuffer", bi.has_fb && bi.fb.addr == fbaddr && bi.fb.width == 1024 &&
-				     bi.fb.bpp == 32 && bi.fb.red_pos == 16 && bi.fb.blue_size == 8);
+				 bi.fb.bpp == 32 && bi.fb.red_pos == 16 && bi.fb.blue_size == 8);
 	CHECK("acpi new preferred", bi.rsdp_is_v2 && bi.rsdp_len == 36);
 	free(info);
 

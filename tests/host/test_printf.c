@@ -12,16 +12,16 @@
 
 static int failures;
 
-#define CHECK(fmt, ...)                                                                     \
-	do {                                                                                \
-		char ours[64], libc[64];                                                    \
-		int n1 = ksnprintf(ours, sizeof(ours), fmt, __VA_ARGS__);                   \
-		int n2 = snprintf(libc, sizeof(libc), fmt, __VA_ARGS__);                    \
-		if (n1 != n2 || strcmp(ours, libc) != 0) {                                  \
-			printf("not ok: format \"%s\": got \"%s\" (%d), libc \"%s\" (%d)\n", \
-			       fmt, ours, n1, libc, n2);                                    \
-			failures++;                                                         \
-		}                                                                           \
+#define CHECK(fmt, ...)                                                                            \
+	do {                                                                                       \
+		char ours[64], libc[64];                                                           \
+		int n1 = ksnprintf(ours, sizeof(ours), fmt, __VA_ARGS__);                          \
+		int n2 = snprintf(libc, sizeof(libc), fmt, __VA_ARGS__);                           \
+		if (n1 != n2 || strcmp(ours, libc) != 0) {                                         \
+			printf("not ok: format \"%s\": got \"%s\" (%d), libc \"%s\" (%d)\n", fmt,  \
+			       ours, n1, libc, n2);                                                \
+			failures++;                                                                \
+		}                                                                                  \
 	} while (0)
 
 int main(void)
