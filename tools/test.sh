@@ -88,7 +88,7 @@ fi
 
 if [ -x tools/run-bochs.sh ] && command -v bochs >/dev/null; then
     echo "== Bochs"
-    check bochs-smp2-quick sh -c 'SMP=2 CMDLINE="quick" TIMEOUT=600 tools/run-bochs.sh "$0" >/dev/null 2>&1; tools/ktap_check.py "$0"' "$LOGDIR/bochs.serial"
+    check bochs-smp2-quick sh -c 'SMP=2 CMDLINE="run=tests quick" TIMEOUT=600 tools/run-bochs.sh "$0" >/dev/null 2>&1; tools/ktap_check.py "$0"' "$LOGDIR/bochs.serial"
 fi
 
 echo
