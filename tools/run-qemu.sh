@@ -50,9 +50,12 @@ if [ "$CPU" = auto ]; then
         # guest writes, and its emulator stops the guest on LOCK CMPXCHG16B
         # ("kvm-pvm: INTERNAL_ERROR in batch emul" in dmesg).  Hide CX16: the
         # kernel then runs the 16-byte lockref on its lock and says so.
+        # PVM also traps every write to the emulated framebuffer: scrolling one
+        # screen costs minutes there, and nobody sees it under -display none.
         if [ -d /sys/module/kvm_pvm ]; then
             CPU=$CPU,-cx16
-            echo "run-qemu: /dev/kvm is PVM, which cannot emulate CMPXCHG16B: guest CPU without CX16" >&2
+            CMDLINE="$CMDLINE console=serial"
+            echo "run-qemu: /dev/kvm is PVM, which cannot emulate CMPXCHG16B and traps framebuffer writes: guest CPU without CX16, console=serial" >&2
         fi
     else
         CPU=max
