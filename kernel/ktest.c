@@ -47,6 +47,12 @@ struct ktest_shared {
 };
 
 static struct ktest_shared shared;
+static volatile bool in_progress;
+
+bool ktest_in_progress(void)
+{
+	return in_progress;
+}
 
 static void vdiag(const char *prefix, const char *fmt, va_list ap)
 {
@@ -125,6 +131,7 @@ static bool run_one(const struct ktest *test, unsigned number)
 	s->ncpus = (test->flags & KTEST_ALL_CPUS) ? smp_cpus_online() : 1;
 	barrier_init(&s->start, s->ncpus);
 	barrier_init(&s->user, s->ncpus);
+	in_progress = true;
 	if (s->ncpus > 1) {
 		/* Generous: a torture runs a few lengths; a benchmark sweeps CPU counts and trials. */
 		uint64_t timeout = TEST_BASE_TIMEOUT_MS + 20ull * opts.torture_ms +
@@ -135,6 +142,7 @@ static bool run_one(const struct ktest *test, unsigned number)
 	} else {
 		run_here(s);
 	}
+	in_progress = false;
 	if (s->finished != s->ncpus && !s->failed) {
 		printk("    # FAIL: only %u of %u CPUs finished\n", s->finished, s->ncpus);
 		s->failed = true;

@@ -10,6 +10,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "heap.h"
+#include "ktest.h"
 #include "printf.h"
 #include "percpu.h"
 #include "smp.h"
@@ -59,7 +60,8 @@ void platform_log(const char *fmt, ...)
 	va_start(ap, fmt);
 	kvsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	printk("%s\n", line);
+	/* Inside a test, a line is a KTAP diagnostic of that test, not free text. */
+	printk("%s%s\n", ktest_in_progress() ? "    # " : "", line);
 }
 
 void platform_panic(const char *fmt, ...)
