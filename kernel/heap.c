@@ -32,10 +32,9 @@ struct free_block {
 extern char kernel_start[], kernel_end[];
 
 static spinlock_t heap_lock = SPINLOCK_INIT;
-static uintptr_t next_free, limit, region_start;
+static uintptr_t next_free, limit;
 static struct free_block *class_free[NCLASSES];
 static struct free_block *large_free;
-static uint64_t in_use;
 static uint8_t fallback_pool[FALLBACK_POOL] __attribute__((aligned(PAGE_SIZE)));
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -59,9 +58,9 @@ void heap_init(const struct boot_info *bi, uint64_t info_start, uint64_t info_en
 		r.start = (uintptr_t)fallback_pool;
 		r.end = r.start + FALLBACK_POOL;
 	}
-	region_start = next_free = r.start;
+	next_free = r.start;
 	limit = r.end;
-	printk("heap: %lu MiB at %lx..%lx\n", (limit - region_start) >> 20, region_start, limit);
+	printk("heap: %lu MiB at %lx..%lx\n", (limit - r.start) >> 20, r.start, limit);
 }
 
 static unsigned class_of(size_t size)
@@ -128,8 +127,6 @@ void *heap_alloc(size_t size, size_t align)
 	size_t block = effective_size(size, align);
 	spin_lock(&heap_lock);
 	void *p = alloc_locked(block);
-	if (p)
-		in_use += size;
 	spin_unlock(&heap_lock);
 	if (p)
 		memset(p, 0, block);
@@ -148,7 +145,6 @@ void heap_free(void *p, size_t size)
 	size_t block = effective_size(size, 1);
 	struct free_block *b = p;
 	spin_lock(&heap_lock);
-	in_use -= size;
 	if (block > PAGE_SIZE) {
 		b->size = align_up(block, PAGE_SIZE);
 		b->next = large_free;
@@ -159,14 +155,4 @@ void heap_free(void *p, size_t size)
 		class_free[c] = b;
 	}
 	spin_unlock(&heap_lock);
-}
-
-uint64_t heap_in_use(void)
-{
-	return in_use;
-}
-
-uint64_t heap_size(void)
-{
-	return limit - region_start;
 }

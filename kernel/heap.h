@@ -16,8 +16,4 @@ void heap_init(const struct boot_info *bi, uint64_t info_start, uint64_t info_en
 void *heap_alloc(size_t size, size_t align);
 void heap_free(void *p, size_t size);
 
-/* Bytes handed out and not freed; the size of the region. */
-uint64_t heap_in_use(void);
-uint64_t heap_size(void);
-
 #endif /* KERNEL_HEAP_H */
