@@ -27,6 +27,7 @@
 #include "platform.h"
 #include "platform_host.h"
 #include "spinlock.h"
+#include "check.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -49,18 +50,7 @@
 #define GEN_BUMPS_MIN 8
 #define GEN_BUMPS_MAX 1024
 
-static int failures;
 static uint64_t expected_warnings;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			printf("not ok: %s:%d: %s: ", __FILE__, __LINE__, #cond);                  \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
 
 /* Deliberate misuse: it must raise exactly one more warning. */
 #define CHECK_WARNS(expr)                                                                          \

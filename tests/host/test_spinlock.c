@@ -15,6 +15,7 @@
 #include "platform.h"
 #include "platform_host.h"
 #include "spinlock.h"
+#include "check.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -38,18 +39,6 @@
 #define stress_lock   spin_lock
 #define stress_unlock spin_unlock
 #endif
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			printf("not ok: %s:%d: %s: ", __FILE__, __LINE__, #cond);                  \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
 
 static void test_single(void)
 {
