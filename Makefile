@@ -5,9 +5,11 @@
 #   make test     host tests, model checks, kernel boots; ends "N passed, N failed"
 #   make bench    boot with run=bench, then build/bench/report.md and scaling.png
 #   make bochs    boot under Bochs, serial on stdout
+#   make debug    boot under QEMU stopped, with a gdb stub; tools/kernel.gdb attaches
 #   make deps     install what all of the above needs (Debian 12, as root)
+#   make V=1 ...  any of the above with full command lines
 #
-# Variables (INTERFACE.md): SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT.
+# Variables (docs/interface.md): SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT.
 
 SMP      ?= 4
 ACCEL    ?= auto
@@ -18,6 +20,15 @@ CPU      ?= auto
 CMDLINE  ?=
 TIMEOUT  ?= 300
 export SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT
+
+# Quiet by default, in the kbuild manner: one short line per step.
+ifeq ($(V),1)
+Q :=
+quiet = @:
+else
+Q := @
+quiet = @printf '  %-7s %s\n'
+endif
 
 CC      := gcc
 NASM    := nasm
@@ -32,57 +43,86 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
 	-fno-stack-protector -fno-pic -fno-pie -mcmodel=small -fno-omit-frame-pointer \
 	-mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables -fno-toplevel-reorder -mcx16 \
 	--param=min-pagesize=0 -Wall -Wextra -Werror -iquote lib -iquote fs -iquote kernel -MMD -MP
+# The suites see the fs suite's header too; the platform never includes a suite.
+SUITE_CFLAGS := -iquote fs/test
 KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,-z,max-page-size=0x1000 \
 	-Wl,--build-id=none -Wl,-z,noexecstack
 NASMFLAGS := -f elf64 -Werror
 
-C_SRCS   := $(sort $(wildcard kernel/*.c)) $(sort $(wildcard lib/*.c)) $(sort $(wildcard fs/*.c))
-ASM_SRCS := $(sort $(wildcard boot/*.asm))
+# What the kernel links, by room: the x86-64 platform, the portable library
+# and filesystem, then the suites (boot tests, torture, fs cases, benchmarks).
+PLATFORM_SRCS := kernel/acpi.c kernel/acpi_tables.c kernel/apic.c kernel/cmdline.c \
+	kernel/console.c kernel/cpuinfo.c kernel/font8x16.c kernel/heap.c kernel/idt.c \
+	kernel/ktest.c kernel/main.c kernel/memmap.c kernel/multiboot2.c kernel/percpu.c \
+	kernel/platform.c kernel/power.c kernel/screen.c kernel/serial.c kernel/smp.c \
+	kernel/trap.c kernel/tsc.c kernel/vm.c
+LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c \
+	lib/string.c
+FS_SRCS := fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/rcu.c fs/slots.c
+SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/test_fs.c \
+	kernel/test/torture_lockref.c kernel/test/torture_spinlock.c \
+	fs/test/fs_cases_paths.c fs/test/fs_cases_tree.c fs/test/fs_suite.c fs/test/fs_torture.c \
+	kernel/bench/bench.c kernel/bench/bench_pathwalk.c kernel/bench/bench_ref.c \
+	kernel/bench/bench_refcount.c kernel/bench/bench_retry.c kernel/bench/bench_stats.c \
+	kernel/bench/bench_uncontended.c
+C_SRCS   := $(PLATFORM_SRCS) $(LIB_SRCS) $(FS_SRCS) $(SUITE_SRCS)
+ASM_SRCS := boot/entry.asm boot/isr.asm boot/trampoline.asm
 OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/obj/%.o,$(ASM_SRCS))
 
 KERNEL := $(BUILD)/kernel.elf
 ISO    := $(BUILD)/lockref.iso
 
-.PHONY: all run test bench bochs deps clean format host-tests
+.PHONY: all run test bench bochs debug deps clean format host-tests
 all: $(ISO) $(BUILD)/kernel.asm
+
+$(patsubst %.c,$(BUILD)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
 
 $(BUILD)/obj/%.o: %.c Makefile
 	@mkdir -p $(@D)
-	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+	$(quiet) CC $<
+	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%.o: %.asm Makefile
 	@mkdir -p $(@D)
-	$(NASM) $(NASMFLAGS) $< -o $@
+	$(quiet) AS $<
+	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
 
 $(KERNEL): $(OBJS) linker.ld
-	$(CC) $(KERNEL_LDFLAGS) -o $@ $(OBJS) -lgcc
+	$(quiet) LD $@
+	$(Q)$(CC) $(KERNEL_LDFLAGS) -o $@ $(OBJS) -lgcc
 
 # A disassembly with source, for reading a backtrace.
 $(BUILD)/kernel.asm: $(KERNEL)
-	$(OBJDUMP) -d -S $< > $@
+	$(quiet) OBJDUMP $@
+	$(Q)$(OBJDUMP) -d -S $< > $@
 
 $(ISO): $(KERNEL) iso/boot/grub/grub.cfg
+	$(quiet) ISO $@
 	@rm -rf $(BUILD)/isodir
 	@mkdir -p $(BUILD)/isodir/boot/grub
-	strip --strip-debug -o $(BUILD)/isodir/boot/kernel.elf $(KERNEL)
-	cp iso/boot/grub/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
-	grub-mkrescue -o $@ $(BUILD)/isodir 2> $(BUILD)/grub-mkrescue.log || \
+	$(Q)strip --strip-debug -o $(BUILD)/isodir/boot/kernel.elf $(KERNEL)
+	$(Q)cp iso/boot/grub/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
+	$(Q)grub-mkrescue -o $@ $(BUILD)/isodir 2> $(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
 
 run: $(KERNEL)
-	tools/run-qemu.sh
+	$(Q)tools/run-qemu.sh
 
 bochs: $(KERNEL)
-	tools/run-bochs.sh
+	$(Q)tools/run-bochs.sh
+
+# QEMU stopped at the first instruction, gdb stub on localhost:1234.
+debug: $(KERNEL)
+	$(Q)DEBUG=1 tools/run-qemu.sh
 
 bench: $(KERNEL)
 	@mkdir -p $(BUILD)/bench
-	CMDLINE="run=bench $(CMDLINE)" tools/run-qemu.sh $(BUILD)/bench/serial.log; \
+	$(Q)CMDLINE="run=bench $(CMDLINE)" tools/run-qemu.sh $(BUILD)/bench/serial.log; \
 		status=$$?; python3 tools/bench_report.py $(BUILD)/bench/serial.log $(BUILD)/bench \
 		&& exit $$status
 
 test: $(ISO)
-	tools/test.sh
+	$(Q)tools/test.sh
 
 host-tests:
 	$(MAKE) -C tests/host all
@@ -95,7 +135,8 @@ deps:
 		spin gnuplot-nox util-linux perl clang-format
 
 format:
-	clang-format -i $(wildcard boot/*.h kernel/*.[ch] lib/*.[ch] fs/*.[ch] tests/host/*.[ch])
+	clang-format -i $(wildcard kernel/*.[ch] kernel/*/*.[ch] lib/*.[ch] fs/*.[ch] fs/*/*.[ch] \
+		tests/*/*.[ch])
 
 clean:
 	rm -rf $(BUILD)

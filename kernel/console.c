@@ -21,6 +21,7 @@ static spinlock_t console_lock = SPINLOCK_INIT;
 static unsigned console_targets = CONSOLE_SERIAL;
 static bool screen_ready;
 static volatile int panic_cpu = PANIC_CPU_NONE;
+static const char *volatile log_prefix = "";
 
 void console_init(void)
 {
@@ -87,6 +88,16 @@ void printk(const char *fmt, ...)
 	va_start(ap, fmt);
 	vprintk(fmt, ap);
 	va_end(ap);
+}
+
+void console_set_log_prefix(const char *prefix)
+{
+	log_prefix = prefix;
+}
+
+const char *console_log_prefix(void)
+{
+	return log_prefix;
 }
 
 void console_enter_panic(void)

@@ -32,6 +32,14 @@ void printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vprintk(const char *fmt, va_list ap);
 
 /*
+ * Prefix of the lines portable code logs (platform_log), "" by default.  The
+ * test runner sets "    # " while a test runs, so those lines read as KTAP
+ * diagnostics of that test; the console itself knows nothing of tests.
+ */
+void console_set_log_prefix(const char *prefix);
+const char *console_log_prefix(void);
+
+/*
  * From now on only the calling CPU prints, without the lock: the other CPUs
  * are being stopped and one of them may have died holding it.
  */

@@ -30,6 +30,7 @@
 #define START_TIMEOUT_NS     (10ull * 1000 * 1000 * 1000)
 #define TEST_BASE_TIMEOUT_MS 120000u
 #define SKIP_REASON_MAX	     96
+#define KTAP_DIAG_PREFIX     "    # " /* a diagnostic line inside a test */
 
 extern const struct ktest ktests_start[], ktests_end[];
 
@@ -47,19 +48,12 @@ struct ktest_shared {
 };
 
 static struct ktest_shared shared;
-static volatile bool in_progress;
-
-bool ktest_in_progress(void)
-{
-	return in_progress;
-}
-
 static void vdiag(const char *prefix, const char *fmt, va_list ap)
 {
 	char line[PRINTK_MAX];
 
 	kvsnprintf(line, sizeof(line), fmt, ap);
-	printk("    # %s%s\n", prefix, line);
+	printk(KTAP_DIAG_PREFIX "%s%s\n", prefix, line);
 }
 
 void ktest_fail(struct ktest_ctx *t, const char *fmt, ...)
@@ -131,7 +125,7 @@ static bool run_one(const struct ktest *test, unsigned number)
 	s->ncpus = (test->flags & KTEST_ALL_CPUS) ? smp_cpus_online() : 1;
 	barrier_init(&s->start, s->ncpus);
 	barrier_init(&s->user, s->ncpus);
-	in_progress = true;
+	console_set_log_prefix(KTAP_DIAG_PREFIX); /* lines from lib/ and fs/ belong to this test */
 	if (s->ncpus > 1) {
 		/* Generous: a torture runs a few lengths; a benchmark sweeps CPU counts and trials. */
 		uint64_t timeout = TEST_BASE_TIMEOUT_MS + 20ull * opts.torture_ms +
@@ -142,9 +136,10 @@ static bool run_one(const struct ktest *test, unsigned number)
 	} else {
 		run_here(s);
 	}
-	in_progress = false;
+	console_set_log_prefix("");
 	if (s->finished != s->ncpus && !s->failed) {
-		printk("    # FAIL: only %u of %u CPUs finished\n", s->finished, s->ncpus);
+		printk(KTAP_DIAG_PREFIX "FAIL: only %u of %u CPUs finished\n", s->finished,
+		       s->ncpus);
 		s->failed = true;
 	}
 	if (s->skipped && !s->failed)

@@ -57,9 +57,6 @@ bool ktest_failed(const struct ktest_ctx *t);
  */
 bool ktest_barrier(struct ktest_ctx *t, unsigned timeout_ms);
 
-/* True while a test runs: log lines from portable code then print as KTAP diagnostics. */
-bool ktest_in_progress(void);
-
 /* Run every registered test of the suites in @mask. Returns true if none failed. */
 bool ktest_run(unsigned mask);
 

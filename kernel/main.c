@@ -18,7 +18,7 @@
 #include "multiboot2.h"
 #include "percpu.h"
 #include "power.h"
-#include "selftest.h"
+#include "test/fault_inject.h"
 #include "smp.h"
 #include "trap.h"
 #include "tsc.h"
@@ -99,6 +99,6 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	setup_lockref_policy();
 	smp_start_aps(); /* every CPU, or a line saying why not */
 	print_env();
-	selftest_fault_if_asked();	   /* selftest.fault=: prove the panic path */
+	fault_inject_if_asked();	   /* selftest.fault=: prove the panic path */
 	machine_exit(ktest_run(opts.run)); /* KTAP, then # RESULT */
 }

@@ -10,7 +10,6 @@
 #include "console.h"
 #include "cpu.h"
 #include "heap.h"
-#include "ktest.h"
 #include "printf.h"
 #include "percpu.h"
 #include "smp.h"
@@ -60,8 +59,7 @@ void platform_log(const char *fmt, ...)
 	va_start(ap, fmt);
 	kvsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	/* Inside a test, a line is a KTAP diagnostic of that test, not free text. */
-	printk("%s%s\n", ktest_in_progress() ? "    # " : "", line);
+	printk("%s%s\n", console_log_prefix(), line);
 }
 
 void platform_panic(const char *fmt, ...)

@@ -13,7 +13,6 @@
 #include "cpu.h"
 #include "percpu.h"
 #include "power.h"
-#include "selftest.h"
 
 #define BACKTRACE_MAX_FRAMES 16
 #define NO_PANIC	     (-1)
@@ -130,6 +129,13 @@ void panic(const char *fmt, ...)
 	machine_exit(false);
 }
 
+static trap_fixup_fn exception_fixup;
+
+void trap_set_fixup(trap_fixup_fn fn)
+{
+	__atomic_store_n(&exception_fixup, fn, __ATOMIC_RELEASE);
+}
+
 void trap_dispatch(struct trap_frame *tf)
 {
 	switch (tf->vector) {
@@ -147,10 +153,12 @@ void trap_dispatch(struct trap_frame *tf)
 		apic_eoi();
 		return;
 	default:
-		if (tf->vector < EXCEPTION_VECS && !selftest_fixup(tf))
-			panic_exception(tf);
-		if (tf->vector < EXCEPTION_VECS)
+		if (tf->vector < EXCEPTION_VECS) {
+			trap_fixup_fn fixup = __atomic_load_n(&exception_fixup, __ATOMIC_ACQUIRE);
+			if (!fixup || !fixup(tf))
+				panic_exception(tf);
 			return;
+		}
 		printk("trap: unexpected interrupt vector %lu on CPU %u, ignored\n", tf->vector,
 		       this_cpu_index());
 		apic_eoi();

@@ -4,6 +4,7 @@
 #ifndef KERNEL_TRAP_H
 #define KERNEL_TRAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Vectors the kernel uses besides the 32 exceptions (Intel SDM Vol. 3A 6.2). */
@@ -29,6 +30,15 @@ void idt_load(void);
 
 /* Called from boot/isr.asm for every vector. */
 void trap_dispatch(struct trap_frame *tf);
+
+/*
+ * An exception handler installed by whoever expects an exception (the boot
+ * suite's recoverable #UD): trap_dispatch offers it every exception before
+ * panicking.  It returns true if the exception was its own, after fixing
+ * @tf so the return resumes safely.  One at a time; NULL removes it.
+ */
+typedef bool (*trap_fixup_fn)(struct trap_frame *tf);
+void trap_set_fixup(trap_fixup_fn fn);
 
 /*
  * Print "PANIC:" with the reason, this CPU and a backtrace, stop every

@@ -4,7 +4,9 @@
 #
 #   tools/run-qemu.sh [LOG]     (LOG: also write the serial output there)
 #
-# Environment (INTERFACE.md): SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT.
+# Environment (docs/interface.md): SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT.
+# DEBUG=1 (make debug): QEMU starts stopped with a gdb stub on localhost:1234
+# and no time limit; tools/kernel.gdb attaches.
 # Exit status: 0 = the kernel reported pass (QEMU status 33), 1 = fail (35),
 # 2 = the run hit TIMEOUT and was killed, 3 = any other QEMU ending
 # (triple fault with -no-reboot, crash, bad arguments).
@@ -35,8 +37,16 @@ kvm_usable() {
     if kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; return 0; fi
     wait "$pid"; return 1
 }
+# A /dev/kvm served by PVM (kvm_pvm: shadow paging, no VMX/SVM) runs guest
+# code about 1000x slower than hardware virtualization and cannot emulate
+# LOCK CMPXCHG16B: TCG is the better machine there.  ACCEL=kvm still uses it.
+kvm_is_pvm() { [ -d /sys/module/kvm_pvm ]; }
 case "$ACCEL" in
-    auto) if kvm_usable; then ACCEL=kvm; else ACCEL=tcg; fi ;;
+    auto)
+        if kvm_is_pvm; then
+            ACCEL=tcg
+            echo "run-qemu: ACCEL=tcg: /dev/kvm is PVM (no hardware virtualization), slower than TCG here; ACCEL=kvm forces it" >&2
+        elif kvm_usable; then ACCEL=kvm; else ACCEL=tcg; fi ;;
     kvm|tcg) ;;
     *) die "ACCEL=$ACCEL: expected kvm, tcg or auto" ;;
 esac
@@ -52,7 +62,7 @@ if [ "$CPU" = auto ]; then
         # kernel then runs the 16-byte lockref on its lock and says so.
         # PVM also traps every write to the emulated framebuffer: scrolling one
         # screen costs minutes there, and nobody sees it under -display none.
-        if [ -d /sys/module/kvm_pvm ]; then
+        if kvm_is_pvm; then
             CPU=$CPU,-cx16
             CMDLINE="$CMDLINE console=serial"
             echo "run-qemu: /dev/kvm is PVM, which cannot emulate CMPXCHG16B and traps framebuffer writes: guest CPU without CX16, console=serial" >&2
@@ -78,6 +88,13 @@ if [ "$FIRMWARE" = uefi ]; then
 fi
 [ -n "${QEMU_EXTRA:-}" ] && read -r -a extra <<<"$QEMU_EXTRA" && args+=("${extra[@]}")
 
+if [ "${DEBUG:-0}" = 1 ]; then
+    # -S: stop before the first instruction; -s: gdb stub on tcp::1234.
+    args+=(-S -s)
+    TIMEOUT=0
+    echo "run-qemu: stopped for gdb on localhost:1234; attach with: gdb -x tools/kernel.gdb" >&2
+    echo "run-qemu: the serial console follows here; quit QEMU with gdb's 'kill' or Ctrl-C here" >&2
+fi
 echo "run-qemu: SMP=$SMP ACCEL=$ACCEL CPU=$CPU MACHINE=$MACHINE FIRMWARE=$FIRMWARE MEM=$MEM TIMEOUT=${TIMEOUT}s CMDLINE='$CMDLINE'" >&2
 if [ -n "$LOG" ]; then
     timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" </dev/null | tee "$LOG"

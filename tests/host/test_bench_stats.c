@@ -1,6 +1,6 @@
 /*
  * test_bench_stats.c - the benchmark harness's integer statistics
- * (kernel/bench_stats.c) against answers worked out another way.
+ * (kernel/bench/bench_stats.c) against answers worked out another way.
  *
  * The kernel has no floating point, so medians, Jain's index and rates are
  * integer code with overflow traps of its own (products of 64-bit counts,

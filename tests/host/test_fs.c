@@ -1,5 +1,5 @@
 /*
- * test_fs.c - the fs suite (fs/fs_selftest.h) on host threads, so the
+ * test_fs.c - the fs suite (fs/test/fs_suite.h) on host threads, so the
  * sanitizers watch the very code the kernel runs at boot.
  *
  *   test_fs <ms per torture run>
@@ -18,7 +18,7 @@
  */
 #include "busted.h"
 #include "fs.h"
-#include "fs_selftest.h"
+#include "fs_suite.h"
 #include "lockref16.h"
 #include "platform.h"
 #include "platform_host.h"
@@ -132,14 +132,14 @@ static bool rcu_stuck_reader(void)
 static unsigned run_suite(unsigned ms)
 {
 	static const unsigned thread_counts[] = {2, 4, MAX_THREADS};
-	unsigned n = fs_selftest_count(), number = 0, failed = 0;
+	unsigned n = fs_suite_count(), number = 0, failed = 0;
 
 	printf("    1..%u\n", n + 1 + (unsigned)(sizeof(thread_counts) / sizeof(thread_counts[0])));
 	for (unsigned i = 0; i < n; i++) {
-		bool ok = fs_selftest_run(i, &host_report);
+		bool ok = fs_suite_run(i, &host_report);
 
 		failed += !ok;
-		printf("    %s %u %s\n", ok ? "ok" : "not ok", ++number, fs_selftest_name(i));
+		printf("    %s %u %s\n", ok ? "ok" : "not ok", ++number, fs_suite_name(i));
 		fflush(stdout);
 	}
 	{

@@ -1,7 +1,7 @@
-# The fs suite (fs/fs_selftest.h): the rule cases and the torture on 2, 4
+# The fs suite (fs/test/fs_suite.h): the rule cases and the torture on 2, 4
 # and 8 threads, argument = ms per torture run.  The busted build switches
 # on each deliberate bug of fs/busted.h in turn and must fail.
-TEST_FS_SRCS := $(sort $(wildcard $(ROOT)/fs/*.c))
+TEST_FS_SRCS := $(sort $(wildcard $(ROOT)/fs/*.c $(ROOT)/fs/test/*.c))
 
 HOST_TESTS += test_fs
 test_fs_SRCS := tests/host/test_fs.c $(patsubst $(ROOT)/%,%,$(TEST_FS_SRCS)) lib/lockref.c \

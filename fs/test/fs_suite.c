@@ -1,5 +1,5 @@
 /*
- * fs_selftest.c - the runner of the rule cases (fs_cases_*.c) and their
+ * fs_suite.c - the runner of the rule cases (fs_cases_*.c) and their
  * toolkit: the context, the failure report, the tree fingerprint.
  *
  * Every case starts from the same small tree,
@@ -15,8 +15,8 @@
 
 #include "errno.h"
 #include "fs.h"
-#include "fs_selftest.h"
-#include "fs_selftest_impl.h"
+#include "fs_suite.h"
+#include "fs_suite_impl.h"
 #include "lockref.h"
 #include "platform.h"
 #include "printf.h"
@@ -158,7 +158,7 @@ const char *tc_long(struct fs_tc *tc, const char *prefix, char c, size_t n)
 	return tc->big;
 }
 
-unsigned fs_selftest_count(void)
+unsigned fs_suite_count(void)
 {
 	return tc_ncases_paths + tc_ncases_tree;
 }
@@ -173,7 +173,7 @@ static const struct tc_case *tc_case(unsigned i)
 	return NULL;
 }
 
-const char *fs_selftest_name(unsigned i)
+const char *fs_suite_name(unsigned i)
 {
 	const struct tc_case *c = tc_case(i);
 
@@ -203,7 +203,7 @@ static bool tc_setup(struct fs_tc *tc)
 	return !tc->failed;
 }
 
-bool fs_selftest_run(unsigned i, const struct fs_report *r)
+bool fs_suite_run(unsigned i, const struct fs_report *r)
 {
 	const struct tc_case *c = tc_case(i);
 	uint64_t warnings = lockref_warnings();

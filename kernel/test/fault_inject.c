@@ -1,12 +1,12 @@
 /*
- * selftest.c - faults on purpose.
+ * fault_inject.c - faults on purpose.
  *
  * The panic path is code that normally never runs, so it is tested like any
  * other: selftest.fault= makes the run die through it (make test checks the
  * PANIC report), and the boot suite raises a recoverable #UD to check the
  * IDT, the stubs and the frame layout without ending the run.
  */
-#include "selftest.h"
+#include "fault_inject.h"
 
 #include "cmdline.h"
 #include "console.h"
@@ -21,37 +21,29 @@
 static volatile int armed_cpu = -1;
 static volatile int seen_vector = -1;
 
-void selftest_fault_if_asked(void)
+void fault_inject_if_asked(void)
 {
 	switch (opts.fault) {
 	case FAULT_NONE:
 		return;
 	case FAULT_UD:
-		printk("selftest: raising #UD on purpose (selftest.fault=ud)\n");
+		printk("fault_inject: raising #UD on purpose (selftest.fault=ud)\n");
 		__asm__ volatile("ud2");
 		break;
 	case FAULT_GP:
-		printk("selftest: raising #GP on purpose (selftest.fault=gp)\n");
+		printk("fault_inject: raising #GP on purpose (selftest.fault=gp)\n");
 		(void)*(volatile uint64_t *)NONCANONICAL;
 		break;
 	case FAULT_PF:
-		printk("selftest: raising #PF on purpose (selftest.fault=pf)\n");
+		printk("fault_inject: raising #PF on purpose (selftest.fault=pf)\n");
 		(void)*(volatile uint64_t *)UNMAPPED_ADDR;
 		break;
 	}
-	panic("selftest: the deliberate fault did not trap");
+	panic("fault_inject: the deliberate fault did not trap");
 }
 
-int selftest_recoverable_ud(void)
-{
-	seen_vector = -1;
-	armed_cpu = (int)this_cpu_index();
-	__asm__ volatile("ud2" : : : "memory");
-	armed_cpu = -1;
-	return seen_vector;
-}
-
-bool selftest_fixup(struct trap_frame *tf)
+/* The trap fixup while armed: skip the ud2 on the armed CPU, leave anything else to panic. */
+static bool recover_armed_ud(struct trap_frame *tf)
 {
 	if (armed_cpu != (int)this_cpu_index() || tf->vector != VEC_UD)
 		return false;
@@ -59,4 +51,15 @@ bool selftest_fixup(struct trap_frame *tf)
 	armed_cpu = -1;
 	tf->rip += UD2_LENGTH; /* resume after the ud2 */
 	return true;
+}
+
+int fault_inject_recoverable_ud(void)
+{
+	trap_set_fixup(recover_armed_ud);
+	seen_vector = -1;
+	armed_cpu = (int)this_cpu_index();
+	__asm__ volatile("ud2" : : : "memory");
+	armed_cpu = -1;
+	trap_set_fixup(NULL);
+	return seen_vector;
 }

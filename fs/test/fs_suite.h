@@ -1,5 +1,5 @@
 /*
- * fs_selftest.h - the fs's test suite, written once, run in two places.
+ * fs_suite.h - the fs's test suite, written once, run in two places.
  *
  * The same cases run at boot (kernel/test_fs.c registers them as the `fs`
  * suite) and on host threads under ASan, UBSan and TSan
@@ -19,8 +19,8 @@
  *     references the CPUs still hold, another after they are dropped, and
  *     a teardown through the API back to the empty root.
  */
-#ifndef FS_FS_SELFTEST_H
-#define FS_FS_SELFTEST_H
+#ifndef FS_FS_SUITE_H
+#define FS_FS_SUITE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,11 +35,11 @@ struct fs_report {
 };
 
 /* Number of rule cases, and the name of case @i (NULL past the end). */
-unsigned fs_selftest_count(void);
-const char *fs_selftest_name(unsigned i);
+unsigned fs_suite_count(void);
+const char *fs_suite_name(unsigned i);
 
 /* Run rule case @i on the calling CPU; returns true if it passed. */
-bool fs_selftest_run(unsigned i, const struct fs_report *r);
+bool fs_suite_run(unsigned i, const struct fs_report *r);
 
 struct fs_torture_params {
 	unsigned ncpus;			     /* CPUs 0 .. ncpus-1 call fs_torture_run */
@@ -65,4 +65,4 @@ void fs_torture_run(struct fs_torture *t, unsigned cpu);
  */
 bool fs_torture_finish(struct fs_torture *t);
 
-#endif /* FS_FS_SELFTEST_H */
+#endif /* FS_FS_SUITE_H */

@@ -1,5 +1,5 @@
 /*
- * test_fs.c - the `fs` suite at boot: fs/fs_selftest.h on real CPUs.
+ * test_fs.c - the `fs` suite at boot: fs/test/fs_suite.h on real CPUs.
  *
  * The cases and the torture live in fs/ so that tests/host/test_fs.c runs
  * the very same code under the sanitizers; this file only hands them the
@@ -12,7 +12,7 @@
  *            the teardown (fs_torture.c says what is checked).
  */
 #include "cmdline.h"
-#include "fs_selftest.h"
+#include "fs_suite.h"
 #include "ktest.h"
 #include "lockref.h"
 #include "platform.h"
@@ -35,11 +35,11 @@ static void ktest_report_diag(void *arg, const char *line)
 static void fs_rules(struct ktest_ctx *t)
 {
 	const struct fs_report r = {ktest_report_fail, ktest_report_diag, t};
-	unsigned n = fs_selftest_count(), failed = 0;
+	unsigned n = fs_suite_count(), failed = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		if (!fs_selftest_run(i, &r)) {
-			ktest_diag(t, "case %s failed", fs_selftest_name(i));
+		if (!fs_suite_run(i, &r)) {
+			ktest_diag(t, "case %s failed", fs_suite_name(i));
 			failed++;
 		}
 	}

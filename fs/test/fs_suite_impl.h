@@ -1,25 +1,25 @@
 /*
- * fs_selftest_impl.h - what the rule cases share: the case context, the
+ * fs_suite_impl.h - what the rule cases share: the case context, the
  * CHECK macros, and the tree fingerprint.
  *
- * Internal to fs_selftest.c and the fs_cases_*.c files that hold the cases.
+ * Internal to fs_suite.c and the fs_cases_*.c files that hold the cases.
  * A failed check reports "case: file:line: what" through the fs_report of
- * fs_selftest.h and marks the case failed; the case goes on, so one run
+ * fs_suite.h and marks the case failed; the case goes on, so one run
  * shows every check that fails.
  */
-#ifndef FS_FS_SELFTEST_IMPL_H
-#define FS_FS_SELFTEST_IMPL_H
+#ifndef FS_FS_SUITE_IMPL_H
+#define FS_FS_SUITE_IMPL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "fs.h"
-#include "fs_selftest.h"
+#include "fs_suite.h"
 
 /* Node memory of a case's fs: the standard tree takes 14 slots of it. */
 #define TC_SLOTS 64
-/* Slots the standard tree (fs_selftest.c) takes: the root and six nodes, two each. */
+/* Slots the standard tree (fs_suite.c) takes: the root and six nodes, two each. */
 #define TC_TREE_SLOTS 14
 /* Deepest directory the fingerprint descends into. */
 #define TC_SNAP_DEPTH 64
@@ -93,4 +93,4 @@ const char *tc_long(struct fs_tc *tc, const char *prefix, char c, size_t n);
 		tc_same(tc, __FILE__, __LINE__, &before_);                                         \
 	} while (0)
 
-#endif /* FS_FS_SELFTEST_IMPL_H */
+#endif /* FS_FS_SUITE_IMPL_H */

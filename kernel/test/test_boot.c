@@ -10,7 +10,7 @@
 #include "cpu.h"
 #include "ktest.h"
 #include "percpu.h"
-#include "selftest.h"
+#include "fault_inject.h"
 #include "smp.h"
 #include "spinlock.h"
 #include "trap.h"
@@ -135,7 +135,7 @@ KTEST(boot, "tsc_monotonic_and_in_step", tsc_in_step, KTEST_ALL_CPUS);
 
 static void exception_recovery(struct ktest_ctx *t)
 {
-	int v = selftest_recoverable_ud();
+	int v = fault_inject_recoverable_ud();
 
 	if (v != 6)
 		ktest_fail(t, "ud2 raised vector %d, expected 6 (#UD)", v);

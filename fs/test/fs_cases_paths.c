@@ -2,11 +2,11 @@
  * fs_cases_paths.c - rule cases of the path walk and of create, unlink and
  * rmdir: empty and NULL arguments, slashes, "." and "..", missing
  * components, files used as directories, the length limits, and what each
- * removal refuses.  The standard tree of fs_selftest.c is their start.
+ * removal refuses.  The standard tree of fs_suite.c is their start.
  */
 #include "errno.h"
 #include "fs.h"
-#include "fs_selftest_impl.h"
+#include "fs_suite_impl.h"
 #include "string.h"
 
 static void case_lookup_empty(struct fs_tc *tc)

@@ -3,11 +3,11 @@
  * held, every kind of rename, node memory running out, readdir,
  * fs_get_parent, deep paths, the locked policy, a refused teardown, and the
  * RCU domain's grace periods on their own.  The standard tree of
- * fs_selftest.c is their start.
+ * fs_suite.c is their start.
  */
 #include "errno.h"
 #include "fs.h"
-#include "fs_selftest_impl.h"
+#include "fs_suite_impl.h"
 #include "lockref.h"
 #include "platform.h"
 #include "printf.h"

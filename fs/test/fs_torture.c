@@ -29,7 +29,7 @@
 #include "barrier.h"
 #include "errno.h"
 #include "fs.h"
-#include "fs_selftest.h"
+#include "fs_suite.h"
 #include "lockref.h"
 #include "platform.h"
 #include "printf.h"
