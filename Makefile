@@ -21,14 +21,7 @@ CMDLINE  ?=
 TIMEOUT  ?= 300
 export SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT
 
-# Quiet by default, in the kbuild manner: one short line per step.
-ifeq ($(V),1)
-Q :=
-quiet = @:
-else
-Q := @
-quiet = @printf '  %-7s %s\n'
-endif
+include tools/quiet.mk
 
 CC      := gcc
 NASM    := nasm
