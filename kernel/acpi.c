@@ -101,9 +101,12 @@ void acpi_init(const struct boot_info *bi)
 	       acpi.cpus_hotplug, acpi.have_fadt ? "found" : "missing",
 	       acpi.fadt_flags & ACPI_FADT_HW_REDUCED_ACPI ? " (hardware-reduced)" : "",
 	       acpi.have_s5 ? "found" : "missing");
-	printk("acpi: clocks: PM timer %s%x%s, HPET %s%lx\n", acpi.pm_timer ? "at port 0x" : "none",
-	       acpi.pm_timer, acpi.pm_timer ? (acpi.pm_timer_32 ? " (32-bit)" : " (24-bit)") : "",
-	       acpi.have_hpet ? "at 0x" : "none", acpi.hpet_phys);
+	/* The clocks tsc.c can calibrate against when there is no PIT. */
+	if (acpi.pm_timer)
+		printk("acpi: ACPI PM timer at port 0x%x, %u bits wide\n", acpi.pm_timer,
+		       acpi.pm_timer_32 ? 32 : 24);
+	if (acpi.have_hpet)
+		printk("acpi: HPET at 0x%lx\n", acpi.hpet_phys);
 	if (!acpi.have_madt)
 		printk("acpi: WARNING: no MADT: running on the boot CPU only\n");
 }
