@@ -146,6 +146,14 @@ static bool start_ap(struct trampoline_params *tp, unsigned index, uint32_t id)
 			       "without it\n",
 			       id, AP_ANSWER_MS);
 			apic_send_init(id); /* park it: it must not run the next CPU's block */
+			udelay(INIT_DELAY_US);
+			/*
+			 * The next CPU gets this slot.  A late AP may have set
+			 * online after the last look and before the INIT: clear
+			 * it, or the next CPU would count as started whether it
+			 * answers or not, and this one would get its NMIs.
+			 */
+			__atomic_store_n(&c->online, false, __ATOMIC_RELEASE);
 			heap_free(stack, AP_STACK_SIZE);
 			return false;
 		}
