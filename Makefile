@@ -50,7 +50,7 @@ $(BUILD)/obj/%.o: %.c Makefile
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: %.asm Makefile
+$(BUILD)/obj/%.o: %.asm $(wildcard boot/*.inc) Makefile
 	@mkdir -p $(@D)
 	$(NASM) $(NASMFLAGS) $< -o $@
 
