@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # test_acpi_sleep: the S5 register sequence of kernel/acpi_sleep.c, recorded
 # by a fake register layer; single-threaded.
 HOST_TESTS += test_acpi_sleep
