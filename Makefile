@@ -75,7 +75,7 @@ $(BUILD)/obj/%.o: %.c Makefile
 	$(quiet) CC $<
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: %.asm Makefile
+$(BUILD)/obj/%.o: %.asm $(wildcard boot/*.inc) Makefile
 	@mkdir -p $(@D)
 	$(quiet) AS $<
 	$(Q)$(NASM) $(NASMFLAGS) $< -o $@

@@ -26,9 +26,8 @@ LSR_THR_EMPTY       equ 0x20
 DEBUG_EXIT_PORT     equ 0xf4            ; QEMU isa-debug-exit
 DEBUG_EXIT_FAIL     equ 0x11
 
-CR0_PE              equ 1 << 0
-CR0_PG              equ 1 << 31
-CR4_PAE             equ 1 << 5
+%include "boot/control_regs.inc"
+
 MSR_EFER            equ 0xc0000080
 EFER_LME            equ 1 << 8
 CPUID_EXT_MAX       equ 0x80000000
@@ -147,17 +146,26 @@ _start:
 	cmp ecx, IDENTITY_GIB * 512
 	jb .fill_pd
 
-	mov eax, cr4                    ; PAE is required for long mode
-	or eax, CR4_PAE
+	; CR4 written whole (control_regs.inc).  Setting a bit the CPU lacks
+	; is #GP, so MCE goes in only when CPUID reports it (every 64-bit CPU
+	; does; emulators may not).  The APs copy this value (smp.c).
+	mov eax, CPUID_FEATURES
+	cpuid
+	mov eax, CR4_BASE
+	test edx, CPUID1_EDX_MCE
+	jz .set_cr4
+	or eax, CR4_MCE
+.set_cr4:
 	mov cr4, eax
 	mov eax, boot_pml4
 	mov cr3, eax
+	; EFER is read-modify-write on purpose: the bits firmware may leave
+	; (NXE, SCE) are harmless here, and LMA is the CPU's to set.
 	mov ecx, MSR_EFER               ; long mode enable, active once paging is on
 	rdmsr
 	or eax, EFER_LME
 	wrmsr
-	mov eax, cr0                    ; paging on: the CPU is now in IA-32e mode
-	or eax, CR0_PG | CR0_PE
+	mov eax, CR0_KERNEL             ; written whole: paging on, caches on: IA-32e mode
 	mov cr0, eax
 	lgdt [gdt64_pointer]            ; 32-bit lgdt reads the low 4 base bytes
 	jmp GDT_CODE64:long_mode_entry  ; load the 64-bit CS: now in 64-bit mode

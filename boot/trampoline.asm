@@ -14,14 +14,14 @@
 TRAMPOLINE_BASE equ 0x8000
 TP_OFFSET       equ 0x100
 TP_CR3          equ TP_OFFSET + 0       ; u32: page-table root (below 4 GiB)
+TP_CR4          equ TP_OFFSET + 4       ; u32: the boot CPU's CR4, copied whole
 TP_GDT          equ TP_OFFSET + 8       ; u16 limit + u32 base: for o32 lgdt
 TP_STACK        equ TP_OFFSET + 16      ; u64: top of this AP's stack
 TP_ENTRY        equ TP_OFFSET + 24      ; u64: void ap_entry(u64 arg)
 TP_ARG          equ TP_OFFSET + 32      ; u64: argument for ap_entry
 
-CR0_PE          equ 1 << 0
-CR0_PG          equ 1 << 31
-CR4_PAE         equ 1 << 5
+%include "boot/control_regs.inc"
+
 MSR_EFER        equ 0xc0000080
 EFER_LME        equ 1 << 8
 GDT_CODE64      equ 0x08
@@ -36,8 +36,9 @@ trampoline_start:
 	mov ax, cs                      ; CS = TRAMPOLINE_BASE >> 4
 	mov ds, ax                      ; so DS-relative offsets below work
 	o32 lgdt [TP_GDT]               ; the kernel's GDT (it lives below 4 GiB)
-	mov eax, cr4
-	or eax, CR4_PAE                 ; long mode requires PAE paging
+	; CR4 as the boot CPU runs it (PAE, and MCE where the CPU has it),
+	; written whole: what firmware left here must not survive.
+	mov eax, [TP_CR4]
 	mov cr4, eax
 	mov eax, [TP_CR3]               ; the boot CPU's identity map
 	mov cr3, eax
@@ -45,8 +46,9 @@ trampoline_start:
 	rdmsr
 	or eax, EFER_LME                ; long mode becomes active with paging
 	wrmsr
-	mov eax, cr0
-	or eax, CR0_PE | CR0_PG         ; protection and paging at once: IA-32e
+	; CR0 written whole: protection and paging at once (IA-32e), and CD
+	; and NW cleared: INIT left this CPU with its caches disabled.
+	mov eax, CR0_KERNEL
 	mov cr0, eax
 	; The far jump loads the 64-bit code segment: from here on, 64-bit mode.
 	jmp dword GDT_CODE64:(TRAMPOLINE_BASE + ap_long_mode - trampoline_start)

@@ -9,6 +9,7 @@
  */
 #include "acpi.h"
 
+#include "acpi_sleep.h"
 #include "console.h"
 #include "cpu.h"
 #include "platform.h"
@@ -93,11 +94,19 @@ void acpi_init(const struct boot_info *bi)
 		acpi.have_madt = false;
 		return;
 	}
-	printk("acpi: RSDP rev %u (%s, OEM '%s'), %s; MADT %s: %u CPUs usable, %u disabled; "
-	       "FADT %s; \\_S5 %s\n",
+	printk("acpi: RSDP rev %u (%s, OEM '%s'), %s; MADT %s: %u CPUs usable, %u disabled, "
+	       "%u online-capable (absent); FADT %s%s; \\_S5 %s\n",
 	       acpi.rsdp_revision, where, oem_id, acpi.xsdt_used ? "XSDT" : "RSDT",
 	       acpi.have_madt ? "found" : "MISSING", acpi.cpus_usable, acpi.cpus_disabled,
-	       acpi.have_fadt ? "found" : "missing", acpi.have_s5 ? "found" : "missing");
+	       acpi.cpus_hotplug, acpi.have_fadt ? "found" : "missing",
+	       acpi.fadt_flags & ACPI_FADT_HW_REDUCED_ACPI ? " (hardware-reduced)" : "",
+	       acpi.have_s5 ? "found" : "missing");
+	/* The clocks tsc.c can calibrate against when there is no PIT. */
+	if (acpi.pm_timer)
+		printk("acpi: ACPI PM timer at port 0x%x, %u bits wide\n", acpi.pm_timer,
+		       acpi.pm_timer_32 ? 32 : 24);
+	if (acpi.have_hpet)
+		printk("acpi: HPET at 0x%lx\n", acpi.hpet_phys);
 	if (!acpi.have_madt)
 		printk("acpi: WARNING: no MADT: running on the boot CPU only\n");
 }
@@ -122,24 +131,76 @@ static bool acpi_enable_mode(void)
 	return false;
 }
 
+/* An ACPI register in memory space: through the identity map, mapped first if high. */
+static volatile void *hw_mmio(uint64_t addr, unsigned bits)
+{
+	return (volatile void *)map_identity(addr, bits / 8, NULL);
+}
+
+static uint32_t hw_read(void *ctx, uint8_t space, uint64_t addr, unsigned bits)
+{
+	(void)ctx;
+	if (space == ACPI_GAS_SYSTEM_IO)
+		return bits == 8    ? inb((uint16_t)addr)
+		       : bits == 16 ? inw((uint16_t)addr)
+				    : inl((uint16_t)addr);
+	volatile void *p = hw_mmio(addr, bits);
+	if (!p)
+		return 0;
+	return bits == 8    ? *(volatile uint8_t *)p
+	       : bits == 16 ? *(volatile uint16_t *)p
+			    : *(volatile uint32_t *)p;
+}
+
+static void hw_write(void *ctx, uint8_t space, uint64_t addr, unsigned bits, uint32_t v)
+{
+	(void)ctx;
+	if (space == ACPI_GAS_SYSTEM_IO) {
+		if (bits == 8)
+			outb((uint16_t)addr, (uint8_t)v);
+		else if (bits == 16)
+			outw((uint16_t)addr, (uint16_t)v);
+		else
+			outl((uint16_t)addr, v);
+		return;
+	}
+	volatile void *p = hw_mmio(addr, bits);
+	if (!p)
+		return;
+	if (bits == 8)
+		*(volatile uint8_t *)p = (uint8_t)v;
+	else if (bits == 16)
+		*(volatile uint16_t *)p = (uint16_t)v;
+	else
+		*(volatile uint32_t *)p = v;
+}
+
+static void hw_flush_caches(void *ctx)
+{
+	(void)ctx;
+	wbinvd();
+}
+
+static const struct acpi_hw kernel_hw = {
+    .read = hw_read, .write = hw_write, .flush_caches = hw_flush_caches};
+
 void acpi_poweroff(void)
 {
-	if (!acpi.have_fadt || !acpi.pm1a_cnt) {
-		printk("acpi: cannot power off: no FADT PM1a control block\n");
-		return;
-	}
-	if (!acpi.have_s5) {
-		printk("acpi: cannot power off: no \\_S5 package in the DSDT\n");
-		return;
-	}
-	if (!acpi_enable_mode())
+	bool legacy = !(acpi.fadt_flags & ACPI_FADT_HW_REDUCED_ACPI);
+	const char *why;
+
+	/* Hardware-reduced platforms are always in ACPI mode: no SCI_EN, no SMI_CMD. */
+	if (legacy && acpi.have_fadt && acpi.have_s5 && acpi.pm1a_cnt && !acpi_enable_mode())
 		printk("acpi: SCI_EN stayed clear after the ACPI enable request; trying anyway\n");
 	console_drain();
-	outw(acpi.pm1a_cnt, acpi_pm1_sleep_value(acpi.slp_typa));
-	if (acpi.pm1b_cnt)
-		outw(acpi.pm1b_cnt, acpi_pm1_sleep_value(acpi.slp_typb));
+	why = acpi_enter_s5(&acpi, &kernel_hw);
+	if (why) {
+		printk("acpi: cannot power off: %s\n", why);
+		return;
+	}
 	udelay(POWEROFF_WAIT_US);
-	printk("acpi: still running after the S5 request to port 0x%x\n", acpi.pm1a_cnt);
+	printk("acpi: still running after the S5 request (%s)\n",
+	       legacy ? "PM1 control registers" : "sleep control register");
 }
 
 void acpi_reset(void)

@@ -1,6 +1,6 @@
 /*
- * acpi_tables.c - RSDP, RSDT/XSDT, MADT, FADT and the DSDT's \_S5, parsed
- * as untrusted input.
+ * acpi_tables.c - RSDP, RSDT/XSDT, MADT, FADT, HPET and the DSDT's \_S5,
+ * parsed as untrusted input.
  *
  * Nothing here touches hardware: memory is reached through the caller's map
  * function (see acpi_tables.h).  A table is read only after its length has
@@ -58,17 +58,31 @@
 #define FADT_SCI_INT	    46
 #define FADT_SMI_CMD	    48
 #define FADT_ACPI_ENABLE    52
+#define FADT_PM1A_EVT_BLK   56
+#define FADT_PM1B_EVT_BLK   60
 #define FADT_PM1A_CNT_BLK   64
 #define FADT_PM1B_CNT_BLK   68
+#define FADT_PM_TMR_BLK	    76
+#define FADT_PM_TMR_LEN	    91
 #define FADT_IAPC_BOOT_ARCH 109
 #define FADT_FLAGS	    112
 #define FADT_V1_LEN	    116u /* the ACPI 1.0 FADT ends after Flags */
 #define FADT_RESET_REG	    116
 #define FADT_RESET_VALUE    128
 #define FADT_X_DSDT	    140
+#define FADT_X_PM1A_EVT_BLK 148
+#define FADT_X_PM1B_EVT_BLK 160
 #define FADT_X_PM1A_CNT_BLK 172
 #define FADT_X_PM1B_CNT_BLK 184
+#define FADT_X_PM_TMR_BLK   208
+#define FADT_SLEEP_CONTROL  244
+#define FADT_SLEEP_STATUS   256
+#define PM_TMR_LEN	    4 /* PM_TMR_LEN when the PM timer exists */
 #define IO_PORT_MAX	    0xffffu
+
+/* IA-PC HPET Specification 1.0a 3.2.4 The ACPI 2.0 HPET Description Table. */
+#define HPET_BASE_ADDRESS 40 /* a Generic Address Structure */
+#define HPET_TABLE_LEN	  56u
 
 /* ACPI 6.5 5.2.3.2 Generic Address Structure. */
 #define GAS_SPACE	0
@@ -217,18 +231,24 @@ static const uint8_t *map_table(struct parser *p, uint64_t phys, const char *sig
 }
 
 /*
- * Record one processor entry (MADT type 0 or 9).  Usable means Enabled, or
- * Online Capable (ACPI 6.3+: can be brought up at runtime).  An APIC id
- * already stored is a duplicate: firmware may list a CPU with APIC id below
- * 255 both as type 0 and as type 9.
+ * Record one processor entry (MADT type 0 or 9).  Usable means Enabled:
+ * ACPI 6.5 5.2.12.2 says an entry with Enabled clear is not present now;
+ * with Online Capable set (MADT revision >= 5) it may be hot-added later,
+ * which this kernel does not do, so it is absent too, counted apart.  An
+ * APIC id already stored is a duplicate: firmware may list a CPU with APIC
+ * id below 255 both as type 0 and as type 9.
  */
 static void add_cpu(struct parser *p, uint8_t type, uint32_t apic_id, uint32_t uid, uint32_t flags)
 {
 	struct acpi_info *out = p->out;
 	uint32_t none = type == MADT_LAPIC ? MADT_LAPIC_ID_NONE : MADT_X2APIC_ID_NONE;
 
-	if (!(flags & (ACPI_LAPIC_ENABLED | ACPI_LAPIC_ONLINE_CAPABLE))) {
-		out->cpus_disabled++;
+	if (!(flags & ACPI_LAPIC_ENABLED)) {
+		if ((flags & ACPI_LAPIC_ONLINE_CAPABLE) &&
+		    out->madt_revision >= ACPI_MADT_ONLINE_CAPABLE_REV)
+			out->cpus_hotplug++;
+		else
+			out->cpus_disabled++;
 		return;
 	}
 	if (apic_id == none) {
@@ -344,6 +364,7 @@ static void parse_madt(struct parser *p, const uint8_t *t, uint32_t len)
 		return;
 	}
 	out->have_madt = true;
+	out->madt_revision = t[SDT_REVISION];
 	out->lapic_phys = get32(t + MADT_LAPIC_ADDRESS);
 	out->pcat_compat = get32(t + MADT_FLAGS) & MADT_PCAT_COMPAT;
 
@@ -390,14 +411,15 @@ static uint16_t io_port(struct parser *p, const char *field, uint64_t addr)
 }
 
 /*
- * A PM1x control block port: the 32-bit @legacy_off field, unless the
- * table is long enough to hold the X_ Generic Address Structure at @x_off
- * and that has a nonzero address in System I/O space (5.2.9: X_ fields
- * take precedence).  An X_ block in memory space cannot be driven with
- * port I/O, so the 32-bit field is used then.
+ * A fixed-hardware block's port (PM1x event or control, PM timer): the
+ * 32-bit @legacy_off field, unless the table is long enough to hold the X_
+ * Generic Address Structure at @x_off and that has a nonzero address in
+ * System I/O space (5.2.9: X_ fields take precedence).  An X_ block in
+ * memory space cannot be driven with port I/O, so the 32-bit field is used
+ * then.
  */
-static uint16_t pm1_port(struct parser *p, const uint8_t *t, uint32_t len, uint32_t legacy_off,
-			 uint32_t x_off, const char *field)
+static uint16_t fadt_port(struct parser *p, const uint8_t *t, uint32_t len, uint32_t legacy_off,
+			  uint32_t x_off, const char *field)
 {
 	uint32_t legacy = get32(t + legacy_off);
 	struct acpi_gas x;
@@ -435,7 +457,26 @@ static uint64_t fadt_dsdt(struct parser *p, const uint8_t *t, uint32_t len)
 	return x;
 }
 
-/* ACPI 6.5 5.2.9 FADT: the fields for entering ACPI mode, powering off and resetting. */
+/*
+ * The ACPI PM timer's port, or 0.  5.2.9: PM_TMR_LEN is 4 when the timer
+ * exists, and hardware-reduced platforms have none (the fields are ignored).
+ */
+static uint16_t fadt_pm_timer(struct parser *p, const uint8_t *t, uint32_t len)
+{
+	uint16_t port;
+
+	if (p->out->fadt_flags & ACPI_FADT_HW_REDUCED_ACPI)
+		return 0;
+	port = fadt_port(p, t, len, FADT_PM_TMR_BLK, FADT_X_PM_TMR_BLK, "PM_TMR_BLK");
+	if (port && t[FADT_PM_TMR_LEN] != PM_TMR_LEN) {
+		warn(p, "acpi: FACP PM_TMR_LEN is %u, expected %u; PM timer ignored",
+		     t[FADT_PM_TMR_LEN], PM_TMR_LEN);
+		return 0;
+	}
+	return port;
+}
+
+/* ACPI 6.5 5.2.9 FADT: the fields for entering ACPI mode, powering off, resetting and timing. */
 static void parse_fadt(struct parser *p, const uint8_t *t, uint32_t len)
 {
 	struct acpi_info *out = p->out;
@@ -452,16 +493,55 @@ static void parse_fadt(struct parser *p, const uint8_t *t, uint32_t len)
 	out->sci_irq = get16(t + FADT_SCI_INT);
 	out->smi_cmd = io_port(p, "SMI_CMD", get32(t + FADT_SMI_CMD));
 	out->acpi_enable = t[FADT_ACPI_ENABLE];
-	out->pm1a_cnt = pm1_port(p, t, len, FADT_PM1A_CNT_BLK, FADT_X_PM1A_CNT_BLK, "PM1a_CNT_BLK");
-	out->pm1b_cnt = pm1_port(p, t, len, FADT_PM1B_CNT_BLK, FADT_X_PM1B_CNT_BLK, "PM1b_CNT_BLK");
+	out->pm1a_evt =
+	    fadt_port(p, t, len, FADT_PM1A_EVT_BLK, FADT_X_PM1A_EVT_BLK, "PM1a_EVT_BLK");
+	out->pm1b_evt =
+	    fadt_port(p, t, len, FADT_PM1B_EVT_BLK, FADT_X_PM1B_EVT_BLK, "PM1b_EVT_BLK");
+	out->pm1a_cnt =
+	    fadt_port(p, t, len, FADT_PM1A_CNT_BLK, FADT_X_PM1A_CNT_BLK, "PM1a_CNT_BLK");
+	out->pm1b_cnt =
+	    fadt_port(p, t, len, FADT_PM1B_CNT_BLK, FADT_X_PM1B_CNT_BLK, "PM1b_CNT_BLK");
+	out->pm_timer = fadt_pm_timer(p, t, len);
+	out->pm_timer_32 = out->fadt_flags & ACPI_FADT_TMR_VAL_EXT;
 	out->dsdt_phys = fadt_dsdt(p, t, len);
 	if (len > FADT_RESET_VALUE && (out->fadt_flags & ACPI_FADT_RESET_REG_SUP)) {
 		out->have_reset = true;
 		out->reset_reg = get_gas(t + FADT_RESET_REG);
 		out->reset_value = t[FADT_RESET_VALUE];
 	}
-	if (!out->pm1a_cnt && !(out->fadt_flags & ACPI_FADT_HW_REDUCED_ACPI))
+	if (len >= FADT_SLEEP_STATUS + GAS_LEN) {
+		out->sleep_control = get_gas(t + FADT_SLEEP_CONTROL);
+		out->sleep_status = get_gas(t + FADT_SLEEP_STATUS);
+	}
+	if (out->fadt_flags & ACPI_FADT_HW_REDUCED_ACPI) {
+		if (!out->sleep_control.address)
+			warn(p, "acpi: FACP is hardware-reduced but gives no sleep control "
+				"register; ACPI power-off unavailable");
+	} else if (!out->pm1a_cnt) {
 		warn(p, "acpi: FACP gives no PM1a control block; ACPI power-off unavailable");
+	}
+}
+
+/* IA-PC HPET Specification 1.0a 3.2.4: the event timer block's address, in system memory. */
+static void parse_hpet(struct parser *p, const uint8_t *t, uint32_t len)
+{
+	struct acpi_gas base;
+
+	if (len < HPET_TABLE_LEN) {
+		warn(p, "acpi: HPET length %u is shorter than its %u bytes, ignoring", len,
+		     HPET_TABLE_LEN);
+		return;
+	}
+	base = get_gas(t + HPET_BASE_ADDRESS);
+	if (base.space != ACPI_GAS_SYSTEM_MEMORY || !base.address) {
+		warn(p,
+		     "acpi: HPET base address 0x%llx in address space %u, expected a nonzero "
+		     "System Memory address; ignoring",
+		     ull(base.address), base.space);
+		return;
+	}
+	p->out->have_hpet = true;
+	p->out->hpet_phys = base.address;
 }
 
 /*
@@ -561,7 +641,8 @@ static uint8_t slp_typ(struct parser *p, const char *name, uint64_t v)
 /*
  * Decode Package(n) { SLP_TYPa, SLP_TYPb, ... } at @pos, the byte after
  * the \_S5_ name (ACPI 6.5 7.4.2 \_Sx: the first two elements are the
- * values for PM1a_CNT and PM1b_CNT).  Nothing is read at or past @len.
+ * values for PM1a_CNT and PM1b_CNT), or the ACPI 1.0 Package(1) { packed }
+ * (see acpi_tables.h).  Nothing is read at or past @len.
  */
 static void decode_s5(struct parser *p, const uint8_t *t, uint32_t len, uint32_t pos)
 {
@@ -569,7 +650,7 @@ static void decode_s5(struct parser *p, const uint8_t *t, uint32_t len, uint32_t
 	uint32_t pkg_len, nbytes, pkg_end, start;
 	uint64_t v[2];
 	const char *why;
-	uint8_t count;
+	uint8_t count, used;
 
 	if (pos >= len) {
 		warn(p, "acpi: DSDT \\_S5 name at the very end of the table has no value");
@@ -596,11 +677,12 @@ static void decode_s5(struct parser *p, const uint8_t *t, uint32_t len, uint32_t
 	pkg_end = start + pkg_len;
 	pos = start + nbytes;
 	count = t[pos++];
-	if (count < 2) {
-		warn(p, "acpi: DSDT \\_S5 package has %u elements, need 2", count);
+	if (count == 0) {
+		warn(p, "acpi: DSDT \\_S5 package has no elements, need 1 or 2");
 		return;
 	}
-	for (unsigned k = 0; k < 2; k++) {
+	used = count == 1 ? 1 : 2;
+	for (unsigned k = 0; k < used; k++) {
 		uint32_t at = pos;
 
 		why = aml_integer(t, pkg_end, &pos, &v[k]);
@@ -608,6 +690,11 @@ static void decode_s5(struct parser *p, const uint8_t *t, uint32_t len, uint32_t
 			warn(p, "acpi: DSDT \\_S5 element %u at offset 0x%x %s", k, at, why);
 			return;
 		}
+	}
+	if (used == 1) {
+		/* The ACPI 1.0 form: one integer, byte 0 for PM1a, byte 1 for PM1b. */
+		v[1] = (v[0] >> 8) & 0xff;
+		v[0] &= 0xff;
 	}
 	out->slp_typa = slp_typ(p, "SLP_TYPa", v[0]);
 	out->slp_typb = slp_typ(p, "SLP_TYPb", v[1]);
@@ -640,7 +727,8 @@ static void parse_s5(struct parser *p, const uint8_t *t, uint32_t len)
 
 /*
  * Entry @index of the root table @root: a physical table address.  Only
- * the MADT and the FADT are of interest; the first valid one of each wins.
+ * the MADT, the FADT and the HPET table are of interest; the first valid
+ * one of each wins.
  */
 static void visit_table(struct parser *p, const char *root, uint32_t index, uint64_t phys)
 {
@@ -675,6 +763,17 @@ static void visit_table(struct parser *p, const char *root, uint32_t index, uint
 		t = map_table(p, phys, "FACP", &len);
 		if (t)
 			parse_fadt(p, t, len);
+	} else if (same_bytes(hdr, "HPET", SDT_SIG_LEN)) {
+		if (out->have_hpet) {
+			warn(p,
+			     "acpi: second HPET at 0x%llx ignored (only the first timer block is "
+			     "used)",
+			     ull(phys));
+			return;
+		}
+		t = map_table(p, phys, "HPET", &len);
+		if (t)
+			parse_hpet(p, t, len);
 	}
 }
 

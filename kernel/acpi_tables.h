@@ -1,9 +1,11 @@
 /*
  * acpi_tables.h - pure parsers for the few ACPI tables this kernel needs.
  *
- * The kernel needs three things from firmware: the list of CPUs and the
- * local APIC address (MADT), the ports that power the machine off (FADT),
- * and the sleep type to write to them (the DSDT's \_S5 package).  Firmware
+ * The kernel needs four things from firmware: the list of CPUs and the
+ * local APIC address (MADT), the registers that power the machine off
+ * (FADT), the sleep type to write to them (the DSDT's \_S5 package), and
+ * the clocks to calibrate the TSC against when there is no PIT (the FADT's
+ * ACPI PM timer, the HPET table).  Firmware
  * tables are untrusted input: lengths lie, checksums break, entries are
  * truncated.  So the parsing lives here, free of any hardware access, and
  * reads physical memory only through a caller-given map function.  The
@@ -32,19 +34,39 @@
 #define ACPI_LAPIC_ENABLED	  (1u << 0)
 #define ACPI_LAPIC_ONLINE_CAPABLE (1u << 1)
 
-/* ACPI 6.5 5.2.9 FADT Fixed Feature Flags: the two the kernel looks at. */
+/*
+ * ACPI 6.5 5.2.12.2 Local APIC Flags: Online Capable exists from MADT
+ * revision 5 (ACPI 6.3); before that bit 1 is reserved.
+ */
+#define ACPI_MADT_ONLINE_CAPABLE_REV 5
+
+/* ACPI 6.5 5.2.9 FADT Fixed Feature Flags: the ones the kernel looks at. */
+#define ACPI_FADT_TMR_VAL_EXT	  (1u << 8) /* the PM timer is 32 bits wide, not 24 */
 #define ACPI_FADT_RESET_REG_SUP	  (1u << 10)
 #define ACPI_FADT_HW_REDUCED_ACPI (1u << 20)
+
+/* ACPI 6.5 4.8.3.3 Power Management Timer: a fixed 3.579545 MHz counter. */
+#define ACPI_PM_TIMER_HZ 3579545u
 
 /* ACPI 6.5 5.2.3.2 Generic Address Structure: Address Space ID values used here. */
 #define ACPI_GAS_SYSTEM_MEMORY 0
 #define ACPI_GAS_SYSTEM_IO     1
 
+/* ACPI 6.5 4.8.3.1.1 PM1 Status Registers: wake status, write 1 to clear. */
+#define ACPI_PM1_STS_WAK_STS (1u << 15)
+
 /* ACPI 6.5 4.8.3.2.1 PM1 Control Registers: the bits used to enable ACPI and power off. */
 #define ACPI_PM1_CNT_SCI_EN	   (1u << 0)
+#define ACPI_PM1_CNT_GBL_RLS	   (1u << 2) /* write-only: writing 1 raises an SMI */
 #define ACPI_PM1_CNT_SLP_TYP_SHIFT 10
 #define ACPI_PM1_CNT_SLP_TYP_MASK  (7u << ACPI_PM1_CNT_SLP_TYP_SHIFT)
-#define ACPI_PM1_CNT_SLP_EN	   (1u << 13)
+#define ACPI_PM1_CNT_SLP_EN	   (1u << 13) /* write-only */
+
+/* ACPI 6.5 4.8.3.7 Sleep Control and 4.8.3.8 Sleep Status Registers (hardware-reduced ACPI). */
+#define ACPI_SLEEP_CNT_SLP_TYP_SHIFT 2
+#define ACPI_SLEEP_CNT_SLP_TYP_MASK  (7u << ACPI_SLEEP_CNT_SLP_TYP_SHIFT)
+#define ACPI_SLEEP_CNT_SLP_EN	     (1u << 5)
+#define ACPI_SLEEP_STS_WAK_STS	     (1u << 7)
 
 /* acpi_parse() results.  Anything but ACPI_OK means no table was trusted. */
 #define ACPI_OK	      0
@@ -111,12 +133,14 @@ struct acpi_info {
 
 	/* MADT ("APIC"), ACPI 6.5 5.2.12. */
 	bool have_madt;
+	uint8_t madt_revision;
 	uint64_t lapic_phys;	 /* the 32-bit header field, or the type 5 override */
 	bool pcat_compat;	 /* dual 8259s present: mask them before using the APIC */
 	unsigned ncpus;		 /* entries stored in cpus[], at most max_cpus */
 	unsigned cpus_usable;	 /* usable entries seen, stored or not (see cpus_duplicate) */
 	unsigned cpus_extra;	 /* usable entries that did not fit: cpus_usable - ncpus */
-	unsigned cpus_disabled;	 /* neither Enabled nor Online Capable: skipped */
+	unsigned cpus_disabled;	 /* not Enabled (nor Online Capable): absent, skipped */
+	unsigned cpus_hotplug;	 /* Online Capable, not Enabled (revision >= 5): absent, skipped */
 	unsigned cpus_duplicate; /* APIC id already in cpus[]: skipped (extras are not compared) */
 	unsigned cpus_invalid;	 /* id 0xff (type 0) or 0xffffffff (type 9), short entries */
 	struct acpi_ioapic ioapics[ACPI_MAX_IOAPICS];
@@ -132,14 +156,29 @@ struct acpi_info {
 	uint16_t sci_irq;
 	uint16_t smi_cmd; /* write acpi_enable here to enter ACPI mode (0: always in it) */
 	uint8_t acpi_enable;
+	uint16_t pm1a_evt;  /* PM1a event block I/O port: the status register first */
+	uint16_t pm1b_evt;  /* PM1b event block I/O port, often absent */
 	uint16_t pm1a_cnt;  /* PM1a control block I/O port */
 	uint16_t pm1b_cnt;  /* PM1b control block I/O port, often absent */
+	uint16_t pm_timer;  /* ACPI PM timer I/O port (0: none, or hardware-reduced ACPI) */
+	bool pm_timer_32;   /* TMR_VAL_EXT: the timer counts 32 bits, else 24 */
 	uint64_t dsdt_phys; /* X_DSDT when nonzero, else DSDT */
 	bool have_reset;    /* RESET_REG_SUP is set: write reset_value to reset_reg */
 	struct acpi_gas reset_reg;
 	uint8_t reset_value;
+	/* Hardware-reduced ACPI (ACPI 5.0+): these replace the PM1 blocks (address 0: absent). */
+	struct acpi_gas sleep_control;
+	struct acpi_gas sleep_status;
 
-	/* DSDT \_S5 package, ACPI 6.5 7.4.2 \_Sx and 7.4.2.6: the sleep types for soft-off. */
+	/* HPET table, IA-PC HPET Specification 1.0a 3.2.4: the first timer block. */
+	bool have_hpet;
+	uint64_t hpet_phys; /* its 1 KiB register block, in system memory */
+
+	/*
+	 * DSDT \_S5 package, ACPI 6.5 7.4.2 \_Sx and 7.4.2.6: the sleep types
+	 * for soft-off.  A one-element package (the ACPI 1.0 form) packs
+	 * SLP_TYPa in bits 0-7 of its integer and SLP_TYPb in bits 8-15.
+	 */
 	bool have_s5;
 	uint8_t slp_typa; /* 3-bit SLP_TYP for PM1a_CNT */
 	uint8_t slp_typb; /* 3-bit SLP_TYP for PM1b_CNT */
@@ -162,13 +201,5 @@ struct acpi_info {
  */
 int acpi_parse(const void *rsdp, size_t rsdp_len, acpi_map_fn map, void *ctx, struct acpi_info *out,
 	       acpi_report_fn report);
-
-/* The PM1x_CNT value that enters sleep type @slp_typ (S5 from the \_S5 package: soft-off). */
-static inline uint16_t acpi_pm1_sleep_value(uint8_t slp_typ)
-{
-	return (uint16_t)(((unsigned)slp_typ << ACPI_PM1_CNT_SLP_TYP_SHIFT &
-			   ACPI_PM1_CNT_SLP_TYP_MASK) |
-			  ACPI_PM1_CNT_SLP_EN);
-}
 
 #endif /* KERNEL_ACPI_TABLES_H */

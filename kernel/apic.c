@@ -8,6 +8,7 @@
 
 #include "console.h"
 #include "cpu.h"
+#include "percpu.h"
 
 #define APIC_REG_ID	   0x020
 #define APIC_REG_TPR	   0x080
@@ -33,7 +34,6 @@
 #define ICR_STARTUP	 (6u << 8)
 #define ICR_PENDING	 (1u << 12) /* xAPIC delivery status: send pending */
 #define ICR_ASSERT	 (1u << 14)
-#define ICR_ALL_BUT_SELF (3u << 18)
 #define XAPIC_DEST_SHIFT 24
 /* The xAPIC sets ICR_PENDING until accepted; bound the wait. */
 #define ICR_POLL_LIMIT 1000000
@@ -122,6 +122,13 @@ void apic_eoi(void)
 static void icr_send(uint32_t dest, uint32_t low)
 {
 	if (x2apic) {
+		/*
+		 * WRMSR to the x2APIC registers is not serializing (SDM Vol. 3A
+		 * 11.12.3, MSR Access in x2APIC Mode): the IPI could reach its target before the stores it
+		 * announces (posted work, a trampoline parameter) are visible.
+		 * The SDM's remedy is MFENCE; LFENCE before the WRMSR.
+		 */
+		__asm__ volatile("mfence; lfence" : : : "memory");
 		/* One 64-bit write: destination in the high half (SDM 11.12.9). */
 		wrmsr(X2APIC_MSR_BASE + (APIC_REG_ICR_LOW >> 4), ((uint64_t)dest << 32) | low);
 		return;
@@ -147,9 +154,19 @@ void apic_send_ipi(uint32_t id, uint8_t vector)
 	icr_send(id, ICR_FIXED | ICR_ASSERT | vector);
 }
 
+/*
+ * One NMI per CPU that smp.c brought online, by APIC id.  Not the
+ * all-but-self shorthand: that also reaches CPUs never started (smp.max=,
+ * skipped or timed-out entries), which may sit in firmware code whose
+ * memory the heap has since reused, and an NMI there can reset the
+ * platform before the panic report is out.
+ */
 void apic_send_nmi_others(void)
 {
 	if (!apic_ready)
 		return;
-	icr_send(0, ICR_NMI | ICR_ASSERT | ICR_ALL_BUT_SELF);
+	uint32_t self = apic_id();
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		if (__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE) && cpus[i].apic_id != self)
+			icr_send(cpus[i].apic_id, ICR_NMI | ICR_ASSERT);
 }

@@ -75,6 +75,19 @@ static inline uint16_t inw(uint16_t port)
 	return v;
 }
 
+static inline void outl(uint16_t port, uint32_t v)
+{
+	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port) : "memory");
+}
+
+static inline uint32_t inl(uint16_t port)
+{
+	uint32_t v;
+
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port) : "memory");
+	return v;
+}
+
 static inline uint64_t rdmsr(uint32_t msr)
 {
 	uint32_t lo, hi;
@@ -119,6 +132,20 @@ static inline uint64_t rdtscp_ordered(void)
 
 	__asm__ volatile("rdtscp; lfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
 	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t read_cr4(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+/* Write back and invalidate every cache (before entering a sleep state, ACPI 6.5 7.4.2). */
+static inline void wbinvd(void)
+{
+	__asm__ volatile("wbinvd" : : : "memory");
 }
 
 static inline uint64_t read_cr2(void)

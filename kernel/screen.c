@@ -6,9 +6,17 @@
  * framebuffer (drawn on with the built-in 8x16 font, font8x16.c) or the EGA
  * text buffer (character/attribute cells); screen_fb describes which
  * (Multiboot2 spec 3.6.12).  Both become one grid of text cells with a
- * cursor; only the "put a character in a cell", "scroll" and "clear" steps
- * differ.  The only hardware access is stores to the memory the tag names,
- * so the host tests run this very file against a buffer and read it back.
+ * cursor; only the "put a character in a cell" and "clear" steps differ.
+ *
+ * The framebuffer is never read.  On a real GPU it is uncached or
+ * write-combined: reads cost a bus round trip each, and scrolling by
+ * copying VRAM to VRAM moved megabytes that way per line, with the console
+ * lock held and interrupts off.  So a shadow of the text cells says what
+ * is on the screen; scrolling moves the shadow and redraws the cells whose
+ * content changed (Linux's fbcon redraws from its text buffer likewise).
+ * The only hardware access is stores to the memory the tag names, so the
+ * host tests run this very file against a buffer, read it back, and check
+ * that a scroll made no read of it.
  *
  * Lines that start with a KTAP verdict, a panic or the final result are
  * coloured: the colour is decided from the first characters of the line,
@@ -81,6 +89,15 @@ enum kind {
 	KIND_EGA,
 };
 
+/* What one text cell shows: the byte written there and its colour. */
+struct cell {
+	uint8_t ch;
+	uint8_t colour; /* enum colour */
+};
+
+/* The shadow of the screen, row by row, con.cols cells a row. */
+static struct cell shadow[SCREEN_MAX_COLS * SCREEN_MAX_ROWS];
+
 static struct {
 	enum kind kind;
 	fb_u8 *base;		      /* fb->addr */
@@ -134,6 +151,10 @@ static const char *setup_pixels(const struct screen_fb *fb)
 		return "framebuffer address or pitch not a multiple of the pixel size";
 	con.cols = fb->width / FONT_WIDTH;
 	con.rows = fb->height / FONT_HEIGHT;
+	if (con.cols > SCREEN_MAX_COLS)
+		con.cols = SCREEN_MAX_COLS;
+	if (con.rows > SCREEN_MAX_ROWS)
+		con.rows = SCREEN_MAX_ROWS;
 	con.x0 = (fb->width - (size_t)con.cols * FONT_WIDTH) / 2;
 	con.y0 = (fb->height - (size_t)con.rows * FONT_HEIGHT) / 2;
 	for (int c = 0; c < COLOUR_COUNT; c++)
@@ -152,8 +173,8 @@ static const char *setup_ega(const struct screen_fb *fb)
 		return "EGA text pitch shorter than a row of cells";
 	if (fb->addr % EGA_CELL_BYTES || fb->pitch % EGA_CELL_BYTES)
 		return "EGA text address or pitch not a multiple of the cell size";
-	con.cols = fb->width;
-	con.rows = fb->height;
+	con.cols = fb->width < SCREEN_MAX_COLS ? fb->width : SCREEN_MAX_COLS;
+	con.rows = fb->height < SCREEN_MAX_ROWS ? fb->height : SCREEN_MAX_ROWS;
 	return NULL;
 }
 
@@ -186,8 +207,8 @@ static void store_row(fb_u8 *p, uint8_t bits, uint32_t ink)
 	}
 }
 
-/* Put character @c in cell (@row, @col) in colour @colour. */
-static void draw_cell(unsigned row, unsigned col, unsigned char c, enum colour colour)
+/* Store character @c in colour @colour into cell (@row, @col) of the framebuffer. */
+static void paint_cell(unsigned row, unsigned col, unsigned char c, enum colour colour)
 {
 	bool printable = c >= FONT_FIRST && c <= FONT_LAST;
 
@@ -203,22 +224,27 @@ static void draw_cell(unsigned row, unsigned col, unsigned char c, enum colour c
 		store_row(line, glyph[y], con.pixel[colour]);
 }
 
-/*
- * Copy @len bytes from @src down to @dst < @src, in 64-bit words where both
- * line up.  Going forward, every byte is read before the copy overwrites it.
- */
-static void copy_down(fb_u8 *dst, const fb_u8 *src, size_t len)
+static struct cell *cell_at(unsigned row, unsigned col)
 {
-	for (; len && (uintptr_t)dst % sizeof(uint64_t); len--)
-		*dst++ = *src++;
-	if ((uintptr_t)src % sizeof(uint64_t) == 0)
-		for (; len >= sizeof(uint64_t); len -= sizeof(uint64_t)) {
-			*(fb_u64 *)dst = *(const fb_u64 *)src;
-			dst += sizeof(uint64_t);
-			src += sizeof(uint64_t);
-		}
-	for (; len; len--)
-		*dst++ = *src++;
+	return &shadow[(size_t)row * con.cols + col];
+}
+
+/*
+ * Show @c in colour @colour in cell (@row, @col), painting only if the
+ * shadow says the cell shows something else.  A blank looks the same in
+ * every colour, so blanks are all kept as plain text: fewer repaints.
+ */
+static void draw_cell(unsigned row, unsigned col, unsigned char c, enum colour colour)
+{
+	struct cell *cell = cell_at(row, col);
+
+	if (c == ' ')
+		colour = COLOUR_TEXT;
+	if (cell->ch == c && cell->colour == colour)
+		return;
+	cell->ch = c;
+	cell->colour = (uint8_t)colour;
+	paint_cell(row, col, c, colour);
 }
 
 /* Zero @len bytes at @dst: black pixels. */
@@ -232,27 +258,33 @@ static void zero(fb_u8 *dst, size_t len)
 		*dst++ = 0;
 }
 
-/* Blank text rows @first .. @first + @count - 1. */
-static void clear_rows(unsigned first, unsigned count)
+/* Blank the whole screen, margins included, whatever it showed; the shadow with it. */
+static void clear_screen(const struct screen_fb *fb)
 {
-	if (con.kind == KIND_PIXELS) {
-		zero(row_at(con.y0 + (size_t)first * FONT_HEIGHT),
-		     (size_t)count * FONT_HEIGHT * con.pitch);
-		return;
-	}
-	for (unsigned r = first; r < first + count; r++)
-		for (unsigned c = 0; c < con.cols; c++)
-			draw_cell(r, c, ' ', COLOUR_TEXT);
+	for (unsigned r = 0; r < con.rows; r++)
+		for (unsigned c = 0; c < con.cols; c++) {
+			*cell_at(r, c) = (struct cell){' ', COLOUR_TEXT};
+			if (con.kind == KIND_EGA)
+				paint_cell(r, c, ' ', COLOUR_TEXT);
+		}
+	if (con.kind == KIND_PIXELS)
+		zero(con.base, (size_t)fb->pitch * fb->height);
 }
 
-/* Move every text row up by one, dropping the top one; blank the last. */
+/*
+ * Move every text row up by one, dropping the top one; blank the last.
+ * The shadow is the source: each cell takes the content of the cell below
+ * it, and is repainted only where that differs.
+ */
 static void scroll(void)
 {
-	size_t row_bytes = con.kind == KIND_PIXELS ? FONT_HEIGHT * con.pitch : con.pitch;
-	fb_u8 *top = row_at(con.kind == KIND_PIXELS ? con.y0 : 0);
-
-	copy_down(top, top + row_bytes, (con.rows - 1) * row_bytes);
-	clear_rows(con.rows - 1, 1);
+	for (unsigned r = 0; r + 1 < con.rows; r++)
+		for (unsigned c = 0; c < con.cols; c++) {
+			struct cell below = *cell_at(r + 1, c);
+			draw_cell(r, c, below.ch, below.colour);
+		}
+	for (unsigned c = 0; c < con.cols; c++)
+		draw_cell(con.rows - 1, c, ' ', COLOUR_TEXT);
 }
 
 /* Move the cursor to the start of the next row, scrolling at the bottom. */
@@ -353,10 +385,7 @@ bool screen_init(const struct screen_fb *fb, const char **why)
 	con.pitch = fb->pitch;
 	con.kind = fb->type == SCREEN_FB_RGB ? KIND_PIXELS : KIND_EGA;
 	/* GRUB's menu is still on the screen: start on a blank one. */
-	if (con.kind == KIND_PIXELS)
-		zero(con.base, (size_t)fb->pitch * fb->height);
-	else
-		clear_rows(0, con.rows);
+	clear_screen(fb);
 	con.row = 0;
 	con.col = 0;
 	start_line();

@@ -40,7 +40,9 @@ struct screen_fb {
  * width/8 x height/16 cells of FONT_WIDTH x FONT_HEIGHT pixels, centred: the
  * leftover pixels form equal margins (the odd pixel goes right and bottom).
  * EGA text: 16-bit cells, the grid is width x height.  Either way the grid
- * must hold at least SCREEN_MIN_COLS x SCREEN_MIN_ROWS characters.
+ * must hold at least SCREEN_MIN_COLS x SCREEN_MIN_ROWS characters, and is
+ * cut to at most SCREEN_MAX_COLS x SCREEN_MAX_ROWS (the leftover becomes
+ * margin).
  */
 bool screen_init(const struct screen_fb *fb, const char **why);
 
@@ -52,13 +54,17 @@ bool screen_init(const struct screen_fb *fb, const char **why);
  * new line is needed below the last one.  Lines whose text (after leading
  * spaces) starts with "ok ", "# RESULT pass" are green; "not ok ", "PANIC:",
  * "# RESULT fail" red; the rest light grey, all on black.
+ * Only ever stores to the framebuffer, never reads it (not even to scroll).
  * Does nothing while the console is off.  Not reentrant: callers serialize
  * (the kernel holds its console lock).
  */
 void screen_write(const char *s, size_t len);
 
-#define SCREEN_MIN_COLS	 40
-#define SCREEN_MIN_ROWS	 10
+#define SCREEN_MIN_COLS 40
+#define SCREEN_MIN_ROWS 10
+/* The text grid kept in the shadow: a 3840 x 2160 screen in 8 x 16 cells. */
+#define SCREEN_MAX_COLS	 480
+#define SCREEN_MAX_ROWS	 135
 #define SCREEN_TAB_WIDTH 8
 
 /*

@@ -36,7 +36,7 @@
 /* Mirrors the block at TP_OFFSET in boot/trampoline.asm. */
 struct trampoline_params {
 	uint32_t cr3;
-	uint32_t pad;
+	uint32_t cr4; /* the boot CPU's, written whole by the AP (boot/control_regs.inc) */
 	uint16_t gdt_limit;
 	uint32_t gdt_base;
 	uint16_t pad2;
@@ -46,6 +46,7 @@ struct trampoline_params {
 } __attribute__((packed));
 
 _Static_assert(__builtin_offsetof(struct trampoline_params, cr3) == 0, "TP_CR3");
+_Static_assert(__builtin_offsetof(struct trampoline_params, cr4) == 4, "TP_CR4");
 _Static_assert(__builtin_offsetof(struct trampoline_params, gdt_limit) == 8, "TP_GDT");
 _Static_assert(__builtin_offsetof(struct trampoline_params, stack) == 16, "TP_STACK");
 _Static_assert(__builtin_offsetof(struct trampoline_params, entry) == 24, "TP_ENTRY");
@@ -146,6 +147,14 @@ static bool start_ap(struct trampoline_params *tp, unsigned index, uint32_t id)
 			       "without it\n",
 			       id, AP_ANSWER_MS);
 			apic_send_init(id); /* park it: it must not run the next CPU's block */
+			udelay(INIT_DELAY_US);
+			/*
+			 * The next CPU gets this slot.  A late AP may have set
+			 * online after the last look and before the INIT: clear
+			 * it, or the next CPU would count as started whether it
+			 * answers or not, and this one would get its NMIs.
+			 */
+			__atomic_store_n(&c->online, false, __ATOMIC_RELEASE);
 			heap_free(stack, AP_STACK_SIZE);
 			return false;
 		}
@@ -166,6 +175,7 @@ void smp_start_aps(void)
 	memcpy((void *)(uintptr_t)TRAMPOLINE_BASE, trampoline_image_start,
 	       (size_t)(trampoline_image_end - trampoline_image_start));
 	tp->cr3 = (uint32_t)read_cr3();
+	tp->cr4 = (uint32_t)read_cr4();
 	tp->gdt_limit = gdt64_pointer.limit;
 	tp->gdt_base = (uint32_t)gdt64_pointer.base;
 	tp->entry = (uint64_t)(uintptr_t)ap_entry;

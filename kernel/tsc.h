@@ -7,11 +7,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Find the TSC frequency (CPUID or hypervisor leaf, cross-checked with the PIT). */
+/*
+ * Find the TSC frequency: CPUID or the hypervisor leaf, checked against a
+ * measurement on the PIT, else the HPET, else the ACPI PM timer (which
+ * needs acpi_init() first).  Bounded: a missing clock costs a millisecond.
+ */
 void tsc_init(void);
 
 uint64_t tsc_khz(void);
-const char *tsc_source(void); /* "cpuid-15h", "cpuid-16h", "hypervisor", "pit", "guess" */
+/* Where tsc_khz() came from: "cpuid", "hypervisor", "pit", "hpet", "pmtimer", or "guess". */
+const char *tsc_source(void);
 bool tsc_is_invariant(void);
 
 static inline uint64_t tsc_now(void)

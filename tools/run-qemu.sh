@@ -23,7 +23,8 @@ OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
 die() { echo "run-qemu: $*" >&2; exit 3; }
 
 [ -f "$KERNEL" ] || die "$KERNEL is missing: run 'make' first"
-case "$MACHINE" in q35|pc) ;; *) die "MACHINE=$MACHINE: expected q35 or pc" ;; esac
+# MACHINE may carry QEMU machine options after the type: q35,pit=off,hpet=off.
+case "${MACHINE%%,*}" in q35|pc) ;; *) die "MACHINE=$MACHINE: expected q35 or pc, optionally with ,OPTION=VALUE..." ;; esac
 case "$FIRMWARE" in bios|uefi) ;; *) die "FIRMWARE=$FIRMWARE: expected bios or uefi" ;; esac
 [[ "$SMP" =~ ^[0-9]+$ ]] && [ "$SMP" -ge 1 ] || die "SMP=$SMP: expected a CPU count >= 1"
 [[ "$TIMEOUT" =~ ^[0-9]+$ ]] || die "TIMEOUT=$TIMEOUT: expected seconds"

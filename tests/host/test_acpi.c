@@ -251,12 +251,18 @@ static size_t make_rsdp(uint8_t b[36], uint8_t rev, uint32_t rsdt, uint64_t xsdt
 	return 36;
 }
 
-/* 5.2.12 MADT header: Local Interrupt Controller Address, Flags. */
-static void madt_begin(struct tbl *t, uint32_t lapic, uint32_t flags)
+/* 5.2.12 MADT header of revision @rev: Local Interrupt Controller Address, Flags. */
+static void madt_begin_rev(struct tbl *t, uint8_t rev, uint32_t lapic, uint32_t flags)
 {
-	sdt_begin(t, "APIC", 5);
+	sdt_begin(t, "APIC", rev);
 	put_le(t, lapic, 4);
 	put_le(t, flags, 4);
+}
+
+/* The same at revision 5 (ACPI 6.3), the first to define Online Capable. */
+static void madt_begin(struct tbl *t, uint32_t lapic, uint32_t flags)
+{
+	madt_begin_rev(t, 5, lapic, flags);
 }
 
 /* 5.2.12.2: Type 0, Length 8, ACPI Processor UID, APIC ID, Flags. */
@@ -315,11 +321,12 @@ static void madt_lapic_addr(struct tbl *t, uint64_t addr)
 struct fadt_spec {
 	size_t len;
 	uint8_t rev;
-	uint32_t dsdt, smi_cmd, pm1a, pm1b, flags;
+	uint32_t dsdt, smi_cmd, pm1a, pm1b, pm1a_evt, pm1b_evt, pm_tmr, flags;
 	uint16_t sci, boot_arch;
-	uint8_t acpi_enable, reset_value;
-	uint8_t reset_space, x_pm1a_space, x_pm1b_space;
-	uint64_t reset_addr, x_dsdt, x_pm1a, x_pm1b;
+	uint8_t acpi_enable, reset_value, pm_tmr_len;
+	uint8_t reset_space, x_pm1a_space, x_pm1b_space, x_pm_tmr_space;
+	uint8_t sleep_ctl_space, sleep_sts_space;
+	uint64_t reset_addr, x_dsdt, x_pm1a, x_pm1b, x_pm_tmr, sleep_ctl, sleep_sts;
 };
 
 /* 5.2.3.2 Generic Address Structure at @off: space, width, offset, access size, address. */
@@ -343,9 +350,14 @@ static void make_fadt(struct tbl *t, const struct fadt_spec *f)
 	set_le(t->b + 46, f->sci, 2);
 	set_le(t->b + 48, f->smi_cmd, 4);
 	t->b[52] = f->acpi_enable;
+	set_le(t->b + 56, f->pm1a_evt, 4);
+	set_le(t->b + 60, f->pm1b_evt, 4);
 	set_le(t->b + 64, f->pm1a, 4);
 	set_le(t->b + 68, f->pm1b, 4);
+	set_le(t->b + 76, f->pm_tmr, 4);
+	t->b[88] = 4; /* PM1_EVT_LEN */
 	t->b[89] = 2; /* PM1_CNT_LEN */
+	t->b[91] = f->pm_tmr_len;
 	set_le(t->b + 109, f->boot_arch, 2);
 	set_le(t->b + 112, f->flags, 4);
 	set_gas(t, 116, f->reset_space, 8, f->reset_addr);
@@ -353,6 +365,9 @@ static void make_fadt(struct tbl *t, const struct fadt_spec *f)
 	set_le(t->b + 140, f->x_dsdt, 8);
 	set_gas(t, 172, f->x_pm1a_space, 16, f->x_pm1a);
 	set_gas(t, 184, f->x_pm1b_space, 16, f->x_pm1b);
+	set_gas(t, 208, f->x_pm_tmr_space, 32, f->x_pm_tmr);
+	set_gas(t, 244, f->sleep_ctl_space, 8, f->sleep_ctl);
+	set_gas(t, 256, f->sleep_sts_space, 8, f->sleep_sts);
 	t->len = f->len;
 	sdt_seal(t);
 }
@@ -540,9 +555,8 @@ static void test_rsdp_v0_rsdt(void)
 	CHECK(info.have_s5);
 	CHECK_EQ(info.slp_typa, 5);
 	CHECK_EQ(info.slp_typb, 3);
-	CHECK_EQ(acpi_pm1_sleep_value(info.slp_typa), 0x3400);
-	CHECK_EQ(acpi_pm1_sleep_value(0), ACPI_PM1_CNT_SLP_EN);
-	CHECK_EQ(acpi_pm1_sleep_value(7), 0x3c00);
+	CHECK(!info.have_hpet);
+	CHECK_EQ(info.pm_timer, 0);
 }
 
 static void test_rsdp_v2_xsdt(void)
@@ -884,7 +898,7 @@ static void test_madt_overflow(void)
 	for (uint8_t i = 0; i < 4; i++)
 		madt_lapic(&t, i, i, 1);
 	madt_x2apic(&t, 0x100, 1, 4);
-	madt_x2apic(&t, 0x101, 2, 5);
+	madt_x2apic(&t, 0x101, 1, 5);
 	madt_lapic(&t, 6, 6, 0); /* disabled: not counted as an extra */
 	sdt_seal(&t);
 	install(&t, MADT_PHYS);
@@ -908,7 +922,7 @@ static void test_madt_flags(void)
 	static struct tbl t;
 	uint64_t tables[] = {MADT_PHYS};
 
-	BEGIN("disabled entries skipped, online-capable accepted, broadcast ids refused");
+	BEGIN("disabled and online-capable entries absent, broadcast ids refused");
 	madt_begin(&t, 0xfee00000, 1);
 	madt_lapic(&t, 0, 0, ACPI_LAPIC_ENABLED);
 	madt_lapic(&t, 1, 1, 0);
@@ -919,22 +933,58 @@ static void test_madt_flags(void)
 	madt_x2apic(&t, 0x200, 0, 6);
 	madt_x2apic(&t, 0x201, ACPI_LAPIC_ONLINE_CAPABLE, 7);
 	madt_x2apic(&t, 0xffffffff, ACPI_LAPIC_ENABLED, 8);
+	/* Both bits: Online Capable is reserved when Enabled is set; the CPU is present. */
+	madt_x2apic(&t, 0x202, ACPI_LAPIC_ENABLED | ACPI_LAPIC_ONLINE_CAPABLE, 9);
 	sdt_seal(&t);
 	install(&t, MADT_PHYS);
 	CHECK_EQ(run_rsdt(tables, 1, 8), ACPI_OK);
-	CHECK_EQ(info.ncpus, 3);
-	CHECK_EQ(info.cpus_usable, 3);
+	CHECK_EQ(info.madt_revision, 5);
+	CHECK_EQ(info.ncpus, 2);
+	CHECK_EQ(info.cpus_usable, 2);
 	CHECK_EQ(info.cpus_disabled, 4);
+	CHECK_EQ(info.cpus_hotplug, 2);
 	CHECK_EQ(info.cpus_invalid, 2);
 	CHECK_EQ(cpus[0].apic_id, 0);
-	CHECK_EQ(cpus[1].apic_id, 2);
-	CHECK_EQ(cpus[1].flags, ACPI_LAPIC_ONLINE_CAPABLE);
-	CHECK_EQ(cpus[2].apic_id, 0x201);
-	CHECK_EQ(cpus[2].uid, 7);
+	CHECK_EQ(cpus[1].apic_id, 0x202);
+	CHECK_EQ(cpus[1].uid, 9);
 	CHECK_REPORT("acpi: MADT type 0 entry (uid 5) has the broadcast APIC id 0xff, skipped");
 	CHECK_REPORT(
 	    "acpi: MADT type 9 entry (uid 8) has the broadcast APIC id 0xffffffff, skipped");
 	CHECK_REPORTS(3); /* the two above and "no FACP" */
+}
+
+/*
+ * A server that can hot-add CPUs lists them with Enabled clear: ACPI 6.5
+ * 5.2.12.2 says they are not present.  Starting one costs an INIT and a
+ * timeout, and counting one makes the boot test fail, so none may reach
+ * cpus[].  The Online Capable bit exists from MADT revision 5; in revision
+ * 4 it is reserved, and the entries are plain disabled ones.
+ */
+static void test_madt_online_capable(void)
+{
+	static struct tbl t;
+	uint64_t tables[] = {MADT_PHYS};
+	static const uint8_t revs[] = {4, 5};
+
+	for (unsigned r = 0; r < 2; r++) {
+		BEGIN(revs[r] == 5 ? "online-capable-only CPUs, MADT revision 5: absent"
+				   : "online-capable bit in a revision 4 MADT: reserved, absent");
+		madt_begin_rev(&t, revs[r], 0xfee00000, 1);
+		madt_lapic(&t, 0, 0, ACPI_LAPIC_ENABLED);
+		madt_lapic(&t, 1, 1, ACPI_LAPIC_ONLINE_CAPABLE);
+		madt_lapic(&t, 2, 2, ACPI_LAPIC_ONLINE_CAPABLE);
+		madt_x2apic(&t, 0x100, ACPI_LAPIC_ONLINE_CAPABLE, 3);
+		sdt_seal(&t);
+		install(&t, MADT_PHYS);
+		CHECK_EQ(run_rsdt(tables, 1, 8), ACPI_OK);
+		CHECK_EQ(info.madt_revision, revs[r]);
+		CHECK_EQ(info.ncpus, 1);
+		CHECK_EQ(info.cpus_usable, 1);
+		CHECK_EQ(cpus[0].apic_id, 0);
+		CHECK_EQ(info.cpus_hotplug, revs[r] == 5 ? 3 : 0);
+		CHECK_EQ(info.cpus_disabled, revs[r] == 5 ? 0 : 3);
+		CHECK_EQ(info.cpus_invalid + info.cpus_duplicate + info.cpus_extra, 0);
+	}
 }
 
 static void test_madt_x2apic(void)
@@ -1256,6 +1306,140 @@ static void test_fadt_x_fields(void)
 	CHECK_REPORT("acpi: FACP gives no PM1a control block; ACPI power-off unavailable");
 }
 
+/* The PM timer, the PM1 event blocks and the hardware-reduced sleep registers. */
+static void test_fadt_timer_and_sleep_regs(void)
+{
+	static struct tbl t;
+	uint64_t tables[] = {FADT_PHYS};
+	struct fadt_spec f = {.len = 276,
+			      .rev = 6,
+			      .pm1a_evt = 0x600,
+			      .pm1a = 0x604,
+			      .pm_tmr = 0x608,
+			      .pm_tmr_len = 4,
+			      .flags = ACPI_FADT_TMR_VAL_EXT};
+
+	BEGIN("PM timer (32-bit) and PM1a event block");
+	make_fadt(&t, &f);
+	install(&t, FADT_PHYS);
+	CHECK_EQ(run_rsdt(tables, 1, 4), ACPI_OK);
+	CHECK_EQ(info.pm_timer, 0x608);
+	CHECK(info.pm_timer_32);
+	CHECK_EQ(info.pm1a_evt, 0x600);
+	CHECK_EQ(info.pm1b_evt, 0);
+	CHECK_EQ(info.sleep_control.address, 0);
+	CHECK(!reported("PM_TMR") && !reported("EVT_BLK"));
+
+	BEGIN("24-bit PM timer whose X_PM_TMR_BLK differs: X_ wins");
+	f.flags = 0;
+	f.x_pm_tmr = 0x1008;
+	f.x_pm_tmr_space = ACPI_GAS_SYSTEM_IO;
+	make_fadt(&t, &f);
+	install(&t, FADT_PHYS);
+	CHECK_EQ(run_rsdt(tables, 1, 4), ACPI_OK);
+	CHECK_EQ(info.pm_timer, 0x1008);
+	CHECK(!info.pm_timer_32);
+	CHECK_REPORT("acpi: FACP PM_TMR_BLK 0x608 and X_PM_TMR_BLK 0x1008 differ, using "
+		     "X_PM_TMR_BLK");
+
+	BEGIN("PM timer with PM_TMR_LEN 0 is ignored");
+	f.x_pm_tmr = 0;
+	f.pm_tmr_len = 0;
+	make_fadt(&t, &f);
+	install(&t, FADT_PHYS);
+	CHECK_EQ(run_rsdt(tables, 1, 4), ACPI_OK);
+	CHECK_EQ(info.pm_timer, 0);
+	CHECK_REPORT("acpi: FACP PM_TMR_LEN is 0, expected 4; PM timer ignored");
+
+	BEGIN("PM timer in an ACPI 1.0 FADT");
+	f.len = 116;
+	f.pm_tmr_len = 4;
+	make_fadt(&t, &f);
+	install(&t, FADT_PHYS);
+	CHECK_EQ(run_rsdt(tables, 1, 4), ACPI_OK);
+	CHECK_EQ(info.pm_timer, 0x608);
+	CHECK_EQ(info.sleep_control.address, 0);
+
+	BEGIN("hardware-reduced FADT: sleep registers read, PM timer ignored");
+	f.len = 276;
+	f.flags = ACPI_FADT_HW_REDUCED_ACPI;
+	f.pm1a = 0;
+	f.pm1a_evt = 0;
+	f.sleep_ctl = 0xfe000104;
+	f.sleep_ctl_space = ACPI_GAS_SYSTEM_MEMORY;
+	f.sleep_sts = 0x1800;
+	f.sleep_sts_space = ACPI_GAS_SYSTEM_IO;
+	make_fadt(&t, &f);
+	install(&t, FADT_PHYS);
+	CHECK_EQ(run_rsdt(tables, 1, 4), ACPI_OK);
+	CHECK_EQ(info.pm_timer, 0);
+	CHECK_EQ(info.sleep_control.space, ACPI_GAS_SYSTEM_MEMORY);
+	CHECK_EQ(info.sleep_control.address, 0xfe000104);
+	CHECK_EQ(info.sleep_status.space, ACPI_GAS_SYSTEM_IO);
+	CHECK_EQ(info.sleep_status.address, 0x1800);
+	CHECK(!reported("PM_TMR") && !reported("sleep control"));
+
+	BEGIN("hardware-reduced FADT without a sleep control register is reported");
+	f.sleep_ctl = 0;
+	make_fadt(&t, &f);
+	install(&t, FADT_PHYS);
+	CHECK_EQ(run_rsdt(tables, 1, 4), ACPI_OK);
+	CHECK_REPORT("acpi: FACP is hardware-reduced but gives no sleep control register; ACPI "
+		     "power-off unavailable");
+}
+
+/* IA-PC HPET Specification 1.0a 3.2.4: Event Timer Block ID, Base Address (GAS), ... */
+static void make_hpet(struct tbl *t, uint8_t space, uint64_t addr, size_t len)
+{
+	sdt_begin(t, "HPET", 1);
+	put_le(t, 0x8086a201, 4);
+	zeros(t, 12);
+	set_gas(t, 40, space, 64, addr);
+	put8(t, 0);	    /* HPET Number */
+	put_le(t, 0x80, 2); /* Main Counter Minimum Clock_tick in Periodic Mode */
+	put8(t, 0);	    /* Page Protection */
+	t->len = len;
+	sdt_seal(t);
+}
+
+static void test_hpet(void)
+{
+	static struct tbl t;
+	uint64_t tables[] = {MADT_PHYS, MADT2_PHYS};
+
+	BEGIN("HPET table: the first timer block's address");
+	make_hpet(&t, ACPI_GAS_SYSTEM_MEMORY, 0xfed00000, 56);
+	install(&t, MADT_PHYS);
+	make_hpet(&t, ACPI_GAS_SYSTEM_MEMORY, 0xfed01000, 56);
+	install(&t, MADT2_PHYS);
+	CHECK_EQ(run_rsdt(tables, 2, 4), ACPI_OK);
+	CHECK(info.have_hpet);
+	CHECK_EQ(info.hpet_phys, 0xfed00000);
+	CHECK_REPORT("acpi: second HPET at 0xe3000 ignored (only the first timer block is used)");
+
+	BEGIN("HPET block above 4 GiB");
+	make_hpet(&t, ACPI_GAS_SYSTEM_MEMORY, 0x4000000000ull, 56);
+	install(&t, MADT_PHYS);
+	CHECK_EQ(run_rsdt(tables, 1, 4), ACPI_OK);
+	CHECK(info.have_hpet);
+	CHECK_EQ(info.hpet_phys, 0x4000000000ull);
+
+	BEGIN("HPET block in I/O space is refused");
+	make_hpet(&t, ACPI_GAS_SYSTEM_IO, 0x500, 56);
+	install(&t, MADT_PHYS);
+	CHECK_EQ(run_rsdt(tables, 1, 4), ACPI_OK);
+	CHECK(!info.have_hpet);
+	CHECK_REPORT("acpi: HPET base address 0x500 in address space 1, expected a nonzero System "
+		     "Memory address; ignoring");
+
+	BEGIN("HPET table too short");
+	make_hpet(&t, ACPI_GAS_SYSTEM_MEMORY, 0xfed00000, 52);
+	install(&t, MADT_PHYS);
+	CHECK_EQ(run_rsdt(tables, 1, 4), ACPI_OK);
+	CHECK(!info.have_hpet);
+	CHECK_REPORT("acpi: HPET length 52 is shorter than its 56 bytes, ignoring");
+}
+
 /* ---- DSDT \_S5 ---- */
 
 /* Name(\_S5) (or Name(_S5) when !@root) with these two elements, then run. */
@@ -1301,6 +1485,44 @@ static void test_s5_integers(void)
 	s5_case("_S5 with values wider than 3 bits", 0, wide, sizeof(wide), 5, 2);
 	CHECK_REPORT("acpi: DSDT \\_S5 SLP_TYPa 0x105 is wider than 3 bits, using 0x5");
 	CHECK_REPORT("acpi: DSDT \\_S5 SLP_TYPb 0x80000002 is wider than 3 bits, using 0x2");
+}
+
+/*
+ * ACPI 1.0's \_S5 is Package(1) { one integer }: SLP_TYPa in byte 0,
+ * SLP_TYPb in byte 1 (ACPICA reads it so).  Some firmware still ships it.
+ */
+static void test_s5_one_element(void)
+{
+	static const struct {
+		const char *name;
+		uint8_t count;
+		uint8_t elems[8];
+		size_t n;
+		uint8_t a, b;
+	} cases[] = {
+	    {"Package(1) { BytePrefix 0x05 }", 1, {0x0a, 0x05}, 2, 5, 0},
+	    {"Package(1) { WordPrefix 0x0307 }", 1, {0x0b, 0x07, 0x03}, 3, 7, 3},
+	    {"Package(1) { DWordPrefix 0x00000206 }", 1, {0x0c, 0x06, 0x02, 0, 0}, 5, 6, 2},
+	    {"Package(1) { Zero }", 1, {0x00}, 1, 0, 0},
+	    {"Package(2) { BytePrefix 5, WordPrefix 3 }",
+	     2,
+	     {0x0a, 0x05, 0x0b, 0x03, 0x00},
+	     5,
+	     5,
+	     3},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tbl a = {.len = 0};
+
+		BEGIN(cases[i].name);
+		aml_s5(&a, 1, cases[i].count, cases[i].elems, cases[i].n, 1, 0);
+		CHECK_EQ(run_dsdt(a.b, a.len), ACPI_OK);
+		CHECK(info.have_s5);
+		CHECK_EQ(info.slp_typa, cases[i].a);
+		CHECK_EQ(info.slp_typb, cases[i].b);
+		CHECK_REPORTS(0);
+	}
 }
 
 static void test_s5_pkglength(void)
@@ -1378,8 +1600,8 @@ static void test_s5_malformed(void)
 	       "acpi: DSDT \\_S5 element 0 at offset 0x2c is cut off by the package end");
 	s5_bad("package ends before element 1", "\x08\x5f\x53\x35\x5f\x12\x04\x02\x0a\x05\x0a\x05",
 	       12, "acpi: DSDT \\_S5 element 1 at offset 0x2e is missing: the package ends first");
-	s5_bad("package of one element", "\x08\x5f\x53\x35\x5f\x12\x04\x01\x0a\x05", 10,
-	       "acpi: DSDT \\_S5 package has 1 elements, need 2");
+	s5_bad("package of no elements", "\x08\x5f\x53\x35\x5f\x12\x02\x00", 8,
+	       "acpi: DSDT \\_S5 package has no elements, need 1 or 2");
 	s5_bad("element that is a string", "\x08\x5f\x53\x35\x5f\x12\x07\x02\x0d\x41\x00\x00\x00",
 	       13, "acpi: DSDT \\_S5 element 0 at offset 0x2c is not an integer constant");
 	s5_bad("_S5 that is not a package", "\x08\x5f\x53\x35\x5f\x0a\x05", 7,
@@ -1456,13 +1678,17 @@ int main(void)
 	test_table_length();
 	test_madt_overflow();
 	test_madt_flags();
+	test_madt_online_capable();
 	test_madt_x2apic();
 	test_madt_duplicates();
 	test_madt_truncated();
 	test_madt_other_entries();
 	test_fadt_legacy();
 	test_fadt_x_fields();
+	test_fadt_timer_and_sleep_regs();
+	test_hpet();
 	test_s5_integers();
+	test_s5_one_element();
 	test_s5_pkglength();
 	test_s5_malformed();
 	test_dsdt_signature();

@@ -12,13 +12,24 @@
  *                             render the font and a sample boot log into a
  *                             PNG, to look at (nearest-neighbour SCALE, 1)
  *   test_screen --bench       time drawing and scrolling on 1920x1080x32
+ *
+ * test_no_reads() also proves that scrolling never reads the framebuffer
+ * (on real hardware such reads are uncached bus cycles): the memory is
+ * mapped with no access at all, and every access traps; the trap handler
+ * sorts reads from writes by the page-fault error code, lets the one
+ * instruction through (single step) and closes the memory again.
  */
+#define _GNU_SOURCE /* REG_ERR, REG_EFL in <ucontext.h> */
 #include "screen.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #define GUARD_BYTES 256
 #define CANARY	    0xa5
@@ -560,6 +571,173 @@ static void test_ega(void)
 	scr_free(s);
 }
 
+/* ---- a framebuffer that counts reads ---- */
+
+#define PF_ERR_WRITE (1u << 1) /* x86 page-fault error code: the access was a write */
+#define EFLAGS_TF    (1u << 8) /* trap flag: a debug trap after the next instruction */
+
+static struct {
+	uint8_t *base;
+	size_t len;
+	volatile unsigned reads, writes;
+} watch;
+
+/* An access to the closed framebuffer: count it, open up for one instruction. */
+static void on_fault(int sig, siginfo_t *si, void *ucontext)
+{
+	ucontext_t *uc = ucontext;
+	uint8_t *addr = si->si_addr;
+
+	if (!watch.base || addr < watch.base || addr >= watch.base + watch.len) {
+		/* Not ours: a real crash.  Let it happen with the default action. */
+		signal(sig, SIG_DFL);
+		return;
+	}
+	if (uc->uc_mcontext.gregs[REG_ERR] & PF_ERR_WRITE)
+		watch.writes++;
+	else
+		watch.reads++;
+	mprotect(watch.base, watch.len, PROT_READ | PROT_WRITE);
+	uc->uc_mcontext.gregs[REG_EFL] |= EFLAGS_TF;
+}
+
+/* The instruction ran: close the framebuffer again. */
+static void on_step(int sig, siginfo_t *si, void *ucontext)
+{
+	ucontext_t *uc = ucontext;
+
+	(void)sig;
+	(void)si;
+	uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)EFLAGS_TF;
+	mprotect(watch.base, watch.len, PROT_NONE);
+}
+
+/* Start (or with @on false, stop) counting accesses to @s's memory. */
+static void watch_fb(struct scr *s, int on)
+{
+	struct sigaction fault = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO};
+	struct sigaction step = {.sa_sigaction = on_step, .sa_flags = SA_SIGINFO};
+
+	if (on) {
+		sigaction(SIGSEGV, &fault, NULL);
+		sigaction(SIGTRAP, &step, NULL);
+		watch.base = s->mem;
+		watch.len = s->size;
+		watch.reads = watch.writes = 0;
+		mprotect(watch.base, watch.len, PROT_NONE);
+	} else {
+		mprotect(watch.base, watch.len, PROT_READ | PROT_WRITE);
+		watch.base = NULL;
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGTRAP, SIG_DFL);
+	}
+}
+
+/* Like scr_alloc, but whole pages of their own (mprotect works on pages), no guard. */
+static struct scr *scr_map(struct screen_fb fb)
+{
+	struct scr *s = calloc(1, sizeof(*s));
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (!s) {
+		perror("test_screen: calloc");
+		exit(2);
+	}
+	s->size = ((size_t)fb.pitch * fb.height + page - 1) / page * page;
+	s->mem = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->mem == MAP_FAILED) {
+		perror("test_screen: mmap");
+		exit(2);
+	}
+	fb.addr = (uintptr_t)s->mem;
+	s->fb = fb;
+	return s;
+}
+
+/*
+ * Fill the screen with full lines, then write @watched more, each
+ * scrolling the whole screen, while every framebuffer access is counted:
+ * not one may be a read.  (Each trapped access costs a few microseconds,
+ * so the pixel case watches one scroll, which moves every row.)
+ */
+static void no_reads_case(const char *name, struct scr *s, unsigned watched)
+{
+	char line[SCREEN_MAX_COLS + 2], want[SCREEN_MAX_COLS + 1];
+	const char *why = NULL;
+	unsigned total = s->rows + watched;
+
+	CHECK(screen_init(&s->fb, &why), "%s: init refused: %s", name, why ? why : "?");
+	/* Every cell inked, and each line differs from the next: every cell changes. */
+	for (unsigned i = 0; i < total; i++) {
+		for (unsigned c = 0; c < s->cols; c++)
+			line[c] = (char)('A' + (i + c) % 26);
+		line[s->cols] = '\n';
+		if (i == s->rows)
+			watch_fb(s, 1);
+		screen_write(line, s->cols + 1);
+	}
+	watch_fb(s, 0);
+	CHECK(watch.writes > 0, "%s: no framebuffer write seen: the watch is broken", name);
+	CHECK(watch.reads == 0, "%s: scrolling a full screen read the framebuffer %u times", name,
+	      watch.reads);
+	/* And the picture is right: the last rows - 1 lines, then a blank row. */
+	for (unsigned r = 0; r + 1 < s->rows; r++) {
+		unsigned i = total - (s->rows - 1) + r;
+		for (unsigned c = 0; c < s->cols; c++)
+			want[c] = (char)('A' + (i + c) % 26);
+		want[s->cols] = 0;
+		ROW_IS(s, r, want);
+	}
+	ROW_IS(s, s->rows - 1, "");
+	printf("%s: %u framebuffer writes, %u reads for %u full-screen scrolls\n", name,
+	       watch.writes, watch.reads, watched);
+}
+
+static void test_no_reads(void)
+{
+	/* The watch itself: a read must be seen. */
+	struct scr *s = scr_map((struct screen_fb){.pitch = 4096, .height = 1});
+	watch_fb(s, 1);
+	CHECK(((volatile uint8_t *)s->mem)[17] == 0, "fresh memory not zero");
+	((volatile uint8_t *)s->mem)[18] = 1;
+	watch_fb(s, 0);
+	CHECK(watch.reads == 1 && watch.writes == 1, "the watch saw %u reads, %u writes; want 1, 1",
+	      watch.reads, watch.writes);
+	munmap(s->mem, s->size);
+	free(s);
+
+	/* The smallest pixel screen (the traps make every access cost microseconds). */
+	const struct format *f = XRGB;
+	unsigned w = SCREEN_MIN_COLS * FONT_WIDTH + 3, h = SCREEN_MIN_ROWS * FONT_HEIGHT + 5;
+	s = scr_map((struct screen_fb){.pitch = w * 4,
+				       .width = w,
+				       .height = h,
+				       .bpp = f->bpp,
+				       .type = SCREEN_FB_RGB,
+				       .red_pos = f->red_pos,
+				       .red_size = f->red_size,
+				       .green_pos = f->green_pos,
+				       .green_size = f->green_size,
+				       .blue_pos = f->blue_pos,
+				       .blue_size = f->blue_size});
+	s->bytes_pp = 4;
+	s->cols = SCREEN_MIN_COLS;
+	s->rows = SCREEN_MIN_ROWS;
+	s->x0 = 1;
+	s->y0 = 2;
+	no_reads_case("xrgb8888 framebuffer", s, 1);
+	munmap(s->mem, s->size);
+	free(s);
+
+	s = scr_map((struct screen_fb){
+	    .pitch = 160, .width = 80, .height = 25, .bpp = 16, .type = SCREEN_FB_EGA_TEXT});
+	s->cols = 80;
+	s->rows = 25;
+	no_reads_case("EGA text", s, 3);
+	munmap(s->mem, s->size);
+	free(s);
+}
+
 static uint32_t crc_table[256];
 
 static uint32_t crc32(uint32_t crc, const uint8_t *p, size_t n)
@@ -742,6 +920,7 @@ int main(int argc, char **argv)
 	test_controls();
 	test_colours();
 	test_ega();
+	test_no_reads();
 	printf("test_screen: %s (%d failures)\n", failures ? "FAIL" : "pass", failures);
 	return failures ? 1 : 0;
 }
