@@ -580,7 +580,7 @@ def build_report(env, result, results, notes, host, against=None):
                             f"after one warm-up"],
                  ["command line", f"`{env.get('cmdline', '')}`"],
                  ["seed", env.get("seed", "?")],
-                 ["kernel verdict", result or "missing (the run did not finish)"],
+                 ["verdict", result or "missing (the run did not finish)"],
                  ["benchmarks", ", ".join(benches)]])]
     warnings = environment_warnings(env, host, results) + quality_warnings(results) + notes
     parts += ["", "## What these figures describe", "", hardware_statement(env, emulated)]
