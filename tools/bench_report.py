@@ -458,7 +458,7 @@ def quality_warnings(results):
             bad.setdefault((bench, w), []).append(f"{impl}@{cpus}")
     text = {"overlap": f"the CPUs ran together for less than {OVERLAP_MIN:.0%} of the run",
             "gap": f"a CPU stopped for over {GAP_FACTOR}x its mean batch time (a preempted "
-                   f"vCPU, an SMI)",
+                   f"vCPU or thread, an SMI)",
             "overrun": "a CPU missed the stop flag and stopped on its own"}
     return [f"{bench}: {text[w]} in {len(runs)} run(s): {', '.join(sorted(runs)[:8])}"
             f"{' ...' if len(runs) > 8 else ''}" for (bench, w), runs in sorted(bad.items())]
