@@ -230,6 +230,12 @@ def fmt_pct(v):
     return "-" if v is None else f"{100 * v:.3g}%"
 
 
+def fmt_overlap(r):
+    """The median overlap, and the worst trial's where the line gives it."""
+    text = f"{r.get('overlap', 0):.3f}"
+    return text + (f" (min {r['overlap_min']:.3f})" if "overlap_min" in r else "")
+
+
 def fallback_fraction(r):
     ops = r.get("lockref_ops")
     if not ops or "fallbacks" not in r:
@@ -335,12 +341,14 @@ def section_scaling(results, bench, blurb):
                          f"{r.get('ns_per_op', 0):.1f}", f"{r.get('jain', 0):.3f}",
                          f"{r.get('min_mean', 0):.3f}",
                          f"{r['retries_per_op']:.3f}" if "retries_per_op" in r else "-",
-                         fmt_pct(fallback_fraction(r)), f"{r.get('overlap', 0):.3f}",
+                         fmt_pct(fallback_fraction(r)), fmt_overlap(r),
                          r.get("max_gap_us", "-"), r.get("overruns", 0)])
     text += ["", "Details: ns/op is one operation as one CPU sees it; Jain's index 1.0 is "
                  "perfectly fair, 1/N is one CPU doing all; retries per lockref operation; "
                  "fallbacks as a share of lockref operations; overlap is the share of the "
-                 "run during which every CPU was running.", "",
+                 "run during which every CPU was running (median, and the worst trial); max "
+                 "gap is the longest stop of any CPU, where a descheduled CPU or thread "
+                 "shows.", "",
              table(["impl", "CPUs", "ops/s min .. max", "ns/op", "Jain", "min/mean",
                     "retries/op", "fallbacks", "overlap", "max gap us", "overruns"], rows)]
     return "\n".join(text)

@@ -197,6 +197,13 @@ class TestGoodLog(ReportCase):
                       "a CPU missed the stop flag"):
             self.assertIn(f"pathwalk: {words}", self.report)
 
+    def test_worst_overlap_shown(self):
+        lines = good_lines()
+        lines.insert(-3, bench_line("pathwalk", "lockref", 2, 10 ** 6, overlap=0.95,
+                                    overlap_min=0.4))
+        self.assertEqual(self.run_tool(lines), 0, self.stderr)
+        self.assertIn("| 0.950 (min 0.400) |", self.report)
+
     def test_operations_kept_apart(self):
         lines = good_lines()
         for op, spin, lref in (("same-path", 10 ** 6, 4 * 10 ** 6), ("own-file", 10 ** 6, 10 ** 6)):

@@ -40,7 +40,8 @@
  *            "cpus":N,"trials":T,"ms":M,
  *            "ops_per_sec":..,"ops_per_sec_min":..,"ops_per_sec_max":..,
  *            "ns_per_op":..,"cycles_per_op":..,"jain":..,"min_mean":..,
- *            "overlap":..,"max_gap_us":..,"batch_us":..,"overruns":..,
+ *            "overlap":..,"overlap_min":..,"max_gap_us":..,"batch_us":..,
+ *            "overruns":..,
  *            "clock_end":"rdtscp"|"lfence-rdtsc",
  *            <lockref forms: "retries_per_op":..,"fallbacks":..,"lockref_ops":..,>
  *            <the spec's extra members>}
@@ -59,11 +60,12 @@
  *                  CPU doing everything.  min_mean: the slowest CPU's count
  *                  over the mean.  Both medians of trials.
  *   overlap        the fraction of the run during which every active CPU
- *                  was running: how well the starts (and stops) lined up.
+ *                  was running: how well the starts (and stops) lined up
+ *                  (median of trials; overlap_min: the worst trial).
  *   max_gap_us     the longest interval between two batch starts on any
  *                  CPU in any measured trial; batch_us is the mean one.  A
  *                  max far above the mean means a CPU was stopped (a host
- *                  preempting its vCPU, an SMI).
+ *                  preempting its vCPU or descheduling a thread, an SMI).
  *   overruns       CPUs that did not see the stop flag in time and stopped
  *                  on their own (after BENCH_OVERRUN_FACTOR trial lengths).
  *   retries_per_op lockref forms: failed compare-exchanges per lockref
@@ -152,8 +154,8 @@ struct bench_spec {
 struct bench_result {
 	unsigned cpus, trials;
 	uint64_t ops_per_sec, ops_per_sec_min, ops_per_sec_max;
-	uint64_t ns_per_op, cycles_per_op; /* fixed point, BENCH_ONE = 1 */
-	uint64_t jain, min_mean, overlap;  /* fixed point */
+	uint64_t ns_per_op, cycles_per_op;	       /* fixed point, BENCH_ONE = 1 */
+	uint64_t jain, min_mean, overlap, overlap_min; /* fixed point */
 	uint64_t max_gap_ns, batch_ns;
 	unsigned overruns;
 	uint64_t lockref_ops, retries, fallbacks;
