@@ -4,6 +4,8 @@
 #   make run      boot under QEMU; exit status 0 only if every test passed
 #   make test     host tests, model checks, kernel boots; ends "N passed, N failed"
 #   make bench    boot with run=bench, then build/bench/report.md and scaling.png
+#   make bench-native  the same benchmarks on this host's cores (CPUS= limits them),
+#                 then build/bench-native/report.md and scaling.png
 #   make bochs    boot under Bochs, serial on stdout
 #   make debug    boot under QEMU stopped, with a gdb stub; tools/kernel.gdb attaches
 #   make deps     install what all of the above needs (Debian 12, as root)
@@ -57,7 +59,7 @@ SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/tes
 	fs/test/fs_cases_paths.c fs/test/fs_cases_tree.c fs/test/fs_suite.c fs/test/fs_torture.c \
 	kernel/bench/bench.c kernel/bench/bench_pathwalk.c kernel/bench/bench_ref.c \
 	kernel/bench/bench_refcount.c kernel/bench/bench_retry.c kernel/bench/bench_stats.c \
-	kernel/bench/bench_uncontended.c
+	kernel/bench/bench_uncontended.c kernel/bench/bench_ktest.c
 C_SRCS   := $(PLATFORM_SRCS) $(LIB_SRCS) $(FS_SRCS) $(SUITE_SRCS)
 ASM_SRCS := boot/entry.asm boot/isr.asm boot/trampoline.asm
 OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/obj/%.o,$(ASM_SRCS))
@@ -65,7 +67,23 @@ OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)
 KERNEL := $(BUILD)/kernel.elf
 ISO    := $(BUILD)/lockref.iso
 
-.PHONY: all run test bench bochs debug deps clean format host-tests
+# The native benchmark program (tests/bench/bench_native.c): the same
+# benchmarks, harness and library on host threads.  The portable files get
+# no include path into kernel/, so a kernel header there fails the build;
+# only the host-side files (the program, the host platform, the command
+# line parser's header) see kernel/.
+NATIVE      := $(BUILD)/bench-native
+NATIVE_BIN  := $(NATIVE)/bench_native
+NATIVE_PORTABLE_SRCS := $(filter-out kernel/bench/bench_ktest.c,$(filter kernel/bench/%,$(SUITE_SRCS))) \
+	$(filter-out lib/string.c,$(LIB_SRCS)) $(FS_SRCS)
+NATIVE_HOST_SRCS := tests/bench/bench_native.c tests/host/platform_host.c kernel/cmdline.c
+NATIVE_OBJS := $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_PORTABLE_SRCS) $(NATIVE_HOST_SRCS))
+NATIVE_CFLAGS := -std=gnu11 -O2 -g -pthread -mcx16 -Wall -Wextra -Werror \
+	-iquote lib -iquote fs -iquote kernel/bench -MMD -MP
+$(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_HOST_SRCS)): NATIVE_CFLAGS += -iquote kernel \
+	-iquote tests/host
+
+.PHONY: all run test bench bench-native bochs debug deps clean format host-tests
 all: $(ISO) $(BUILD)/kernel.asm
 
 $(patsubst %.c,$(BUILD)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
@@ -114,6 +132,24 @@ bench: $(KERNEL)
 		status=$$?; python3 tools/bench_report.py $(BUILD)/bench/serial.log $(BUILD)/bench \
 		&& exit $$status
 
+$(NATIVE)/obj/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	$(quiet) HOSTCC $<
+	$(Q)$(CC) $(NATIVE_CFLAGS) -c $< -o $@
+
+$(NATIVE_BIN): $(NATIVE_OBJS)
+	$(quiet) HOSTLD $@
+	$(Q)$(CC) -pthread -o $@ $(NATIVE_OBJS)
+
+# CMDLINE takes the kernel's words; a `make bench` log, if there is one, is
+# set beside the native figures in the report.
+bench-native: $(NATIVE_BIN)
+	$(Q){ $(NATIVE_BIN) $(if $(CPUS),--cpus=$(CPUS)) run=bench $(CMDLINE); \
+		echo $$? > $(NATIVE)/status; } | tee $(NATIVE)/serial.log; \
+		status=$$(cat $(NATIVE)/status); python3 tools/bench_report.py $(NATIVE)/serial.log \
+		$(NATIVE) $(if $(wildcard $(BUILD)/bench/serial.log),--against $(BUILD)/bench/serial.log) \
+		&& exit $$status
+
 test: $(ISO)
 	$(Q)tools/test.sh
 
@@ -134,4 +170,4 @@ format:
 clean:
 	rm -rf $(BUILD)
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(NATIVE_OBJS:.o=.d)

@@ -3,10 +3,13 @@
  *
  * Table-driven: each option names its key, how to parse its value, and
  * what it expects, so the error line for a bad word can say exactly that.
+ * Pure C on lib/: the native benchmark program (tests/bench) parses its
+ * arguments with this same file, so both take the same words.
  */
 #include "cmdline.h"
 
-#include "console.h"
+#include "lockref.h"
+#include "lockref16.h"
 #include "platform.h"
 #include "string.h"
 
@@ -225,14 +228,15 @@ static void parse_word(char *word)
 		}
 		}
 		if (!ok)
-			printk("cmdline: '%s%s%s': expected %s; keeping the default\n", word,
-			       value ? "=" : "", value ? value : "", o->expected);
+			platform_log("cmdline: '%s%s%s': expected %s; keeping the default", word,
+				     value ? "=" : "", value ? value : "", o->expected);
 		return;
 	}
-	printk("cmdline: unknown option '%s%s%s' (known: run quick seed torture.secs bench.ms "
-	       "bench.trials lockref.policy lockref.retries lockref.wait smp.max "
-	       "torture.busted selftest.fault console exit); ignored\n",
-	       word, value ? "=" : "", value ? value : "");
+	platform_log(
+	    "cmdline: unknown option '%s%s%s' (known: run quick seed torture.secs bench.ms "
+	    "bench.trials lockref.policy lockref.retries lockref.wait smp.max "
+	    "torture.busted selftest.fault console exit); ignored",
+	    word, value ? "=" : "", value ? value : "");
 }
 
 void cmdline_parse(const char *line)
@@ -250,11 +254,10 @@ void cmdline_parse(const char *line)
 	    .lockref_retries = -1,
 	    .lockref_wait = -1,
 	    .smp_max = MAX_CPUS,
-	    .console = CONSOLE_SERIAL | CONSOLE_SCREEN,
 	    .exit = EXIT_AUTO,
 	};
 	if (len == CMDLINE_MAX)
-		printk("cmdline: longer than %u bytes; the rest is ignored\n", CMDLINE_MAX - 1);
+		platform_log("cmdline: longer than %u bytes; the rest is ignored", CMDLINE_MAX - 1);
 	memcpy(raw_copy, line, len < CMDLINE_MAX ? len : CMDLINE_MAX - 1);
 	opts.raw = raw_copy;
 	memcpy(buf, raw_copy, sizeof(buf));
@@ -278,4 +281,22 @@ void cmdline_parse(const char *line)
 		opts.bench_ms = opts.quick ? QUICK_BENCH_MS : DEFAULT_BENCH_MS;
 	if (!opts.bench_trials)
 		opts.bench_trials = opts.quick ? QUICK_TRIALS : DEFAULT_TRIALS;
+}
+
+void cmdline_apply_lockref(bool have_cx16)
+{
+	struct lockref_policy p;
+
+	if (!lockref_policy_by_name(opts.lockref_policy, &p))
+		lockref_policy_by_name("mainline", &p);
+	if (opts.lockref_retries >= 0)
+		p.retries = (unsigned)opts.lockref_retries;
+	if (opts.lockref_wait >= 0)
+		p.wait_unlocked = opts.lockref_wait;
+	lockref_set_policy(&p);
+	lockref16_set_cx16(have_cx16);
+	platform_log("lockref: policy %s, %u lockless attempts, %s; 16-byte form on %s",
+		     opts.lockref_policy, p.retries,
+		     p.wait_unlocked ? "waits for the lock to be free" : "no wait",
+		     have_cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
 }

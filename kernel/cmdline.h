@@ -37,7 +37,7 @@ struct kernel_options {
 	unsigned smp_max;	 /* use at most this many CPUs */
 	enum busted_kind busted;
 	enum fault_kind fault;
-	unsigned console; /* CONSOLE_* mask (console.h) */
+	unsigned console; /* CONSOLE_* mask (console.h); 0: not given, every console */
 	enum exit_kind exit;
 	const char *raw; /* the command line as given */
 };
@@ -46,5 +46,12 @@ extern struct kernel_options opts;
 
 /* Parse @line (may be empty); fills `opts`, applying defaults and `quick`. */
 void cmdline_parse(const char *line);
+
+/*
+ * Before any other CPU uses a lockref: the boot policy from lockref.policy=,
+ * lockref.retries= and lockref.wait=, and the 16-byte form on CMPXCHG16B if
+ * @have_cx16; prints one line saying which.
+ */
+void cmdline_apply_lockref(bool have_cx16);
 
 #endif /* KERNEL_CMDLINE_H */

@@ -17,7 +17,7 @@ struct screen_fb;
 #define CONSOLE_SCREEN 2u
 
 /* Longest single printk; longer output is cut and ends with "...". */
-#define PRINTK_MAX 512
+#define PRINTK_MAX 1024
 
 /* Serial first: it works before anything else is known about the machine. */
 void console_init(void);

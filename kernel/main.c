@@ -13,8 +13,6 @@
 #include "cpuinfo.h"
 #include "heap.h"
 #include "ktest.h"
-#include "lockref.h"
-#include "lockref16.h"
 #include "multiboot2.h"
 #include "percpu.h"
 #include "power.h"
@@ -40,27 +38,11 @@ static const struct screen_fb vga_text_mode = {
     .type = SCREEN_FB_EGA_TEXT,
 };
 
-static void setup_lockref_policy(void)
-{
-	struct lockref_policy p;
-
-	if (!lockref_policy_by_name(opts.lockref_policy, &p))
-		lockref_policy_by_name("mainline", &p);
-	if (opts.lockref_retries >= 0)
-		p.retries = (unsigned)opts.lockref_retries;
-	if (opts.lockref_wait >= 0)
-		p.wait_unlocked = opts.lockref_wait;
-	lockref_set_policy(&p);
-	lockref16_set_cx16(cpuinfo.cx16);
-	printk("lockref: policy %s, %u lockless attempts, %s; 16-byte form on %s\n",
-	       opts.lockref_policy, p.retries,
-	       p.wait_unlocked ? "waits for the lock to be free" : "no wait",
-	       cpuinfo.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
-}
-
 static void print_env(void)
 {
-	printk("# ENV {\"cpus_found\":%u,\"cpus_online\":%u,\"apic\":\"%s\",\"tsc_khz\":%lu,"
+	printk("# ENV "
+	       "{\"platform\":\"kernel\",\"cpus_found\":%u,\"cpus_online\":%u,\"apic\":\"%s\","
+	       "\"tsc_khz\":%lu,"
 	       "\"tsc_source\":\"%s\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\",\"cx16\":%s,"
 	       "\"cmdline\":\"%s\",\"seed\":%lu,\"lockref_policy\":\"%s\"}\n",
 	       smp_cpus_found(), smp_cpus_online(), apic_is_x2apic() ? "x2apic" : "xapic",
@@ -88,7 +70,7 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	if (bi.has_fb && bi.fb.addr + (uint64_t)bi.fb.pitch * bi.fb.height > IDENTITY_LIMIT)
 		vm_map_identity(bi.fb.addr, (uint64_t)bi.fb.pitch * bi.fb.height);
 	console_attach_screen(bi.has_fb ? &bi.fb : bi.efi ? NULL : &vga_text_mode);
-	console_select(opts.console);
+	console_select(opts.console ? opts.console : CONSOLE_SERIAL | CONSOLE_SCREEN);
 	printk("boot: loader '%s', command line '%s', seed %lu\n", bi.loader, opts.raw, opts.seed);
 	cpuinfo_init(); /* CPUID, leaf limits checked */
 	heap_init(&bi, info_addr, info_addr + *(const uint32_t *)info);
@@ -96,7 +78,7 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	apic_init(acpi.have_madt ? acpi.lapic_phys : 0);
 	cpus[0].apic_id = apic_id();
 	tsc_init(); /* calibrated time for the AP start-up */
-	setup_lockref_policy();
+	cmdline_apply_lockref(cpuinfo.cx16);
 	smp_start_aps(); /* every CPU, or a line saying why not */
 	print_env();
 	fault_inject_if_asked();	   /* selftest.fault=: prove the panic path */

@@ -53,10 +53,48 @@ uint64_t platform_now_ns(void);
 uint64_t platform_cycles(void);
 
 /*
+ * The cycle counter read at the two ends of a timed region (benchmarks).
+ * platform_cycles_begin() reads it once every earlier instruction has
+ * completed (x86: LFENCE;RDTSC, Intel SDM Vol. 2B RDTSC);
+ * platform_cycles_end() also keeps later instructions from starting before
+ * the read (RDTSCP;LFENCE, or LFENCE;RDTSC;LFENCE where CPUID hides RDTSCP).
+ */
+uint64_t platform_cycles_begin(void);
+uint64_t platform_cycles_end(void);
+
+/* What portable code may need to know about the machine; fixed once the platform is up. */
+struct platform_facts {
+	const char *name;    /* "kernel" (bare x86-64) or "native" (threads of a host OS) */
+	uint64_t cycles_khz; /* rate of platform_cycles() */
+	bool cx16;	     /* CMPXCHG16B (CPUID.01H:ECX.CX16) */
+	bool rdtscp;	     /* platform_cycles_end() reads with RDTSCP */
+};
+
+struct platform_facts platform_facts(void);
+
+/*
+ * Keep interrupts off the calling CPU until platform_irq_restore(the value
+ * returned), so that a timed region measures only itself.  A host OS keeps
+ * its interrupts and may preempt a thread anyway: there these do nothing.
+ */
+unsigned long platform_irq_save(void);
+void platform_irq_restore(unsigned long saved);
+
+/*
  * Print one formatted line (the newline is added).  Lines from different CPUs
  * never interleave.  Formats: see lib/printf.h.
  */
 void platform_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The longest line platform_log and platform_print print whole (the newline not counted). */
+#define PLATFORM_LINE_MAX 1000
+
+/*
+ * Print one line exactly as formatted (the newline is added), without the
+ * prefix platform_log may put before lines: for lines tools read, such as
+ * "# BENCH {...}".
+ */
+void platform_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Report an unrecoverable error, stop every CPU, and never return. */
 __attribute__((noreturn, format(printf, 1, 2))) void platform_panic(const char *fmt, ...);

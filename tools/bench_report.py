@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""bench_report.py - turn a benchmark boot's serial log into a report and a plot.
+"""bench_report.py - turn a benchmark log into a report and a plot.
 
-    tools/bench_report.py LOG OUTDIR [--host-cpus N] [--strict]
+    tools/bench_report.py LOG OUTDIR [--against LOG2] [--host-cpus N] [--strict]
 
-Reads the `# ENV {json}` line and every `# BENCH {json}` line the kernel
-printed (INTERFACE.md) and writes:
+Reads the `# ENV {json}` line and every `# BENCH {json}` line of LOG: the
+serial log of a kernel booted with run=bench (`make bench`), or the output
+of the native program that runs the same benchmarks on the host's cores
+(`make bench-native`, "platform":"native").  It writes:
 
     OUTDIR/report.md      the machine, one table per benchmark, warnings
                           where a figure cannot mean much, and the goals of
@@ -12,6 +14,11 @@ printed (INTERFACE.md) and writes:
     OUTDIR/scaling.png    operations per second against CPUs, one line per
                           implementation (gnuplot, tools/bench_scaling.gp)
     OUTDIR/scaling.dat    the plotted data
+
+With --against, LOG2 is the other kind of log (a guest's beside a native
+one): the report adds a table setting every benchmark and implementation
+both logs measured side by side, with the ratio of their figures.  Each
+report says which of its figures describe hardware.
 
 Why a host tool: the kernel has no floating point and no room for tables;
 it prints raw figures, and everything that compares them lives here, where
@@ -154,12 +161,48 @@ def xadd_ns(results):
     return r["ns_per_op"] / 2 if r and "ns_per_op" in r else None
 
 
+def is_native(env):
+    """True for the native program's log, False for a kernel's serial log."""
+    return env.get("platform") == "native"
+
+
 def accelerator(env):
-    """(label, emulated) from the ENV line's hypervisor field."""
+    """(label, emulated) from the ENV line's platform and hypervisor fields.
+
+    A kernel's hypervisor is the one its guest runs under; the native
+    program's is the one its host OS runs under (none on bare metal).
+    """
     hv = str(env.get("hypervisor", "unknown"))
+    if is_native(env):
+        where = "bare metal" if hv == "none" else f"a host that is itself a {hv.upper()} guest"
+        return f"native threads on {where}", hv in EMULATORS
     labels = {"kvm": "KVM", "tcg": "QEMU TCG (emulation)", "bochs": "Bochs (emulation)",
               "none": "bare metal"}
     return labels.get(hv, f"hypervisor '{hv}'"), hv in EMULATORS
+
+
+def hardware_statement(env, emulated):
+    """One paragraph: which figures of this log describe hardware, and why."""
+    label, _ = accelerator(env)
+    if emulated:
+        return (f"These figures come from {label}: the instructions are emulated, so no "
+                "figure here describes hardware, absolute or relative; only a gross "
+                "inversion (a lock design losing to another by a wide margin) means "
+                "anything.")
+    if is_native(env) and env.get("hypervisor") == "none":
+        return ("These figures describe hardware: the benchmarks ran as threads pinned one "
+                "per CPU on bare metal.  Uncontended costs are the CPU's own; contended "
+                "figures also hold the host OS's interruptions, which each run's overlap "
+                "and largest gap show.")
+    if is_native(env):
+        return (f"The uncontended figures describe hardware: a {label.split('itself a ')[-1]} "
+                "runs user code directly on the CPU, so one core's instruction costs are the "
+                "silicon's.  Contended figures describe hardware only while the host's vCPUs "
+                "had physical cores to themselves; each run's overlap and largest gap show "
+                "when they did not.")
+    return (f"These figures come from a kernel under {label}: guest code runs on the CPU, "
+            "so the uncontended figures are close to hardware, but the vCPUs share host "
+            "cores, and contended figures depend on the host's scheduling.")
 
 
 def impl_key(impl):
@@ -185,6 +228,12 @@ def fmt_ratio(a, b):
 
 def fmt_pct(v):
     return "-" if v is None else f"{100 * v:.3g}%"
+
+
+def fmt_overlap(r):
+    """The median overlap, and the worst trial's where the line gives it."""
+    text = f"{r.get('overlap', 0):.3f}"
+    return text + (f" (min {r['overlap_min']:.3f})" if "overlap_min" in r else "")
 
 
 def fallback_fraction(r):
@@ -292,12 +341,14 @@ def section_scaling(results, bench, blurb):
                          f"{r.get('ns_per_op', 0):.1f}", f"{r.get('jain', 0):.3f}",
                          f"{r.get('min_mean', 0):.3f}",
                          f"{r['retries_per_op']:.3f}" if "retries_per_op" in r else "-",
-                         fmt_pct(fallback_fraction(r)), f"{r.get('overlap', 0):.3f}",
+                         fmt_pct(fallback_fraction(r)), fmt_overlap(r),
                          r.get("max_gap_us", "-"), r.get("overruns", 0)])
     text += ["", "Details: ns/op is one operation as one CPU sees it; Jain's index 1.0 is "
                  "perfectly fair, 1/N is one CPU doing all; retries per lockref operation; "
                  "fallbacks as a share of lockref operations; overlap is the share of the "
-                 "run during which every CPU was running.", "",
+                 "run during which every CPU was running (median, and the worst trial); max "
+                 "gap is the longest stop of any CPU, where a descheduled CPU or thread "
+                 "shows.", "",
              table(["impl", "CPUs", "ops/s min .. max", "ns/op", "Jain", "min/mean",
                     "retries/op", "fallbacks", "overlap", "max gap us", "overruns"], rows)]
     return "\n".join(text)
@@ -415,7 +466,7 @@ def quality_warnings(results):
             bad.setdefault((bench, w), []).append(f"{impl}@{cpus}")
     text = {"overlap": f"the CPUs ran together for less than {OVERLAP_MIN:.0%} of the run",
             "gap": f"a CPU stopped for over {GAP_FACTOR}x its mean batch time (a preempted "
-                   f"vCPU, an SMI)",
+                   f"vCPU or thread, an SMI)",
             "overrun": "a CPU missed the stop flag and stopped on its own"}
     return [f"{bench}: {text[w]} in {len(runs)} run(s): {', '.join(sorted(runs)[:8])}"
             f"{' ...' if len(runs) > 8 else ''}" for (bench, w), runs in sorted(bad.items())]
@@ -429,7 +480,11 @@ def environment_warnings(env, host, results):
         out.append(f"Under {label} PAUSE leaves the vCPU loop and atomics are emulated: "
                    "absolute figures and ratios do not describe hardware; only gross "
                    "inversions mean anything.")
-    if env.get("hypervisor") != "none" and host["cpus"] and online > host["cpus"]:
+    if is_native(env) and env.get("pinned") is False:
+        out.append("The threads could not be pinned to CPUs: the OS may have moved them "
+                   "or put two on one CPU, so contended figures are unreliable.")
+    if not is_native(env) and env.get("hypervisor") != "none" and host["cpus"] \
+            and online > host["cpus"]:
         out.append(f"{online} vCPUs on {host['cpus']} host CPUs: vCPUs are preempted while "
                    "holding or waiting for locks, so contended figures measure the host's "
                    "scheduler more than the locks.")
@@ -445,21 +500,84 @@ def environment_warnings(env, host, results):
     return out
 
 
-def build_report(env, result, results, notes, host):
-    label, emulated = accelerator(env)
+def judged_emulated(env, results):
+    """Whether a log is judged as an emulator's: by its ENV line, or by how slow LOCK XADD ran."""
+    _, emulated = accelerator(env)
     ns = xadd_ns(results)
-    if ns is not None and ns > NATIVE_XADD_MAX_NS:
-        emulated = True
+    return emulated or (ns is not None and ns > NATIVE_XADD_MAX_NS)
+
+
+def side_key(key):
+    bench, impl, op, cpus = key
+    return (BENCH_ORDER.index(bench) if bench in BENCH_ORDER else 99, bench,
+            OP_ORDER.index(op) if op in OP_ORDER else 9, op) + impl_key(impl) + (cpus,)
+
+
+def section_side_by_side(mine, other):
+    """Guest against native: every (bench, impl, op, cpus) both logs measured.
+
+    @mine and @other are (env, results) pairs; the guest's column comes first
+    whichever log was given first.  Throughput compares ops/s, uncontended
+    compares time per operation; `native / guest` is how many times more
+    operations the native run did in the same time.  The spinlock columns
+    set each log's figure against its own spinlock's, so the shapes can be
+    compared where the absolute figures cannot.
+    """
+    guest, native = (other, mine) if is_native(mine[0]) else (mine, other)
+    g_label, n_label = accelerator(guest[0])[0], accelerator(native[0])[0]
+    common = sorted(set(guest[1]) & set(native[1]), key=side_key)
+    if not common:
+        return "\n".join(["## Guest and native side by side", "",
+                          "The two logs have no benchmark, implementation and CPU count in "
+                          "common."])
+
+    def vs_spin(results, key, rate):
+        base = results.get((key[0], "spinlock", key[2], key[3]))
+        return fmt_ratio(rate, base["ops_per_sec"]) if base and key[1] != "spinlock" else "-"
+
+    rows = []
+    for key in common:
+        g, n = guest[1][key], native[1][key]
+        rows.append(["/".join([key[0], key[1]]) + ("" if key[2] == "get+put" else f" {key[2]}"),
+                     key[3], fmt_rate(g["ops_per_sec"]), fmt_rate(n["ops_per_sec"]),
+                     fmt_ratio(n["ops_per_sec"], g["ops_per_sec"]),
+                     f"{g.get('ns_per_op', 0):.2f}", f"{n.get('ns_per_op', 0):.2f}",
+                     vs_spin(guest[1], key, g["ops_per_sec"]),
+                     vs_spin(native[1], key, n["ops_per_sec"])])
+    return "\n".join([
+        "## Guest and native side by side", "",
+        f"Guest: {g_label}.  Native: {n_label}.  Same benchmark, implementation, operation "
+        "and CPU count in both logs; ops/s and ns/op are medians of trials.  `native / "
+        "guest` divides the native throughput by the guest's; `vs spinlock` divides each "
+        "log's throughput by its own spinlock's at the same CPU count.", "",
+        f"- Guest: {hardware_statement(guest[0], judged_emulated(*guest))}",
+        f"- Native: {hardware_statement(native[0], judged_emulated(*native))}", "",
+        table(["benchmark/impl", "CPUs", "guest ops/s", "native ops/s", "native / guest",
+               "guest ns/op", "native ns/op", "guest vs spinlock", "native vs spinlock"],
+              rows)])
+
+
+def build_report(env, result, results, notes, host, against=None):
+    label, _ = accelerator(env)
+    emulated = judged_emulated(env, results)
+    native = is_native(env)
     benches = sorted({k[0] for k in results},
                      key=lambda b: (BENCH_ORDER.index(b) if b in BENCH_ORDER else 99, b))
     any_rec = next(iter(results.values()))
+    machine = (["CPU", f"{env.get('cpu_model', '?')}, {env.get('cpus_online', '?')} threads "
+                       f"on {env.get('cpus_found', '?')} CPUs, "
+                       f"{'pinned one per CPU' if env.get('pinned') else 'not pinned'}"]
+               if native else
+               ["guest CPUs", f"{env.get('cpus_online', '?')} online of "
+                              f"{env.get('cpus_found', '?')} found, {env.get('apic', '?')}"])
     parts = ["# Benchmark report", "",
              table(["", ""], [
                  ["host", f"{host['node']}: {host['model']}, {host['cpus']} CPUs, "
                           f"{host['system']}"],
+                 ["platform", "native (tests/bench/bench_native.c)" if native
+                  else "kernel (serial log)"],
                  ["accelerator", label],
-                 ["guest CPUs", f"{env.get('cpus_online', '?')} online of "
-                                f"{env.get('cpus_found', '?')} found, {env.get('apic', '?')}"],
+                 machine,
                  ["TSC", f"{env.get('tsc_khz', 0) / 1e6:.3f} GHz from "
                          f"{env.get('tsc_source', '?')}, invariant: "
                          f"{str(env.get('invariant_tsc', '?')).lower()}"],
@@ -470,9 +588,10 @@ def build_report(env, result, results, notes, host):
                             f"after one warm-up"],
                  ["command line", f"`{env.get('cmdline', '')}`"],
                  ["seed", env.get("seed", "?")],
-                 ["kernel verdict", result or "missing (the run did not finish)"],
+                 ["verdict", result or "missing (the run did not finish)"],
                  ["benchmarks", ", ".join(benches)]])]
     warnings = environment_warnings(env, host, results) + quality_warnings(results) + notes
+    parts += ["", "## What these figures describe", "", hardware_statement(env, emulated)]
     parts += ["", "## Warnings", ""]
     parts += [f"- {w}" for w in warnings] if warnings else ["None."]
     hw, emu = goals_hardware(results), goals_emulated(results)
@@ -500,6 +619,8 @@ def build_report(env, result, results, notes, host):
             parts += ["", section_retry(results)]
         else:
             parts += ["", section_scaling(results, bench, blurbs.get(bench, ""))]
+    if against:
+        parts += ["", section_side_by_side((env, results), against)]
     parts += ["", "![operations per second against CPUs](scaling.png)", ""]
     return "\n".join(parts), judged
 
@@ -548,14 +669,21 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="Benchmark log to report.md and scaling.png")
     ap.add_argument("log", help="serial log of a boot with run=bench")
     ap.add_argument("outdir", help="directory for report.md, scaling.png, scaling.dat")
+    ap.add_argument("--against", metavar="LOG2",
+                    help="a second log (a guest's beside a native one) to set side by side")
     ap.add_argument("--host-cpus", type=int, default=None,
                     help="CPUs of the host QEMU ran on (default: this machine's)")
     ap.add_argument("--strict", action="store_true", help="exit 3 if a judged goal fails")
     args = ap.parse_args(argv)
     try:
         env, result, results, notes = parse_log(args.log)
+        against = None
+        if args.against:
+            other_env, _, other_results, _ = parse_log(args.against)
+            against = (other_env, other_results)
         os.makedirs(args.outdir, exist_ok=True)
-        report, judged = build_report(env, result, results, notes, host_info(args.host_cpus))
+        report, judged = build_report(env, result, results, notes, host_info(args.host_cpus),
+                                      against)
         with open(os.path.join(args.outdir, "report.md"), "w") as f:
             f.write(report)
         write_plot(results, args.outdir)

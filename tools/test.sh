@@ -48,6 +48,11 @@ while read -r name expect cmd; do
     fi
 done < <(make -s -C tests/host list)
 check bench-report-tool python3 tools/test_bench_report.py
+# The benchmarks on the host's cores (make bench-native), short: they must build without
+# kernel headers and pass their own checks; the figures are not judged here.
+check bench-native sh -c 'make -s build/bench-native/bench_native && \
+    build/bench-native/bench_native run=bench quick > "$0" && tools/ktap_check.py "$0"' \
+    "$LOGDIR/bench-native.serial"
 if [ -f tools/mkfont.py ]; then
     check font-up-to-date python3 tools/mkfont.py --check
 fi

@@ -32,6 +32,31 @@ def env_line(hypervisor="kvm", cpus=2):
         "cx16": True, "cmdline": "run=bench", "seed": 1, "lockref_policy": "mainline"})
 
 
+def native_env_line(hypervisor="none", pinned=True):
+    """The ENV line of tests/bench/bench_native.c."""
+    return "# ENV " + json.dumps({
+        "platform": "native", "cpu_model": "Example CPU 9000", "cpus_found": 2,
+        "cpus_online": 2, "pinned": pinned, "tsc_khz": 3000000, "tsc_source": "calibrated",
+        "invariant_tsc": True, "hypervisor": hypervisor, "cx16": True,
+        "cmdline": "run=bench", "seed": 1, "lockref_policy": "mainline"})
+
+
+def native_lines(hypervisor="none", pinned=True, scale=4):
+    """good_lines() as the native program prints them, every rate @scale times higher."""
+    out = [native_env_line(hypervisor, pinned)]
+    for line in good_lines()[2:]:
+        if "# BENCH " not in line:
+            out.append(line)
+            continue
+        rec = json.loads(line.split("# BENCH ", 1)[1])
+        rec["platform"] = "native"
+        for k in ("ops_per_sec", "ops_per_sec_min", "ops_per_sec_max"):
+            rec[k] *= scale
+        rec["ns_per_op"] /= scale
+        out.append("# BENCH " + json.dumps(rec))
+    return out
+
+
 def bench_line(bench, impl, cpus, ops, op="get+put", **extra):
     rec = {"bench": bench, "impl": impl, "op": op, "cpus": cpus, "trials": 5, "ms": 50,
            "ops_per_sec": ops, "ops_per_sec_min": ops * 9 // 10,
@@ -172,6 +197,13 @@ class TestGoodLog(ReportCase):
                       "a CPU missed the stop flag"):
             self.assertIn(f"pathwalk: {words}", self.report)
 
+    def test_worst_overlap_shown(self):
+        lines = good_lines()
+        lines.insert(-3, bench_line("pathwalk", "lockref", 2, 10 ** 6, overlap=0.95,
+                                    overlap_min=0.4))
+        self.assertEqual(self.run_tool(lines), 0, self.stderr)
+        self.assertIn("| 0.950 (min 0.400) |", self.report)
+
     def test_operations_kept_apart(self):
         lines = good_lines()
         for op, spin, lref in (("same-path", 10 ** 6, 4 * 10 ** 6), ("own-file", 10 ** 6, 10 ** 6)):
@@ -187,6 +219,73 @@ class TestGoodLog(ReportCase):
         self.assertEqual(self.run_tool(lines), 0, self.stderr)
         self.assertIn("refcount/xadd/get+put/1 appears more than once", self.report)
         self.assertIn("| xadd | 90 M |", self.report)
+
+
+class TestNative(ReportCase):
+    def test_bare_metal_describes_hardware(self):
+        self.assertEqual(self.run_tool(native_lines()), 0, self.stderr)
+        self.assertIn("| platform | native (tests/bench/bench_native.c) |", self.report)
+        self.assertIn("| accelerator | native threads on bare metal |", self.report)
+        self.assertIn("Example CPU 9000, 2 threads on 2 CPUs, pinned one per CPU", self.report)
+        self.assertIn("These figures describe hardware", self.report)
+        self.assertTrue(self.goal_row("lockref >= 1.3x spinlock").endswith("| PASS |"))
+        self.assertIn("not judged here", self.goal_row("no inversion"))
+        self.assertIn("None.", self.report)
+
+    def test_host_that_is_a_guest(self):
+        self.assertEqual(self.run_tool(native_lines("kvm")), 0, self.stderr)
+        self.assertIn("native threads on a host that is itself a KVM guest", self.report)
+        self.assertIn("The uncontended figures describe hardware", self.report)
+        self.assertIn("Contended figures describe hardware only while", self.report)
+        self.assertNotIn("vCPUs on", self.report)  # a guest's warning, not a native run's
+
+    def test_unpinned_threads_warned(self):
+        self.assertEqual(self.run_tool(native_lines(pinned=False)), 0, self.stderr)
+        self.assertIn("could not be pinned", self.report)
+        self.assertIn("not pinned", self.report)
+
+    def test_tcg_says_nothing_describes_hardware(self):
+        self.run_tool(good_lines("tcg"))
+        self.assertIn("no figure here describes hardware", self.report)
+
+
+class TestSideBySide(ReportCase):
+    def write(self, name, lines):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
+
+    def check_table(self):
+        self.assertIn("## Guest and native side by side", self.report)
+        self.assertIn("Guest: QEMU TCG (emulation).  Native: native threads on bare metal.",
+                      self.report)
+        # refcount lockref at 2 CPUs: 40 M in the guest, 160 M native; 2x its spinlock in both.
+        self.assertIn("| refcount/lockref | 2 | 40 M | 160 M | 4.00x | 50.00 | 12.50 | 2.00x "
+                      "| 2.00x |", self.report)
+        self.assertIn("| uncontended/cmpxchg8b insn | 1 |", self.report)
+        self.assertIn("- Guest: These figures come from QEMU TCG", self.report)
+        self.assertIn("- Native: These figures describe hardware", self.report)
+
+    def test_native_log_against_guest(self):
+        guest = self.write("guest.log", good_lines("tcg"))
+        self.assertEqual(self.run_tool(native_lines(), "--against", guest), 0, self.stderr)
+        self.check_table()
+
+    def test_guest_log_against_native(self):
+        native = self.write("native.log", native_lines())
+        self.assertEqual(self.run_tool(good_lines("tcg"), "--against", native), 0, self.stderr)
+        self.check_table()
+
+    def test_nothing_in_common(self):
+        guest = self.write("guest.log", [env_line("tcg"), bench_line("refcount", "xadd", 7, 10)])
+        self.assertEqual(self.run_tool(native_lines(), "--against", guest), 0, self.stderr)
+        self.assertIn("no benchmark, implementation and CPU count in common", self.report)
+
+    def test_unusable_second_log(self):
+        self.assertEqual(self.run_tool(native_lines(), "--against",
+                                       self.write("bad.log", ["no log here"])), 1)
+        self.assertIn("no '# ENV", self.stderr)
 
 
 class TestBadLogs(ReportCase):

@@ -4,7 +4,7 @@
  *
  * One run (bench_run) on every CPU of the test:
  *
- *   CPU 0 prepares the shared state; a ktest barrier publishes it.
+ *   CPU 0 prepares the shared state; a runner barrier publishes it.
  *   Each active CPU times an empty batch (the harness overhead to subtract).
  *   Trial 0 is a short warm-up, trials 1 .. T are measured.  Per trial:
  *     CPU 0: spec reset, lockref statistics zeroed, stop flag lowered
@@ -14,21 +14,16 @@
  *     CPU 0: spec check, figures of this trial kept
  *   CPU 0 takes medians over the measured trials and prints the line.
  *
- * Benchmarks run one at a time (the ktest runner runs one test at a
+ * Benchmarks run one at a time (both runners run one benchmark at a
  * time), so the shared state is a single static instance.
  */
 #include "bench.h"
 
 #include "atomic.h"
 #include "barrier.h"
-#include "cmdline.h"
-#include "console.h"
-#include "cpu.h"
-#include "cpuinfo.h"
 #include "lockref.h"
 #include "platform.h"
 #include "printf.h"
-#include "tsc.h"
 
 /* Empty batches timed per CPU before the trials; the median is the overhead. */
 #define BENCH_EMPTY_RUNS 33
@@ -51,11 +46,12 @@
 #define BENCH_BARRIER_SLACK_MS 10000u
 
 #define NS_PER_MS  1000000ull
-#define NS_PER_SEC 1000000000ull
+#define US_PER_MS  1000ull
 #define KHZ_PER_HZ 1000ull
 
-/* The longest BENCH line; printk cuts anything longer. */
-#define BENCH_LINE_MAX PRINTK_MAX
+/* The BENCH line's prefix; the JSON after it gets the rest of a platform line. */
+#define BENCH_PREFIX   "# BENCH "
+#define BENCH_LINE_MAX (PLATFORM_LINE_MAX - (sizeof(BENCH_PREFIX) - 1))
 
 /* One CPU's figures for the current trial: written by that CPU only, read by CPU 0 after "stop". */
 struct bench_cpu {
@@ -87,34 +83,27 @@ struct bench_trials {
 };
 
 /*
- * The shared state.  The barrier is initialised once per test (owner): a
- * CPU can still be on its way out of the last barrier of one run when CPU 0
- * starts the next, so re-initialising it then could strand that CPU.
+ * The shared state.  The barrier is initialised once per benchmark (owner):
+ * a CPU can still be on its way out of the last barrier of one run when
+ * CPU 0 starts the next, so re-initialising it then could strand that CPU.
  */
 static struct {
 	struct barrier barrier;
-	const struct ktest *owner;
+	const void *owner;
 	struct bench_flag stop;
 	struct bench_cpu cpu[MAX_CPUS];
 	struct bench_trials trials;	/* CPU 0 only */
 	uint64_t per_cpu_ops[MAX_CPUS]; /* CPU 0 only */
 } bench;
 
-/*
- * End of a timed region.  RDTSCP;LFENCE (cpu.h) where CPUID offers RDTSCP;
- * otherwise LFENCE;RDTSC;LFENCE: the first LFENCE lets RDTSC read only
- * once every earlier instruction has completed (SDM Vol. 2B RDTSC), the
- * second keeps later ones from starting before it.  Nested KVM here hides
- * RDTSCP, and executing it anyway kills the VM ("emulation failure").
- */
-static inline uint64_t bench_tsc_end(void)
+uint64_t bench_cycles_to_ns(uint64_t cycles)
 {
-	uint32_t lo, hi;
+	return bench_muldiv(cycles, NS_PER_MS, platform_facts().cycles_khz);
+}
 
-	if (cpuinfo.rdtscp)
-		return rdtscp_ordered();
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
+uint64_t bench_cycles_from_us(uint64_t us)
+{
+	return bench_muldiv(us, platform_facts().cycles_khz, US_PER_MS);
 }
 
 /* The empty batch: the loop a spec's batch runs, with nothing in it. */
@@ -138,10 +127,10 @@ static uint64_t bench_calibrate(const struct bench_spec *spec, unsigned cpu)
 	bench_ops_fn volatile empty = bench_empty; /* called through a pointer, as spec->run is */
 
 	for (unsigned i = 0; i < BENCH_EMPTY_RUNS; i++) {
-		uint64_t t0 = rdtsc_ordered();
+		uint64_t t0 = platform_cycles_begin();
 
 		empty(spec->arg, cpu, bench_batch(spec));
-		runs[i] = bench_tsc_end() - t0;
+		runs[i] = platform_cycles_end() - t0;
 	}
 	return bench_median(runs, BENCH_EMPTY_RUNS);
 }
@@ -155,17 +144,17 @@ static void bench_work(const struct bench_spec *spec, unsigned cpu, uint64_t tri
 	struct bench_cpu *me = &bench.cpu[cpu];
 	unsigned full = bench_batch(spec), n = full;
 	uint64_t ops = 0, timed = 0, batches = 0, max_gap = 0;
-	uint64_t start = rdtsc_ordered(), prev = start;
+	uint64_t start = platform_cycles_begin(), prev = start;
 	uint64_t deadline = start + trial_cycles;
 	uint64_t give_up = start + trial_cycles * BENCH_OVERRUN_FACTOR;
 	uint64_t slow = trial_cycles / BENCH_SLOW_BATCH_DIV;
 	bool overran = false;
 
 	for (;;) {
-		uint64_t t0 = rdtsc_ordered(), t1;
+		uint64_t t0 = platform_cycles_begin(), t1;
 
 		spec->run(spec->arg, cpu, n);
-		t1 = bench_tsc_end();
+		t1 = platform_cycles_end();
 		if (spec->untimed)
 			spec->untimed(spec->arg, cpu, n);
 		ops += n;
@@ -193,7 +182,7 @@ static void bench_work(const struct bench_spec *spec, unsigned cpu, uint64_t tri
 			break;
 		}
 	}
-	me->end = bench_tsc_end();
+	me->end = platform_cycles_end();
 	me->start = start;
 	me->ops = ops;
 	me->timed = timed;
@@ -234,7 +223,8 @@ static void bench_collect(const struct bench_spec *spec, unsigned active, unsign
 	/* A rate over zero cycles (an empty-batch cost above the real one) reads as 0, not huge. */
 	tr->rate[k] = (spec->untimed ? net : span) == 0
 			  ? 0
-			  : bench_muldiv(ops, tsc_khz() * KHZ_PER_HZ, spec->untimed ? net : span);
+			  : bench_muldiv(ops, platform_facts().cycles_khz * KHZ_PER_HZ,
+					 spec->untimed ? net : span);
 	tr->cycles[k] = bench_muldiv(net, BENCH_ONE, ops);
 	tr->jain[k] = bench_jain(bench.per_cpu_ops, active);
 	tr->min_mean[k] = bench_muldiv(min_ops, (uint64_t)active * BENCH_ONE, ops);
@@ -257,12 +247,13 @@ static void bench_summarise(unsigned active, unsigned n, struct bench_result *r)
 	r->ops_per_sec_min = tr->rate[0];
 	r->ops_per_sec_max = tr->rate[n - 1];
 	r->cycles_per_op = bench_median(tr->cycles, n);
-	r->ns_per_op = bench_muldiv(r->cycles_per_op, NS_PER_MS, tsc_khz());
+	r->ns_per_op = bench_cycles_to_ns(r->cycles_per_op);
 	r->jain = bench_median(tr->jain, n);
 	r->min_mean = bench_median(tr->min_mean, n);
-	r->overlap = bench_median(tr->overlap, n);
-	r->max_gap_ns = tsc_to_ns(tr->max_gap);
-	r->batch_ns = tr->batches ? tsc_to_ns(tr->span * active / tr->batches) : 0;
+	r->overlap = bench_median(tr->overlap, n); /* sorts: the worst trial first */
+	r->overlap_min = tr->overlap[0];
+	r->max_gap_ns = bench_cycles_to_ns(tr->max_gap);
+	r->batch_ns = tr->batches ? bench_cycles_to_ns(tr->span * active / tr->batches) : 0;
 	r->overruns = tr->overruns;
 	r->lockref_ops = tr->lockref.lockless + tr->lockref.fallbacks;
 	r->retries = tr->lockref.retries;
@@ -296,16 +287,18 @@ static void bench_append_fixed(char *line, size_t *len, const char *name, uint64
 }
 
 /* CPU 0: the BENCH line of INTERFACE.md. */
-static void bench_print(const struct bench_spec *spec, const struct bench_result *r)
+static void bench_print(struct bench_ctx *t, const struct bench_spec *spec,
+			const struct bench_result *r)
 {
+	struct platform_facts facts = platform_facts();
 	char line[BENCH_LINE_MAX];
 	size_t len = 0;
 
 	bench_append(line, &len,
-		     "{\"bench\":\"%s\",\"impl\":\"%s\",\"op\":\"%s\",\"cpus\":%u,\"trials\":%u,"
-		     "\"ms\":%u,\"ops_per_sec\":%llu,\"ops_per_sec_min\":%llu,"
-		     "\"ops_per_sec_max\":%llu",
-		     spec->bench, spec->impl, spec->op, r->cpus, r->trials, opts.bench_ms,
+		     "{\"bench\":\"%s\",\"impl\":\"%s\",\"op\":\"%s\",\"platform\":\"%s\","
+		     "\"cpus\":%u,\"trials\":%u,\"ms\":%u,\"ops_per_sec\":%llu,"
+		     "\"ops_per_sec_min\":%llu,\"ops_per_sec_max\":%llu",
+		     spec->bench, spec->impl, spec->op, facts.name, r->cpus, r->trials, t->ms,
 		     (unsigned long long)r->ops_per_sec, (unsigned long long)r->ops_per_sec_min,
 		     (unsigned long long)r->ops_per_sec_max);
 	bench_append_fixed(line, &len, "ns_per_op", r->ns_per_op);
@@ -313,11 +306,12 @@ static void bench_print(const struct bench_spec *spec, const struct bench_result
 	bench_append_fixed(line, &len, "jain", r->jain);
 	bench_append_fixed(line, &len, "min_mean", r->min_mean);
 	bench_append_fixed(line, &len, "overlap", r->overlap);
+	bench_append_fixed(line, &len, "overlap_min", r->overlap_min);
 	bench_append(line, &len, ",\"max_gap_us\":%llu",
 		     (unsigned long long)(r->max_gap_ns / 1000));
 	bench_append_fixed(line, &len, "batch_us", r->batch_ns * BENCH_ONE / 1000);
 	bench_append(line, &len, ",\"overruns\":%u,\"clock_end\":\"%s\"", r->overruns,
-		     cpuinfo.rdtscp ? "rdtscp" : "lfence-rdtsc");
+		     facts.rdtscp ? "rdtscp" : "lfence-rdtsc");
 	if (spec->lockref) {
 		bench_append_fixed(line, &len, "retries_per_op",
 				   bench_muldiv(r->retries, BENCH_ONE, r->lockref_ops));
@@ -331,9 +325,9 @@ static void bench_print(const struct bench_spec *spec, const struct bench_result
 	}
 	bench_append(line, &len, "}");
 	if (len >= BENCH_LINE_MAX)
-		printk("# bench: the %s/%s line is longer than %u bytes and was cut\n", spec->bench,
-		       spec->impl, BENCH_LINE_MAX);
-	printk("# BENCH %s\n", line);
+		bench_diag(t, "bench: the %s/%s line is longer than %u bytes and was cut",
+			   spec->bench, spec->impl, (unsigned)BENCH_LINE_MAX);
+	platform_print(BENCH_PREFIX "%s", line);
 }
 
 /*
@@ -341,68 +335,68 @@ static void bench_print(const struct bench_spec *spec, const struct bench_result
  * works this out for itself, so that none reads state CPU 0 may already
  * be changing for the next run.
  */
-static unsigned bench_trial_count(void)
+static unsigned bench_trial_count(const struct bench_ctx *t)
 {
-	if (opts.bench_trials == 0)
+	if (t->trials == 0)
 		return 1;
-	return opts.bench_trials < BENCH_TRIALS_MAX ? opts.bench_trials : BENCH_TRIALS_MAX;
+	return t->trials < BENCH_TRIALS_MAX ? t->trials : BENCH_TRIALS_MAX;
 }
 
-/* CPU 0, before the run: fresh figures, and the barrier for a test it has not served yet. */
-static void bench_prepare(struct ktest_ctx *t)
+/* CPU 0, before the run: fresh figures, and the barrier for a benchmark it has not served yet. */
+static void bench_prepare(struct bench_ctx *t)
 {
-	if (opts.bench_trials > BENCH_TRIALS_MAX && bench.owner != t->test)
-		printk("# bench: bench.trials=%u is more than %u; using %u\n", opts.bench_trials,
-		       BENCH_TRIALS_MAX, BENCH_TRIALS_MAX);
+	if (t->trials > BENCH_TRIALS_MAX && bench.owner != t->id)
+		bench_diag(t, "bench: bench.trials=%u is more than %u; using %u", t->trials,
+			   BENCH_TRIALS_MAX, BENCH_TRIALS_MAX);
 	bench.trials = (struct bench_trials){0};
-	if (bench.owner != t->test) {
+	if (bench.owner != t->id) {
 		barrier_init(&bench.barrier, t->ncpus);
-		bench.owner = t->test;
+		bench.owner = t->id;
 	}
 }
 
 /* Every CPU: one barrier wait of the run, bounded by the longest trial plus slack. */
-static bool bench_wait(const char *what)
+static bool bench_wait(const struct bench_ctx *t, const char *what)
 {
-	uint64_t ms = (uint64_t)opts.bench_ms * (BENCH_OVERRUN_FACTOR + 1) + BENCH_BARRIER_SLACK_MS;
+	uint64_t ms = (uint64_t)t->ms * (BENCH_OVERRUN_FACTOR + 1) + BENCH_BARRIER_SLACK_MS;
 
 	return barrier_wait(&bench.barrier, ms * NS_PER_MS, what);
 }
 
 /* CPU 0, between "stop" and the next "start": check, and keep a measured trial's figures. */
-static void bench_after_trial(struct ktest_ctx *t, const struct bench_spec *spec, unsigned active,
+static void bench_after_trial(struct bench_ctx *t, const struct bench_spec *spec, unsigned active,
 			      unsigned trial)
 {
 	char why[160];
 
 	if (spec->check && !spec->check(spec->arg, why, sizeof(why)))
-		ktest_fail(t, "bench %s/%s at %u CPUs, trial %u: %s", spec->bench, spec->impl,
+		bench_fail(t, "bench %s/%s at %u CPUs, trial %u: %s", spec->bench, spec->impl,
 			   active, trial, why);
 	if (trial > 0)
 		bench_collect(spec, active, trial - 1);
 }
 
-bool bench_run(struct ktest_ctx *t, const struct bench_spec *spec, unsigned active,
+bool bench_run(struct bench_ctx *t, const struct bench_spec *spec, unsigned active,
 	       struct bench_result *out)
 {
-	unsigned cpu = t->cpu, trials = bench_trial_count();
-	uint64_t trial_cycles = tsc_from_us((uint64_t)opts.bench_ms * 1000);
-	bool irq_on = read_rflags() & RFLAGS_IF;
+	unsigned cpu = t->cpu, trials = bench_trial_count(t);
+	uint64_t trial_cycles = bench_cycles_from_us((uint64_t)t->ms * US_PER_MS);
+	unsigned long irq;
 	bool ok = true;
 	struct bench_result r;
 
 	if (active == 0 || active > t->ncpus) {
 		if (cpu == 0)
-			ktest_fail(t, "bench %s/%s: %u active CPUs asked of a test on %u CPUs",
+			bench_fail(t, "bench %s/%s: %u active CPUs asked of a benchmark on %u CPUs",
 				   spec->bench, spec->impl, active, t->ncpus);
 		return false;
 	}
 	if (cpu == 0)
 		bench_prepare(t);
 	/* Publishes bench_prepare's work: no CPU uses the harness barrier before this. */
-	if (!ktest_barrier(t, BENCH_BARRIER_SLACK_MS))
+	if (!bench_barrier(t, BENCH_BARRIER_SLACK_MS))
 		return false;
-	cli();
+	irq = platform_irq_save();
 	if (cpu < active)
 		bench.cpu[cpu].empty = bench_calibrate(spec, cpu);
 	for (unsigned trial = 0; ok && trial <= trials; trial++) {
@@ -413,27 +407,26 @@ bool bench_run(struct ktest_ctx *t, const struct bench_spec *spec, unsigned acti
 				lockref_stats_reset();
 			bench.stop.raised = 0;
 		}
-		ok = bench_wait("bench start");
+		ok = bench_wait(t, "bench start");
 		if (ok && cpu < active)
 			bench_work(spec, cpu,
 				   trial ? trial_cycles : trial_cycles / BENCH_WARMUP_DIV);
-		ok = ok && bench_wait("bench stop");
+		ok = ok && bench_wait(t, "bench stop");
 		if (ok && cpu == 0)
 			bench_after_trial(t, spec, active, trial);
 	}
-	if (irq_on)
-		sti();
+	platform_irq_restore(irq);
 	if (!ok) {
-		ktest_fail(t, "bench %s/%s at %u CPUs: a CPU did not reach the barrier in time",
+		bench_fail(t, "bench %s/%s at %u CPUs: a CPU did not reach the barrier in time",
 			   spec->bench, spec->impl, active);
 		return false;
 	}
 	if (cpu == 0) {
 		bench_summarise(active, trials, &r);
 		if (r.overruns)
-			ktest_diag(t, "bench %s/%s at %u CPUs: %u CPU-trials missed the stop flag",
+			bench_diag(t, "bench %s/%s at %u CPUs: %u CPU-trials missed the stop flag",
 				   spec->bench, spec->impl, active, r.overruns);
-		bench_print(spec, &r);
+		bench_print(t, spec, &r);
 		if (out)
 			*out = r;
 	}

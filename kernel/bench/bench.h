@@ -7,31 +7,41 @@
  * the harness a bench_spec, "do N operations as CPU c", and the harness
  * does the rest the same way for all of them:
  *
- *   - bench_run is called by every CPU of an all-CPU KTEST with the same
- *     spec.  CPUs 0 .. active-1 measure; the others wait at the end
+ *   - bench_run is called by every CPU of an all-CPU benchmark with the
+ *     same spec.  CPUs 0 .. active-1 measure; the others wait at the end
  *     barrier, so a scaling curve is one spec run at 1, 2, ... CPUs.
- *   - Interrupts are off on every CPU for the whole run.
+ *   - Interrupts are off on every CPU for the whole run (in the kernel;
+ *     a host OS keeps them, platform.h).
  *   - A sense-reversing barrier (lib/barrier.h) releases all CPUs at once.
- *     A trial lasts opts.bench_ms: CPU 0 raises the stop flag that long
+ *     A trial lasts bench.ms=: CPU 0 raises the stop flag that long
  *     after its own start, and every CPU looks at the flag after each batch
  *     of operations (a batch that runs long halves the next ones).  Trials
  *     are fixed-duration, never fixed-count.
- *   - One short warm-up trial, then opts.bench_trials measured ones; the
+ *   - One short warm-up trial, then bench.trials= measured ones; the
  *     BENCH line gives the median, min and max over the measured trials.
- *   - Each batch is timed with LFENCE;RDTSC before and RDTSCP;LFENCE after
- *     (LFENCE;RDTSC;LFENCE where CPUID hides RDTSCP; never CPUID, which
- *     exits to the hypervisor), and the cost of an empty batch, timed the
- *     same way on each CPU before the trials, is taken off.
+ *   - Each batch is timed with platform_cycles_begin/end (LFENCE;RDTSC
+ *     before, RDTSCP;LFENCE after; never CPUID, which exits to the
+ *     hypervisor), and the cost of an empty batch, timed the same way on
+ *     each CPU before the trials, is taken off.
  *   - Each CPU's counters sit in their own 128-byte line pair; the stop
  *     flag too.  The measured objects are the spec's business: give each
  *     implementation its own object, alone in its own line pair.
  *
+ * Where it runs: the harness and the benchmarks are portable C on
+ * lib/platform.h (and fs/ for pathwalk).  A runner calls the benchmarks of
+ * bench_cases.h with a bench_ctx and provides bench_fail, bench_diag and
+ * bench_barrier: in the kernel, bench_ktest.c makes each one a KTEST of
+ * the bench suite; on a host, tests/bench/bench_native.c runs them on
+ * threads pinned one per core.
+ *
  * The BENCH line (INTERFACE.md), printed by CPU 0 after the trials:
  *
- *   # BENCH {"bench":..,"impl":..,"op":..,"cpus":N,"trials":T,"ms":M,
+ *   # BENCH {"bench":..,"impl":..,"op":..,"platform":"kernel"|"native",
+ *            "cpus":N,"trials":T,"ms":M,
  *            "ops_per_sec":..,"ops_per_sec_min":..,"ops_per_sec_max":..,
  *            "ns_per_op":..,"cycles_per_op":..,"jain":..,"min_mean":..,
- *            "overlap":..,"max_gap_us":..,"batch_us":..,"overruns":..,
+ *            "overlap":..,"overlap_min":..,"max_gap_us":..,"batch_us":..,
+ *            "overruns":..,
  *            "clock_end":"rdtscp"|"lfence-rdtsc",
  *            <lockref forms: "retries_per_op":..,"fallbacks":..,"lockref_ops":..,>
  *            <the spec's extra members>}
@@ -50,11 +60,12 @@
  *                  CPU doing everything.  min_mean: the slowest CPU's count
  *                  over the mean.  Both medians of trials.
  *   overlap        the fraction of the run during which every active CPU
- *                  was running: how well the starts (and stops) lined up.
+ *                  was running: how well the starts (and stops) lined up
+ *                  (median of trials; overlap_min: the worst trial).
  *   max_gap_us     the longest interval between two batch starts on any
  *                  CPU in any measured trial; batch_us is the mean one.  A
  *                  max far above the mean means a CPU was stopped (a host
- *                  preempting its vCPU, an SMI).
+ *                  preempting its vCPU or descheduling a thread, an SMI).
  *   overruns       CPUs that did not see the stop flag in time and stopped
  *                  on their own (after BENCH_OVERRUN_FACTOR trial lengths).
  *   retries_per_op lockref forms: failed compare-exchanges per lockref
@@ -72,7 +83,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ktest.h"
+#include "platform.h"
+
+/* One CPU's view of a running benchmark, made by the runner. */
+struct bench_ctx {
+	unsigned cpu;	 /* this CPU's index, 0 .. ncpus-1 */
+	unsigned ncpus;	 /* CPUs running this benchmark: 1, or every CPU of the runner */
+	unsigned ms;	 /* one trial, bench.ms= */
+	unsigned trials; /* measured trials, bench.trials= */
+	const void *id;	 /* the same for every CPU of one benchmark, new for the next */
+	void *runner;	 /* the runner's own state */
+};
+
+/*
+ * Provided by the runner.  bench_fail: report a failed check (one
+ * diagnostic line) and mark the benchmark failed.  bench_diag: one
+ * diagnostic line.  Both from any CPU.  bench_barrier: wait for every CPU
+ * of the benchmark (true at once when ncpus is 1); false, with the
+ * benchmark failed, if some CPU did not come within @timeout_ms: give up
+ * promptly then.
+ */
+void bench_fail(struct bench_ctx *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bench_diag(struct bench_ctx *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool bench_barrier(struct bench_ctx *t, unsigned timeout_ms);
 
 /*
  * Operations per batch unless the spec says otherwise; the stop flag is
@@ -121,8 +154,8 @@ struct bench_spec {
 struct bench_result {
 	unsigned cpus, trials;
 	uint64_t ops_per_sec, ops_per_sec_min, ops_per_sec_max;
-	uint64_t ns_per_op, cycles_per_op; /* fixed point, BENCH_ONE = 1 */
-	uint64_t jain, min_mean, overlap;  /* fixed point */
+	uint64_t ns_per_op, cycles_per_op;	       /* fixed point, BENCH_ONE = 1 */
+	uint64_t jain, min_mean, overlap, overlap_min; /* fixed point */
 	uint64_t max_gap_ns, batch_ns;
 	unsigned overruns;
 	uint64_t lockref_ops, retries, fallbacks;
@@ -130,15 +163,19 @@ struct bench_result {
 
 /*
  * Every CPU of @t calls this with the same @spec and @active (1 ..
- * t->ncpus); a single-CPU test calls it with @active = 1.  Measures as the
- * file comment says, prints the BENCH line and fills *@out (if not NULL)
- * on CPU 0 only.  Interrupts are off inside and restored on return.
+ * t->ncpus); a single-CPU benchmark calls it with @active = 1.  Measures
+ * as the file comment says, prints the BENCH line and fills *@out (if not
+ * NULL) on CPU 0 only.  Interrupts are off inside and restored on return.
  * Returns false on every CPU that found a barrier broken (a CPU did not
- * arrive in time; the test is then failed): stop benchmarking and return.
- * A failed spec check fails the test but returns true.
+ * arrive in time; the benchmark is then failed): stop benchmarking and
+ * return.  A failed spec check fails the benchmark but returns true.
  */
-bool bench_run(struct ktest_ctx *t, const struct bench_spec *spec, unsigned active,
+bool bench_run(struct bench_ctx *t, const struct bench_spec *spec, unsigned active,
 	       struct bench_result *out);
+
+/* Cycles of platform_cycles() in nanoseconds, and microseconds in cycles. */
+uint64_t bench_cycles_to_ns(uint64_t cycles);
+uint64_t bench_cycles_from_us(uint64_t us);
 
 /*
  * The CPU counts of a scaling curve: 1, 2, ... @ncpus, or above

@@ -21,9 +21,8 @@
  * lines tell the variants apart by "op".
  */
 #include "bench.h"
-#include "cmdline.h"
+#include "bench_cases.h"
 #include "fs.h"
-#include "ktest.h"
 #include "lockref.h"
 #include "platform.h"
 #include "printf.h"
@@ -86,7 +85,7 @@ static void pathwalk_extra(void *arg, char *buf, size_t size)
 }
 
 /* CPU 0: an fs with @policy holding both trees in w->fs, or NULL and a failed test. */
-static void pathwalk_build(struct ktest_ctx *t, struct pathwalk *w,
+static void pathwalk_build(struct bench_ctx *t, struct pathwalk *w,
 			   const struct lockref_policy *policy, bool own_file)
 {
 	size_t len = 0;
@@ -95,7 +94,7 @@ static void pathwalk_build(struct ktest_ctx *t, struct pathwalk *w,
 	*w = (struct pathwalk){.own_file = own_file};
 	w->fs = fs_new(&(struct fs_config){.mem_slots = PATHWALK_SLOTS, .policy = policy});
 	if (!w->fs) {
-		ktest_fail(t, "pathwalk: fs_new failed");
+		bench_fail(t, "pathwalk: fs_new failed");
 		return;
 	}
 	for (unsigned i = 0; i < PATHWALK_DEPTH && !err; i++) {
@@ -112,14 +111,14 @@ static void pathwalk_build(struct ktest_ctx *t, struct pathwalk *w,
 		err = fs_create(w->fs, w->own[cpu], FS_FILE, NULL);
 	}
 	if (err) {
-		ktest_fail(t, "pathwalk: building the tree: %s", fs_errno_name(err));
+		bench_fail(t, "pathwalk: building the tree: %s", fs_errno_name(err));
 		fs_destroy(w->fs);
 		w->fs = NULL;
 	}
 }
 
 /* Every CPU: the scaling curve of one variant and impl. */
-static void pathwalk_sweep(struct ktest_ctx *t, const char *impl,
+static void pathwalk_sweep(struct bench_ctx *t, const char *impl,
 			   const struct lockref_policy *policy, bool own_file)
 {
 	struct pathwalk *w = &pathwalk;
@@ -137,39 +136,34 @@ static void pathwalk_sweep(struct ktest_ctx *t, const char *impl,
 	if (t->cpu == 0)
 		pathwalk_build(t, w, policy, own_file);
 	/* No CPU walks before CPU 0 has built the tree (or failed to). */
-	if (!ktest_barrier(t, PATHWALK_SETUP_TIMEOUT_MS) || !w->fs)
+	if (!bench_barrier(t, PATHWALK_SETUP_TIMEOUT_MS) || !w->fs)
 		return;
 	for (unsigned n = 1; n; n = bench_sweep_next(n, t->ncpus))
 		if (!bench_run(t, &spec, n, NULL))
 			return;
 	/* Everybody is done walking before the fs goes. */
-	if (!ktest_barrier(t, PATHWALK_SETUP_TIMEOUT_MS))
+	if (!bench_barrier(t, PATHWALK_SETUP_TIMEOUT_MS))
 		return;
 	if (t->cpu == 0 && fs_destroy(w->fs) != 0)
-		ktest_fail(t, "pathwalk: the fs did not come apart cleanly");
+		bench_fail(t, "pathwalk: the fs did not come apart cleanly");
 }
 
-static void pathwalk_same_lockref(struct ktest_ctx *t)
+void pathwalk_same_lockref(struct bench_ctx *t)
 {
 	pathwalk_sweep(t, "lockref", NULL, false);
 }
 
-static void pathwalk_same_spinlock(struct ktest_ctx *t)
+void pathwalk_same_spinlock(struct bench_ctx *t)
 {
 	pathwalk_sweep(t, "spinlock", &lockref_policy_locked, false);
 }
 
-static void pathwalk_own_lockref(struct ktest_ctx *t)
+void pathwalk_own_lockref(struct bench_ctx *t)
 {
 	pathwalk_sweep(t, "lockref", NULL, true);
 }
 
-static void pathwalk_own_spinlock(struct ktest_ctx *t)
+void pathwalk_own_spinlock(struct bench_ctx *t)
 {
 	pathwalk_sweep(t, "spinlock", &lockref_policy_locked, true);
 }
-
-KTEST(bench, "pathwalk-same-path-lockref", pathwalk_same_lockref, KTEST_ALL_CPUS);
-KTEST(bench, "pathwalk-same-path-spinlock", pathwalk_same_spinlock, KTEST_ALL_CPUS);
-KTEST(bench, "pathwalk-own-file-lockref", pathwalk_own_lockref, KTEST_ALL_CPUS);
-KTEST(bench, "pathwalk-own-file-spinlock", pathwalk_own_spinlock, KTEST_ALL_CPUS);

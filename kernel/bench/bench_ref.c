@@ -10,10 +10,8 @@
 #include "bench_ref.h"
 
 #include "atomic.h"
-#include "cpu.h"
-#include "cpuinfo.h"
+#include "platform.h"
 #include "printf.h"
-#include "tsc.h"
 
 const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
     [BENCH_IMPL_XADD] = {"xadd", BENCH_REF_XADD, NULL},
@@ -305,12 +303,12 @@ static void ref_extra(void *arg, char *buf, size_t size)
 			      r->policy->wait_unlocked ? "true" : "false");
 	if (r->impl->kind == BENCH_REF_LOCKREF16 && n >= 0 && (size_t)n < size)
 		n += ksnprintf(buf + n, size - (size_t)n, ",\"cx16\":%s",
-			       cpuinfo.cx16 ? "true" : "false");
+			       platform_facts().cx16 ? "true" : "false");
 	if (r->convoy.every && n >= 0 && (size_t)n < size)
 		ksnprintf(buf + n, size - (size_t)n,
 			  ",\"hold_ns\":%llu,\"every_ns\":%llu,\"holds\":%llu",
-			  (unsigned long long)tsc_to_ns(r->convoy.hold),
-			  (unsigned long long)tsc_to_ns(r->convoy.every),
+			  (unsigned long long)bench_cycles_to_ns(r->convoy.hold),
+			  (unsigned long long)bench_cycles_to_ns(r->convoy.every),
 			  (unsigned long long)r->convoy.holds);
 }
 
@@ -337,17 +335,17 @@ struct bench_spec bench_ref_spec(const char *bench, struct bench_ref *r)
 static void ref_convoy_hold(struct bench_ref *r)
 {
 	struct bench_ref_convoy *c = &r->convoy;
-	uint64_t start = tsc_now();
+	uint64_t start = platform_cycles();
 
 	if (start < c->next)
 		return;
 	ref_lock(r);
 	/* PAUSE while holding: the other CPUs meet a held lock, as behind a real critical section. */
-	while (tsc_now() - start < c->hold)
-		cpu_relax();
+	while (platform_cycles() - start < c->hold)
+		platform_relax();
 	ref_unlock(r);
 	c->holds++;
-	c->next = tsc_now() + c->every;
+	c->next = platform_cycles() + c->every;
 }
 
 static void ref_convoy_run(void *arg, unsigned cpu, unsigned n)

@@ -16,13 +16,12 @@
  * goes straight to the lock, v7 waits for it to be free first).  The
  * fallbacks figure shows it.
  *
- * One KTEST per benchmark and implementation keeps each test short and
- * names the one that fails.
+ * One case (bench_cases.h) per benchmark and implementation keeps each
+ * run short and names the one that fails.
  */
 #include "bench.h"
+#include "bench_cases.h"
 #include "bench_ref.h"
-#include "ktest.h"
-#include "tsc.h"
 
 /* The convoy's lock holder: 1 us held in every 10 us, about a tenth of the time. */
 #define CONVOY_EVERY_US 10
@@ -35,7 +34,7 @@ static struct bench_ref_obj refcount_objs[BENCH_IMPLS];
 static struct bench_ref refcount_args[BENCH_IMPLS];
 
 /* Every CPU: the curve of @impl at 1 .. all CPUs, with the convoy holder if @convoy. */
-static void refcount_sweep(struct ktest_ctx *t, unsigned impl, bool convoy)
+static void refcount_sweep(struct bench_ctx *t, unsigned impl, bool convoy)
 {
 	struct bench_ref *r = &refcount_args[impl];
 	struct bench_spec spec;
@@ -43,12 +42,12 @@ static void refcount_sweep(struct ktest_ctx *t, unsigned impl, bool convoy)
 	if (t->cpu == 0) {
 		bench_ref_init(r, &bench_ref_impls[impl], &refcount_objs[impl]);
 		if (convoy) {
-			r->convoy.every = tsc_from_us(CONVOY_EVERY_US);
-			r->convoy.hold = tsc_from_us(CONVOY_HOLD_US);
+			r->convoy.every = bench_cycles_from_us(CONVOY_EVERY_US);
+			r->convoy.hold = bench_cycles_from_us(CONVOY_HOLD_US);
 		}
 	}
 	/* The spec is built from *r: no CPU reads it before CPU 0 has filled it. */
-	if (!ktest_barrier(t, SETUP_TIMEOUT_MS))
+	if (!bench_barrier(t, SETUP_TIMEOUT_MS))
 		return;
 	spec = convoy ? bench_ref_convoy_spec("convoy", r) : bench_ref_spec("refcount", r);
 	for (unsigned n = 1; n; n = bench_sweep_next(n, t->ncpus))
@@ -56,75 +55,62 @@ static void refcount_sweep(struct ktest_ctx *t, unsigned impl, bool convoy)
 			return;
 }
 
-static void refcount_xadd(struct ktest_ctx *t)
+void refcount_xadd(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_XADD, false);
 }
 
-static void refcount_spinlock(struct ktest_ctx *t)
+void refcount_spinlock(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_SPINLOCK, false);
 }
 
-static void refcount_lockref(struct ktest_ctx *t)
+void refcount_lockref(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_LOCKREF, false);
 }
 
-static void refcount_lockref_v7(struct ktest_ctx *t)
+void refcount_lockref_v7(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_LOCKREF_V7, false);
 }
 
-static void refcount_lockref_locked(struct ktest_ctx *t)
+void refcount_lockref_locked(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_LOCKREF_LOCKED, false);
 }
 
-static void refcount_lockref16(struct ktest_ctx *t)
+void refcount_lockref16(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_LOCKREF16, false);
 }
 
-static void convoy_xadd(struct ktest_ctx *t)
+void convoy_xadd(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_XADD, true);
 }
 
-static void convoy_spinlock(struct ktest_ctx *t)
+void convoy_spinlock(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_SPINLOCK, true);
 }
 
-static void convoy_lockref(struct ktest_ctx *t)
+void convoy_lockref(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_LOCKREF, true);
 }
 
-static void convoy_lockref_v7(struct ktest_ctx *t)
+void convoy_lockref_v7(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_LOCKREF_V7, true);
 }
 
-static void convoy_lockref_locked(struct ktest_ctx *t)
+void convoy_lockref_locked(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_LOCKREF_LOCKED, true);
 }
 
-static void convoy_lockref16(struct ktest_ctx *t)
+void convoy_lockref16(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_LOCKREF16, true);
 }
-
-KTEST(bench, "refcount-xadd", refcount_xadd, KTEST_ALL_CPUS);
-KTEST(bench, "refcount-spinlock", refcount_spinlock, KTEST_ALL_CPUS);
-KTEST(bench, "refcount-lockref", refcount_lockref, KTEST_ALL_CPUS);
-KTEST(bench, "refcount-lockref-v7", refcount_lockref_v7, KTEST_ALL_CPUS);
-KTEST(bench, "refcount-lockref-locked", refcount_lockref_locked, KTEST_ALL_CPUS);
-KTEST(bench, "refcount-lockref16", refcount_lockref16, KTEST_ALL_CPUS);
-KTEST(bench, "convoy-xadd", convoy_xadd, KTEST_ALL_CPUS);
-KTEST(bench, "convoy-spinlock", convoy_spinlock, KTEST_ALL_CPUS);
-KTEST(bench, "convoy-lockref", convoy_lockref, KTEST_ALL_CPUS);
-KTEST(bench, "convoy-lockref-v7", convoy_lockref_v7, KTEST_ALL_CPUS);
-KTEST(bench, "convoy-lockref-locked", convoy_lockref_locked, KTEST_ALL_CPUS);
-KTEST(bench, "convoy-lockref16", convoy_lockref16, KTEST_ALL_CPUS);

@@ -12,8 +12,8 @@
  * the min and max over trials, its spread.
  */
 #include "bench.h"
+#include "bench_cases.h"
 #include "bench_ref.h"
-#include "ktest.h"
 
 /* How long CPUs wait for CPU 0 to set up the shared arguments. */
 #define SETUP_TIMEOUT_MS 10000
@@ -38,7 +38,7 @@ static struct bench_ref_impl retry_impls[RETRY_POLICIES];
 static struct bench_ref_obj retry_objs[RETRY_POLICIES];
 static struct bench_ref retry_args[RETRY_POLICIES];
 
-static void retry_table(struct ktest_ctx *t)
+void retry_table(struct bench_ctx *t)
 {
 	if (t->cpu == 0) {
 		for (unsigned i = 0; i < RETRY_POLICIES; i++) {
@@ -48,7 +48,7 @@ static void retry_table(struct ktest_ctx *t)
 		}
 	}
 	/* The specs are built from retry_args: no CPU reads them before CPU 0 has filled them. */
-	if (!ktest_barrier(t, SETUP_TIMEOUT_MS))
+	if (!bench_barrier(t, SETUP_TIMEOUT_MS))
 		return;
 	for (unsigned i = 0; i < RETRY_POLICIES; i++) {
 		struct bench_spec spec = bench_ref_spec("retry-table", &retry_args[i]);
@@ -57,5 +57,3 @@ static void retry_table(struct ktest_ctx *t)
 			return;
 	}
 }
-
-KTEST(bench, "retry-table", retry_table, KTEST_ALL_CPUS);

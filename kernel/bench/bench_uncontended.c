@@ -18,9 +18,9 @@
  */
 #include "atomic.h"
 #include "bench.h"
+#include "bench_cases.h"
 #include "bench_ref.h"
-#include "cpuinfo.h"
-#include "ktest.h"
+#include "platform.h"
 
 /*
  * Operations per timed batch: alone on its CPU an operation takes
@@ -108,7 +108,7 @@ static const bench_ops_fn insn_fns[INSNS] = {
 };
 
 /* The locked instructions; false if the harness gave up. */
-static bool uncontended_insns(struct ktest_ctx *t)
+static bool uncontended_insns(struct bench_ctx *t)
 {
 	for (unsigned i = 0; i < INSNS; i++) {
 		struct bench_spec spec = {
@@ -120,8 +120,8 @@ static bool uncontended_insns(struct ktest_ctx *t)
 		    .batch = UNCONTENDED_BATCH,
 		};
 
-		if (i == INSN_CMPXCHG16B && !cpuinfo.cx16) {
-			ktest_diag(t, "bench uncontended: no CMPXCHG16B (CPUID.01H:ECX.CX16), "
+		if (i == INSN_CMPXCHG16B && !platform_facts().cx16) {
+			bench_diag(t, "bench uncontended: no CMPXCHG16B (CPUID.01H:ECX.CX16), "
 				      "not timed");
 			continue;
 		}
@@ -132,7 +132,7 @@ static bool uncontended_insns(struct ktest_ctx *t)
 }
 
 /* Get, put and get+put of @impl; false if the harness gave up. */
-static bool uncontended_ref(struct ktest_ctx *t, unsigned impl)
+static bool uncontended_ref(struct bench_ctx *t, unsigned impl)
 {
 	struct bench_ref *r = &ref_args[impl];
 	struct bench_spec spec;
@@ -159,7 +159,7 @@ static bool uncontended_ref(struct ktest_ctx *t, unsigned impl)
 	return bench_run(t, &spec, 1, NULL);
 }
 
-static void uncontended(struct ktest_ctx *t)
+void uncontended(struct bench_ctx *t)
 {
 	if (!uncontended_insns(t))
 		return;
@@ -167,5 +167,3 @@ static void uncontended(struct ktest_ctx *t)
 		if (!uncontended_ref(t, impl))
 			return;
 }
-
-KTEST(bench, "uncontended", uncontended, 0);

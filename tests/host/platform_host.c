@@ -4,6 +4,8 @@
  * Host test programs link this instead of the kernel: threads play CPUs.
  * A thread gets its dense CPU index the first time it asks (or explicitly
  * through host_set_cpu_id), so per-CPU arrays in lib/ work unchanged.
+ * The native benchmark program (tests/bench) links it too, with yielding
+ * switched off: its threads are pinned one per core and must only spin.
  */
 #define _GNU_SOURCE
 #include "platform.h"
@@ -15,6 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#if defined(__x86_64__)
+#include "cpu.h" /* CPUID and the fenced TSC reads are the same instructions in user space */
+#endif
 
 static _Thread_local int host_cpu = -1;
 static unsigned host_next_cpu;
@@ -52,17 +58,26 @@ unsigned platform_cpu_count(void)
  * the one thread whose turn it is: if that thread is descheduled while the
  * others spin out their time slices, a handover can take milliseconds.
  * Yielding now and then lets it run (the idea of paravirtual spinlocks).
+ * A benchmark switches it off (host_set_relax_yield): a yield inside a
+ * timed spin would measure the scheduler, not the lock.
  */
 #define HOST_RELAX_YIELD_EVERY 64
 
 static _Thread_local unsigned host_relaxes;
+static bool host_relax_yields = true;
+
+void host_set_relax_yield(bool yield)
+{
+	__atomic_store_n(&host_relax_yields, yield, __ATOMIC_RELAXED);
+}
 
 void platform_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
 #endif
-	if (++host_relaxes % HOST_RELAX_YIELD_EVERY == 0)
+	if (__atomic_load_n(&host_relax_yields, __ATOMIC_RELAXED) &&
+	    ++host_relaxes % HOST_RELAX_YIELD_EVERY == 0)
 		sched_yield();
 }
 
@@ -101,19 +116,101 @@ uint64_t platform_cycles(void)
 #endif
 }
 
+/* How long the cycle counter is timed against CLOCK_MONOTONIC to find its rate. */
+#define HOST_CALIBRATE_NS 50000000ull
+#define NS_PER_MS	  1000000ull
+
+static struct platform_facts host_facts = {.name = "native"};
+static pthread_once_t host_facts_once = PTHREAD_ONCE_INIT;
+
+/*
+ * Linux does not tell user space the TSC's rate, so count it across a
+ * sleep measured by the monotonic clock: over 50 ms the clock's
+ * nanosecond resolution leaves the rate exact to a few parts per million.
+ */
+static void host_facts_init(void)
+{
+#if defined(__x86_64__)
+	host_facts.cx16 = cpuid(CPUID_FEATURES, 0).ecx & CPUID1_ECX_CX16;
+	if (cpuid(CPUID_EXT_MAX, 0).eax >= CPUID_EXT_FEATURES)
+		host_facts.rdtscp = cpuid(CPUID_EXT_FEATURES, 0).edx & CPUIDX_EDX_RDTSCP;
+#endif
+	uint64_t t0 = platform_now_ns(), c0 = platform_cycles();
+	struct timespec nap = {0, (long)HOST_CALIBRATE_NS};
+
+	nanosleep(&nap, NULL);
+	uint64_t t1 = platform_now_ns(), c1 = platform_cycles();
+
+	host_facts.cycles_khz = (uint64_t)((unsigned __int128)(c1 - c0) * NS_PER_MS / (t1 - t0));
+}
+
+struct platform_facts platform_facts(void)
+{
+	pthread_once(&host_facts_once, host_facts_init);
+	return host_facts;
+}
+
+uint64_t platform_cycles_begin(void)
+{
+#if defined(__x86_64__)
+	return rdtsc_ordered();
+#else
+	return platform_now_ns();
+#endif
+}
+
+uint64_t platform_cycles_end(void)
+{
+#if defined(__x86_64__)
+	uint32_t lo, hi;
+
+	if (platform_facts().rdtscp)
+		return rdtscp_ordered();
+	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+#else
+	return platform_now_ns();
+#endif
+}
+
+unsigned long platform_irq_save(void)
+{
+	return 0;
+}
+
+void platform_irq_restore(unsigned long saved)
+{
+	(void)saved;
+}
+
 static pthread_mutex_t host_log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* One whole line on stdout: the lock keeps threads' lines apart. */
+static void host_vprint(const char *fmt, va_list ap)
+{
+	pthread_mutex_lock(&host_log_lock);
+	vfprintf(stdout, fmt, ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	pthread_mutex_unlock(&host_log_lock);
+}
 
 void platform_log(const char *fmt, ...)
 {
 	va_list ap;
 
-	pthread_mutex_lock(&host_log_lock);
 	va_start(ap, fmt);
-	vfprintf(stdout, fmt, ap);
+	host_vprint(fmt, ap);
 	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-	pthread_mutex_unlock(&host_log_lock);
+}
+
+void platform_print(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	host_vprint(fmt, ap);
+	va_end(ap);
 }
 
 void platform_panic(const char *fmt, ...)

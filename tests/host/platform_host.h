@@ -2,10 +2,19 @@
 #ifndef TESTS_HOST_PLATFORM_HOST_H
 #define TESTS_HOST_PLATFORM_HOST_H
 
+#include <stdbool.h>
+
 /* Give the calling thread CPU index @id (below MAX_CPUS). */
 void host_set_cpu_id(unsigned id);
 
 /* What platform_cpu_count() reports: the number of threads a test runs. */
 void host_set_cpu_count(unsigned n);
+
+/*
+ * Whether platform_relax() yields the core now and then (the default, for
+ * tests with more threads than cores); a benchmark turns it off and spins
+ * with PAUSE only.
+ */
+void host_set_relax_yield(bool yield);
 
 #endif

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_cases.h - every benchmark, in the order run=bench runs them.
+ *
+ * Why a list: the benchmarks run under two runners, the kernel's ktest
+ * (bench_ktest.c turns each entry into a KTEST of the bench suite) and the
+ * native host program (tests/bench/bench_native.c iterates the same
+ * entries on pinned threads).  One list keeps the names, the order and the
+ * CPU counts the same in both.
+ *
+ * BENCH_CASES(X) calls X(fn, "name", cpus) once per benchmark: fn is
+ * `void fn(struct bench_ctx *t)` in one of the bench_*.c files, "name" is
+ * its test name, and cpus is BENCH_ONE_CPU or BENCH_ALL_CPUS (every CPU
+ * of the runner calls fn at once).
+ */
+#ifndef KERNEL_BENCH_CASES_H
+#define KERNEL_BENCH_CASES_H
+
+#include "bench.h"
+
+#define BENCH_ONE_CPU  0
+#define BENCH_ALL_CPUS 1
+
+#define BENCH_CASES(X)                                                                             \
+	X(uncontended, "uncontended", BENCH_ONE_CPU)                                               \
+	X(refcount_xadd, "refcount-xadd", BENCH_ALL_CPUS)                                          \
+	X(refcount_spinlock, "refcount-spinlock", BENCH_ALL_CPUS)                                  \
+	X(refcount_lockref, "refcount-lockref", BENCH_ALL_CPUS)                                    \
+	X(refcount_lockref_v7, "refcount-lockref-v7", BENCH_ALL_CPUS)                              \
+	X(refcount_lockref_locked, "refcount-lockref-locked", BENCH_ALL_CPUS)                      \
+	X(refcount_lockref16, "refcount-lockref16", BENCH_ALL_CPUS)                                \
+	X(convoy_xadd, "convoy-xadd", BENCH_ALL_CPUS)                                              \
+	X(convoy_spinlock, "convoy-spinlock", BENCH_ALL_CPUS)                                      \
+	X(convoy_lockref, "convoy-lockref", BENCH_ALL_CPUS)                                        \
+	X(convoy_lockref_v7, "convoy-lockref-v7", BENCH_ALL_CPUS)                                  \
+	X(convoy_lockref_locked, "convoy-lockref-locked", BENCH_ALL_CPUS)                          \
+	X(convoy_lockref16, "convoy-lockref16", BENCH_ALL_CPUS)                                    \
+	X(pathwalk_same_lockref, "pathwalk-same-path-lockref", BENCH_ALL_CPUS)                     \
+	X(pathwalk_same_spinlock, "pathwalk-same-path-spinlock", BENCH_ALL_CPUS)                   \
+	X(pathwalk_own_lockref, "pathwalk-own-file-lockref", BENCH_ALL_CPUS)                       \
+	X(pathwalk_own_spinlock, "pathwalk-own-file-spinlock", BENCH_ALL_CPUS)                     \
+	X(retry_table, "retry-table", BENCH_ALL_CPUS)
+
+#define BENCH_CASE_DECLARE(fn, name, cpus) void fn(struct bench_ctx *t);
+BENCH_CASES(BENCH_CASE_DECLARE)
+#undef BENCH_CASE_DECLARE
+
+#endif /* KERNEL_BENCH_CASES_H */

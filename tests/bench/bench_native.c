@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_native.c - the kernel's benchmarks on the host's own cores.
+ *
+ *   bench_native [--cpus=N] [word ...]
+ *
+ * Why: every figure the kernel prints comes from an emulator or a guest.
+ * The benchmarks (kernel/bench) are portable C on lib/platform.h, so this
+ * program runs the very same harness and lib/ code on threads, giving
+ * figures that describe the silicon under the host OS.  It takes the
+ * kernel command line's words (run=bench bench.ms= bench.trials=
+ * lockref.policy= ...; kernel/cmdline.c parses them), runs every entry of
+ * bench_cases.h as the kernel's ktest runner would, and prints what a
+ * benchmark boot prints: a `# ENV` line (with "platform":"native" and the
+ * CPU's model name), KTAP, `# BENCH` lines and `# RESULT pass|fail`, so
+ * tools/bench_report.py reads it as it reads a serial log.
+ *
+ * Thread i plays CPU i and is pinned to the i-th CPU this process may run
+ * on (sched_setaffinity); an all-CPU benchmark runs on N threads (every
+ * such CPU, or --cpus=N of them) and sweeps 1 .. N itself.  Threads spin
+ * with PAUSE only (platform_host.c's yielding is switched off): a yield
+ * would time the scheduler.  The host keeps its interrupts and may still
+ * preempt a thread; each BENCH line's overlap and max_gap_us show when it
+ * did.
+ *
+ * Bad input: no right to pin threads, or fewer CPUs than --cpus= asks
+ * for, gives one line saying what runs instead.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "barrier.h"
+#include "bench.h"
+#include "bench_cases.h"
+#include "cmdline.h"
+#include "cpu.h"
+#include "platform.h"
+#include "platform_host.h"
+
+/* The longest command line the words make (kernel/cmdline.c cuts at the same length). */
+#define NATIVE_CMDLINE_MAX 1024
+#define NATIVE_MODEL_MAX   128
+#define NATIVE_JSON_MAX	   (2 * NATIVE_CMDLINE_MAX)
+#define CPUS_OPTION	   "--cpus="
+
+/*
+ * How long a benchmark may take before the program gives up on it, as the
+ * kernel's runner allows: a base, plus every CPU count's trials.
+ */
+#define NATIVE_BASE_TIMEOUT_MS 120000ull
+#define NATIVE_TIMEOUT_FACTOR  4ull
+#define NS_PER_MS	       1000000ull
+#define KTAP_DIAG	       "    # "
+
+/* One benchmark's run: what its threads share. */
+struct native_case {
+	const char *name;
+	void (*fn)(struct bench_ctx *t);
+	const void *id; /* its entry of cases[]: bench_ctx.id, new for every benchmark */
+	unsigned ncpus;
+	struct barrier barrier;
+	volatile bool failed;
+	volatile unsigned finished;
+};
+
+/* One thread of a run. */
+struct native_thread {
+	pthread_t thread;
+	struct native_case *c;
+	unsigned cpu;
+};
+
+/* The CPUs this process may run on, in order: thread i runs on cores[i]. */
+static int cores[MAX_CPUS];
+static unsigned ncores;
+static bool pinned = true;
+
+static const struct {
+	void (*fn)(struct bench_ctx *t);
+	const char *name;
+	int cpus;
+} cases[] = {
+#define NATIVE_CASE(fn, name, cpus) {fn, name, cpus},
+    BENCH_CASES(NATIVE_CASE)
+#undef NATIVE_CASE
+};
+
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+void bench_fail(struct bench_ctx *t, const char *fmt, ...)
+{
+	struct native_case *c = t->runner;
+	char line[PLATFORM_LINE_MAX];
+	va_list ap;
+
+	c->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	platform_print(KTAP_DIAG "FAIL cpu %u: %s", t->cpu, line);
+}
+
+void bench_diag(struct bench_ctx *t, const char *fmt, ...)
+{
+	char line[PLATFORM_LINE_MAX];
+	va_list ap;
+
+	(void)t;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	platform_print(KTAP_DIAG "%s", line);
+}
+
+bool bench_barrier(struct bench_ctx *t, unsigned timeout_ms)
+{
+	struct native_case *c = t->runner;
+
+	if (t->ncpus == 1)
+		return true;
+	if (barrier_wait(&c->barrier, (uint64_t)timeout_ms * NS_PER_MS, c->name))
+		return true;
+	c->failed = true;
+	return false;
+}
+
+/* Pin the calling thread to @core; false (errno set) if the OS refuses. */
+static bool pin_to(int core)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(core, &set);
+	return sched_setaffinity(0, sizeof(set), &set) == 0;
+}
+
+static void *native_thread_main(void *arg)
+{
+	struct native_thread *th = arg;
+	struct native_case *c = th->c;
+	struct bench_ctx t = {
+	    .cpu = th->cpu,
+	    .ncpus = c->ncpus,
+	    .ms = opts.bench_ms,
+	    .trials = opts.bench_trials,
+	    .id = c->id,
+	    .runner = c,
+	};
+
+	if (pinned)
+		pin_to(cores[th->cpu]);
+	host_set_cpu_id(th->cpu);
+	c->fn(&t);
+	__atomic_add_fetch(&c->finished, 1, __ATOMIC_ACQ_REL);
+	return NULL;
+}
+
+/*
+ * Run one benchmark on its threads and wait for them, at most as long as
+ * the kernel's runner would.  A benchmark that does not finish in time
+ * ends the program: its threads cannot be stopped from outside.
+ */
+static bool native_run(unsigned number, unsigned idx, unsigned nthreads)
+{
+	static struct native_case c;
+	static struct native_thread threads[MAX_CPUS];
+	uint64_t timeout_ms = NATIVE_BASE_TIMEOUT_MS + NATIVE_TIMEOUT_FACTOR * nthreads *
+							   (opts.bench_trials + 1) * opts.bench_ms;
+	struct timespec deadline;
+
+	c = (struct native_case){.name = cases[idx].name, .fn = cases[idx].fn, .id = &cases[idx]};
+	c.ncpus = cases[idx].cpus == BENCH_ALL_CPUS ? nthreads : 1;
+	barrier_init(&c.barrier, c.ncpus);
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += (time_t)(timeout_ms / 1000);
+	for (unsigned i = 0; i < c.ncpus; i++) {
+		threads[i] = (struct native_thread){.c = &c, .cpu = i};
+		if (pthread_create(&threads[i].thread, NULL, native_thread_main, &threads[i]) !=
+		    0) {
+			platform_print("bench_native: cannot start thread %u of %u for %s", i,
+				       c.ncpus, c.name);
+			exit(1);
+		}
+	}
+	for (unsigned i = 0; i < c.ncpus; i++) {
+		if (pthread_timedjoin_np(threads[i].thread, NULL, &deadline) != 0) {
+			platform_print(KTAP_DIAG "FAIL: %s did not finish in %llu ms", c.name,
+				       (unsigned long long)timeout_ms);
+			platform_print("    not ok %u %s", number, c.name);
+			platform_print("not ok 1 bench\n# RESULT fail");
+			exit(1);
+		}
+	}
+	if (c.finished != c.ncpus && !c.failed) {
+		platform_print(KTAP_DIAG "FAIL: only %u of %u threads finished", c.finished,
+			       c.ncpus);
+		c.failed = true;
+	}
+	platform_print("    %s %u %s", c.failed ? "not ok" : "ok", number, c.name);
+	return !c.failed;
+}
+
+/*
+ * The CPUs this process may use, and how many threads to run: all of
+ * them, or --cpus=N of them.  Then whether threads can be pinned at all.
+ */
+static unsigned native_choose_cpus(unsigned want)
+{
+	cpu_set_t set;
+	unsigned n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+		platform_print("bench_native: sched_getaffinity: %s; running 1 thread, unpinned",
+			       strerror(errno));
+		pinned = false;
+		cores[ncores++] = 0;
+		return 1;
+	}
+	for (int cpu = 0; cpu < CPU_SETSIZE && ncores < MAX_CPUS; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			cores[ncores++] = cpu;
+	n = want ? want : ncores;
+	if (n > ncores) {
+		platform_print("bench_native: %s%u asks for more CPUs than the %u this process may "
+			       "run on; running 1 .. %u threads",
+			       CPUS_OPTION, want, ncores, ncores);
+		n = ncores;
+	}
+	if (!pin_to(cores[0])) {
+		platform_print("bench_native: cannot pin threads to CPUs (sched_setaffinity: %s); "
+			       "running 1 .. %u threads unpinned, wherever the OS puts them",
+			       strerror(errno), n);
+		pinned = false;
+	}
+	sched_setaffinity(0, sizeof(set), &set); /* the main thread only waits: anywhere */
+	return n;
+}
+
+/* The "model name" of /proc/cpuinfo into @buf, or "unknown CPU". */
+static void native_cpu_model(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+
+	snprintf(buf, size, "unknown CPU");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) != 0 || !colon)
+			continue;
+		colon++;
+		colon += strspn(colon, " \t");
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(buf, size, "%s", colon);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* The hypervisor the host itself runs under, named as the kernel's ENV line names it. */
+static void native_hypervisor(char *buf, size_t size)
+{
+	struct cpuid_regs r = cpuid(CPUID_FEATURES, 0);
+	char sig[13];
+
+	if (!(r.ecx & CPUID1_ECX_HV)) {
+		snprintf(buf, size, "none");
+		return;
+	}
+	r = cpuid(CPUID_HV_BASE, 0);
+	memcpy(sig, &r.ebx, 4);
+	memcpy(sig + 4, &r.ecx, 4);
+	memcpy(sig + 8, &r.edx, 4);
+	sig[12] = '\0';
+	if (strncmp(sig, "KVMKVMKVM", 9) == 0)
+		snprintf(buf, size, "kvm");
+	else if (strcmp(sig, "TCGTCGTCGTCG") == 0)
+		snprintf(buf, size, "tcg");
+	else
+		snprintf(buf, size, "%s", sig);
+}
+
+static bool native_invariant_tsc(void)
+{
+	return cpuid(CPUID_EXT_MAX, 0).eax >= CPUID_EXT_POWER &&
+	       (cpuid(CPUID_EXT_POWER, 0).edx & CPUIDX7_EDX_INVTSC);
+}
+
+/* @s as the inside of a JSON string: quotes and backslashes escaped, control bytes dropped. */
+static void json_escape(char *out, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 2 < size; s++) {
+		if (*s == '"' || *s == '\\')
+			out[n++] = '\\';
+		if ((unsigned char)*s >= ' ')
+			out[n++] = *s;
+	}
+	out[n] = '\0';
+}
+
+static void native_print_env(unsigned nthreads)
+{
+	struct platform_facts f = platform_facts();
+	char model[NATIVE_MODEL_MAX], model_json[NATIVE_MODEL_MAX * 2], hv[16];
+	char cmdline_json[NATIVE_JSON_MAX];
+
+	native_cpu_model(model, sizeof(model));
+	json_escape(model_json, sizeof(model_json), model);
+	json_escape(cmdline_json, sizeof(cmdline_json), opts.raw);
+	native_hypervisor(hv, sizeof(hv));
+	platform_print("# ENV {\"platform\":\"native\",\"cpu_model\":\"%s\",\"cpus_found\":%u,"
+		       "\"cpus_online\":%u,\"pinned\":%s,\"tsc_khz\":%llu,"
+		       "\"tsc_source\":\"calibrated\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\","
+		       "\"cx16\":%s,\"cmdline\":\"%s\",\"seed\":%llu,\"lockref_policy\":\"%s\"}",
+		       model_json, ncores, nthreads, pinned ? "true" : "false",
+		       (unsigned long long)f.cycles_khz, native_invariant_tsc() ? "true" : "false",
+		       hv, f.cx16 ? "true" : "false", cmdline_json, (unsigned long long)opts.seed,
+		       opts.lockref_policy);
+}
+
+/* --cpus=N: a count from 1 to MAX_CPUS, or exit with a line saying what was expected. */
+static unsigned parse_cpus(const char *v)
+{
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+
+	if (*v == '\0' || *end != '\0' || n < 1 || n > MAX_CPUS) {
+		fprintf(stderr, "bench_native: '%s%s': expected a CPU count from 1 to %d\n",
+			CPUS_OPTION, v, MAX_CPUS);
+		exit(2);
+	}
+	return (unsigned)n;
+}
+
+int main(int argc, char **argv)
+{
+	char line[NATIVE_CMDLINE_MAX] = "";
+	size_t len = 0;
+	unsigned want = 0, nthreads, failed = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strncmp(argv[i], CPUS_OPTION, strlen(CPUS_OPTION)) == 0) {
+			want = parse_cpus(argv[i] + strlen(CPUS_OPTION));
+			continue;
+		}
+		len += (size_t)snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0,
+					"%s%s", len ? " " : "", argv[i]);
+	}
+	cmdline_parse(line);
+	if (opts.run != SUITE_BENCH)
+		platform_print("bench_native: only the bench suite runs natively; running it "
+			       "and none of the other suites run= names");
+	host_set_relax_yield(false);
+	nthreads = native_choose_cpus(want);
+	host_set_cpu_count(nthreads);
+	cmdline_apply_lockref(platform_facts().cx16);
+	native_print_env(nthreads);
+	platform_print("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: bench\n    1..%u",
+		       (unsigned)NCASES);
+	for (unsigned i = 0; i < NCASES; i++)
+		failed += !native_run(i + 1, i, nthreads);
+	platform_print("%s 1 bench\n# RESULT %s", failed ? "not ok" : "ok",
+		       failed ? "fail" : "pass");
+	return failed ? 1 : 0;
+}
