@@ -7,6 +7,7 @@
 #include "cmdline.h"
 
 #include "console.h"
+#include "lockref.h"
 #include "platform.h"
 #include "string.h"
 
@@ -135,6 +136,10 @@ static void set_wait(uint64_t v)
 {
 	opts.lockref_wait = (int)v;
 }
+static void set_cas(uint64_t v)
+{
+	opts.lockref_cas = (unsigned)v;
+}
 static void set_smp_max(uint64_t v)
 {
 	opts.smp_max = (unsigned)v;
@@ -162,6 +167,10 @@ static const char *const exit_names[] = {"auto", "halt", "reboot", NULL};
 static const char *const console_names[] = {"serial", "screen", "both", NULL};
 static const char *const policy_names[] = {"mainline", "v7", "locked", NULL};
 static const char *const bool_names[] = {"0", "1", NULL};
+/* In the order of enum lockref_cas (lib/lockref.h). */
+static const char *const cas_names[] = {"cmpxchg8b", "cmpxchgq", NULL};
+_Static_assert(LOCKREF_CAS_CMPXCHG8B == 0 && LOCKREF_CAS_CMPXCHGQ == 1,
+	       "cas_names follows enum lockref_cas");
 
 static void set_policy(uint64_t v)
 {
@@ -179,6 +188,7 @@ static const struct option options[] = {
     {"lockref.policy", OPT_CHOICE, "mainline, v7 or locked", 0, 0, policy_names, set_policy},
     {"lockref.retries", OPT_NUMBER, "a count from 1 to 1000000", 1, 1000000, NULL, set_retries},
     {"lockref.wait", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_wait},
+    {"lockref.cas", OPT_CHOICE, "cmpxchg8b or cmpxchgq", 0, 0, cas_names, set_cas},
     {"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
     {"torture.busted", OPT_CHOICE, "lockref or spinlock", 0, 0, busted_names, set_busted},
     {"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
@@ -230,7 +240,7 @@ static void parse_word(char *word)
 		return;
 	}
 	printk("cmdline: unknown option '%s%s%s' (known: run quick seed torture.secs bench.ms "
-	       "bench.trials lockref.policy lockref.retries lockref.wait smp.max "
+	       "bench.trials lockref.policy lockref.retries lockref.wait lockref.cas smp.max "
 	       "torture.busted selftest.fault console exit); ignored\n",
 	       word, value ? "=" : "", value ? value : "");
 }
@@ -249,6 +259,7 @@ void cmdline_parse(const char *line)
 	    .lockref_policy = "mainline",
 	    .lockref_retries = -1,
 	    .lockref_wait = -1,
+	    .lockref_cas = LOCKREF_CAS_CMPXCHG8B,
 	    .smp_max = MAX_CPUS,
 	    .console = CONSOLE_SERIAL | CONSOLE_SCREEN,
 	    .exit = EXIT_AUTO,

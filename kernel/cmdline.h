@@ -34,6 +34,7 @@ struct kernel_options {
 	char lockref_policy[16]; /* "mainline", "v7", "locked" */
 	int lockref_retries;	 /* -1: the policy's own */
 	int lockref_wait;	 /* -1: the policy's own, else 0/1 */
+	unsigned lockref_cas;	 /* enum lockref_cas: 0 cmpxchg8b (default), 1 cmpxchgq */
 	unsigned smp_max;	 /* use at most this many CPUs */
 	enum busted_kind busted;
 	enum fault_kind fault;

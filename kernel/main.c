@@ -40,6 +40,15 @@ static const struct screen_fb vga_text_mode = {
     .type = SCREEN_FB_EGA_TEXT,
 };
 
+/* CPUID.01H:EDX.CX8[bit 8]: CMPXCHG8B (SDM Vol. 2A, CPUID, Table 3-11). */
+#define CPUID_1_EDX_CX8 (1u << 8)
+
+/* The names of enum lockref_cas, for the boot log and # ENV. */
+static const char *const lockref_cas_names[] = {
+    [LOCKREF_CAS_CMPXCHG8B] = "cmpxchg8b",
+    [LOCKREF_CAS_CMPXCHGQ] = "cmpxchgq",
+};
+
 static void setup_lockref_policy(void)
 {
 	struct lockref_policy p;
@@ -50,23 +59,35 @@ static void setup_lockref_policy(void)
 		p.retries = (unsigned)opts.lockref_retries;
 	if (opts.lockref_wait >= 0)
 		p.wait_unlocked = opts.lockref_wait;
+	/*
+	 * REX.W CMPXCHG exists in every 64-bit mode CPU; CMPXCHG8B has its own
+	 * CPUID bit (set on every x86-64 CPU so far, but the bit is what counts).
+	 */
+	p.cas = (enum lockref_cas)opts.lockref_cas;
+	if (p.cas == LOCKREF_CAS_CMPXCHG8B && !(cpuid(1, 0).edx & CPUID_1_EDX_CX8)) {
+		printk("cmdline: 'lockref.cas=cmpxchg8b': this CPU lacks CMPXCHG8B "
+		       "(CPUID.01H:EDX.CX8); expected cmpxchg8b or cmpxchgq, using cmpxchgq\n");
+		p.cas = LOCKREF_CAS_CMPXCHGQ;
+		opts.lockref_cas = LOCKREF_CAS_CMPXCHGQ;
+	}
 	lockref_set_policy(&p);
 	lockref16_set_cx16(cpuinfo.cx16);
-	printk("lockref: policy %s, %u lockless attempts, %s; 16-byte form on %s\n",
+	printk("lockref: policy %s, %u lockless attempts, %s, %s; 16-byte form on %s\n",
 	       opts.lockref_policy, p.retries,
 	       p.wait_unlocked ? "waits for the lock to be free" : "no wait",
-	       cpuinfo.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
+	       lockref_cas_names[p.cas], cpuinfo.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
 }
 
 static void print_env(void)
 {
-	printk("# ENV {\"cpus_found\":%u,\"cpus_online\":%u,\"apic\":\"%s\",\"tsc_khz\":%lu,"
-	       "\"tsc_source\":\"%s\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\",\"cx16\":%s,"
-	       "\"cmdline\":\"%s\",\"seed\":%lu,\"lockref_policy\":\"%s\"}\n",
-	       smp_cpus_found(), smp_cpus_online(), apic_is_x2apic() ? "x2apic" : "xapic",
-	       tsc_khz(), tsc_source(), tsc_is_invariant() ? "true" : "false",
-	       cpuinfo_hypervisor_name(), cpuinfo.cx16 ? "true" : "false", opts.raw, opts.seed,
-	       opts.lockref_policy);
+	printk(
+	    "# ENV {\"cpus_found\":%u,\"cpus_online\":%u,\"apic\":\"%s\",\"tsc_khz\":%lu,"
+	    "\"tsc_source\":\"%s\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\",\"cx16\":%s,"
+	    "\"cmdline\":\"%s\",\"seed\":%lu,\"lockref_policy\":\"%s\",\"lockref_cas\":\"%s\"}\n",
+	    smp_cpus_found(), smp_cpus_online(), apic_is_x2apic() ? "x2apic" : "xapic", tsc_khz(),
+	    tsc_source(), tsc_is_invariant() ? "true" : "false", cpuinfo_hypervisor_name(),
+	    cpuinfo.cx16 ? "true" : "false", opts.raw, opts.seed, opts.lockref_policy,
+	    lockref_cas_names[opts.lockref_cas]);
 }
 
 void kernel_main(uint32_t magic, uint64_t info_addr)

@@ -86,6 +86,11 @@ static void refcount_lockref16(struct ktest_ctx *t)
 	refcount_sweep(t, BENCH_IMPL_LOCKREF16, false);
 }
 
+static void refcount_lockref_other_cas(struct ktest_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_LOCKREF_OTHER_CAS, false);
+}
+
 static void convoy_xadd(struct ktest_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_XADD, true);
@@ -122,6 +127,7 @@ KTEST(bench, "refcount-lockref", refcount_lockref, KTEST_ALL_CPUS);
 KTEST(bench, "refcount-lockref-v7", refcount_lockref_v7, KTEST_ALL_CPUS);
 KTEST(bench, "refcount-lockref-locked", refcount_lockref_locked, KTEST_ALL_CPUS);
 KTEST(bench, "refcount-lockref16", refcount_lockref16, KTEST_ALL_CPUS);
+KTEST(bench, "refcount-lockref-other-cas", refcount_lockref_other_cas, KTEST_ALL_CPUS);
 KTEST(bench, "convoy-xadd", convoy_xadd, KTEST_ALL_CPUS);
 KTEST(bench, "convoy-spinlock", convoy_spinlock, KTEST_ALL_CPUS);
 KTEST(bench, "convoy-lockref", convoy_lockref, KTEST_ALL_CPUS);
