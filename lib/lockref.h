@@ -13,9 +13,12 @@
  * holder's count never moves under it.  When the lock is held (or the
  * exchange keeps losing races) the operation falls back to taking the lock.
  *
- * How hard it tries locklessly is a policy (struct lockref_policy), chosen
+ * How hard it tries locklessly, and with which compare-exchange instruction
+ * (CMPXCHG8B or REX.W CMPXCHG), is a policy (struct lockref_policy), chosen
  * once at boot; every operation also has an _p form that takes the policy
- * explicitly so one boot can benchmark them all side by side.
+ * explicitly so one boot can benchmark them all side by side.  The first
+ * lockless attempt, which succeeds whenever nobody else is at the object,
+ * reads nothing of the policy but its instruction.
  *
  * Count states: >= 0 live (0 = nobody holds a reference, the object may
  * still be cached), LOCKREF_DEAD (negative) once the object is being torn
