@@ -196,7 +196,7 @@ static __attribute__((noinline)) int64_t lrc_locked(LRC_REF *ref, enum lockref_o
 /*
  * The rest of @op once the first attempt did not finish it (@failed: its
  * exchange lost a race): the policy loop from a fresh snapshot, then the
- * lock.  Out of line, so the first attempt needs no stack frame.
+ * lock.  Out of line, so the inline first attempt stays a few instructions.
  */
 static __attribute__((noinline)) int64_t lrc_slow(LRC_REF *ref, enum lockref_op op, uint32_t gen,
 						  const struct lockref_policy *p,
