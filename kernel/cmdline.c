@@ -138,6 +138,10 @@ static void set_wait(uint64_t v)
 {
 	opts.lockref_wait = (int)v;
 }
+static void set_cas(uint64_t v)
+{
+	opts.lockref_cas = (unsigned)v;
+}
 static void set_smp_max(uint64_t v)
 {
 	opts.smp_max = (unsigned)v;
@@ -165,6 +169,12 @@ static const char *const exit_names[] = {"auto", "halt", "reboot", NULL};
 static const char *const console_names[] = {"serial", "screen", "both", NULL};
 static const char *const policy_names[] = {"mainline", "v7", "locked", NULL};
 static const char *const bool_names[] = {"0", "1", NULL};
+/* Indexed by enum lockref_cas (lib/lockref.h); the boot log and # ENV use it too. */
+const char *const lockref_cas_names[] = {
+    [LOCKREF_CAS_CMPXCHG8B] = "cmpxchg8b",
+    [LOCKREF_CAS_CMPXCHGQ] = "cmpxchgq",
+    NULL,
+};
 
 static void set_policy(uint64_t v)
 {
@@ -182,6 +192,7 @@ static const struct option options[] = {
     {"lockref.policy", OPT_CHOICE, "mainline, v7 or locked", 0, 0, policy_names, set_policy},
     {"lockref.retries", OPT_NUMBER, "a count from 1 to 1000000", 1, 1000000, NULL, set_retries},
     {"lockref.wait", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_wait},
+    {"lockref.cas", OPT_CHOICE, "cmpxchg8b or cmpxchgq", 0, 0, lockref_cas_names, set_cas},
     {"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
     {"torture.busted", OPT_CHOICE, "lockref or spinlock", 0, 0, busted_names, set_busted},
     {"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
@@ -234,7 +245,7 @@ static void parse_word(char *word)
 	}
 	platform_log(
 	    "cmdline: unknown option '%s%s%s' (known: run quick seed torture.secs bench.ms "
-	    "bench.trials lockref.policy lockref.retries lockref.wait smp.max "
+	    "bench.trials lockref.policy lockref.retries lockref.wait lockref.cas smp.max "
 	    "torture.busted selftest.fault console exit); ignored",
 	    word, value ? "=" : "", value ? value : "");
 }
@@ -253,6 +264,7 @@ void cmdline_parse(const char *line)
 	    .lockref_policy = "mainline",
 	    .lockref_retries = -1,
 	    .lockref_wait = -1,
+	    .lockref_cas = LOCKREF_CAS_CMPXCHG8B,
 	    .smp_max = MAX_CPUS,
 	    .exit = EXIT_AUTO,
 	};
@@ -283,8 +295,9 @@ void cmdline_parse(const char *line)
 		opts.bench_trials = opts.quick ? QUICK_TRIALS : DEFAULT_TRIALS;
 }
 
-void cmdline_apply_lockref(bool have_cx16)
+void cmdline_apply_lockref(void)
 {
+	struct platform_facts cpu = platform_facts();
 	struct lockref_policy p;
 
 	if (!lockref_policy_by_name(opts.lockref_policy, &p))
@@ -293,10 +306,21 @@ void cmdline_apply_lockref(bool have_cx16)
 		p.retries = (unsigned)opts.lockref_retries;
 	if (opts.lockref_wait >= 0)
 		p.wait_unlocked = opts.lockref_wait;
+	/*
+	 * REX.W CMPXCHG exists on every CPU in 64-bit mode; CMPXCHG8B has a
+	 * CPUID bit of its own (set on every x86-64 CPU so far, but the bit
+	 * is what counts).
+	 */
+	if (opts.lockref_cas == LOCKREF_CAS_CMPXCHG8B && !cpu.cx8) {
+		platform_log("cmdline: 'lockref.cas=cmpxchg8b': this CPU lacks CMPXCHG8B "
+			     "(CPUID.01H:EDX.CX8); expected cmpxchg8b or cmpxchgq, using cmpxchgq");
+		opts.lockref_cas = LOCKREF_CAS_CMPXCHGQ;
+	}
+	p.cas = (enum lockref_cas)opts.lockref_cas;
 	lockref_set_policy(&p);
-	lockref16_set_cx16(have_cx16);
-	platform_log("lockref: policy %s, %u lockless attempts, %s; 16-byte form on %s",
+	lockref16_set_cx16(cpu.cx16);
+	platform_log("lockref: policy %s, %u lockless attempts, %s, %s; 16-byte form on %s",
 		     opts.lockref_policy, p.retries,
 		     p.wait_unlocked ? "waits for the lock to be free" : "no wait",
-		     have_cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
+		     lockref_cas_names[p.cas], cpu.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
 }

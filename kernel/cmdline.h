@@ -34,6 +34,7 @@ struct kernel_options {
 	char lockref_policy[16]; /* "mainline", "v7", "locked" */
 	int lockref_retries;	 /* -1: the policy's own */
 	int lockref_wait;	 /* -1: the policy's own, else 0/1 */
+	unsigned lockref_cas;	 /* enum lockref_cas: 0 cmpxchg8b (default), 1 cmpxchgq */
 	unsigned smp_max;	 /* use at most this many CPUs */
 	enum busted_kind busted;
 	enum fault_kind fault;
@@ -49,9 +50,14 @@ void cmdline_parse(const char *line);
 
 /*
  * Before any other CPU uses a lockref: the boot policy from lockref.policy=,
- * lockref.retries= and lockref.wait=, and the 16-byte form on CMPXCHG16B if
- * @have_cx16; prints one line saying which.
+ * lockref.retries=, lockref.wait= and lockref.cas= (CMPXCHGQ where the CPU
+ * lacks CMPXCHG8B, with one line saying so), and the 16-byte form on
+ * CMPXCHG16B where the CPU has it (platform_facts); prints one line saying
+ * which.
  */
-void cmdline_apply_lockref(bool have_cx16);
+void cmdline_apply_lockref(void);
+
+/* The names of enum lockref_cas ("cmpxchg8b", "cmpxchgq"), for logs and # ENV. */
+extern const char *const lockref_cas_names[];
 
 #endif /* KERNEL_CMDLINE_H */

@@ -28,6 +28,7 @@
 #define CPUID_EXT_FEATURES 0x80000001
 #define CPUID_EXT_POWER	   0x80000007
 #define CPUID1_ECX_CX16	   (1u << 13)
+#define CPUID1_EDX_CX8	   (1u << 8) /* CMPXCHG8B (SDM Vol. 2A, CPUID, Table 3-11) */
 #define CPUID1_ECX_X2APIC  (1u << 21)
 #define CPUID1_ECX_HV	   (1u << 31)
 #define CPUID1_EDX_APIC	   (1u << 9)

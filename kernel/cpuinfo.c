@@ -28,6 +28,7 @@ void cpuinfo_init(void)
 	cpuinfo.basic_max_leaf = r.eax;
 	copy_regs(cpuinfo.vendor, r.ebx, r.edx, r.ecx);
 	r = cpuid(CPUID_FEATURES, 0);
+	cpuinfo.cx8 = r.edx & CPUID1_EDX_CX8;
 	cpuinfo.cx16 = r.ecx & CPUID1_ECX_CX16;
 	cpuinfo.x2apic = r.ecx & CPUID1_ECX_X2APIC;
 	cpuinfo.hypervisor = r.ecx & CPUID1_ECX_HV;

@@ -14,7 +14,7 @@ struct cpuinfo {
 	bool hypervisor;	 /* CPUID.1:ECX bit 31 */
 	char hv_signature[13];	 /* "KVMKVMKVM", "TCGTCGTCGTCG", ... */
 	char vendor[13];
-	bool cx16, x2apic, invariant_tsc, rdtscp;
+	bool cx8, cx16, x2apic, invariant_tsc, rdtscp;
 };
 
 extern struct cpuinfo cpuinfo;

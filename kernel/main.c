@@ -40,15 +40,16 @@ static const struct screen_fb vga_text_mode = {
 
 static void print_env(void)
 {
-	printk("# ENV "
-	       "{\"platform\":\"kernel\",\"cpus_found\":%u,\"cpus_online\":%u,\"apic\":\"%s\","
-	       "\"tsc_khz\":%lu,"
-	       "\"tsc_source\":\"%s\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\",\"cx16\":%s,"
-	       "\"cmdline\":\"%s\",\"seed\":%lu,\"lockref_policy\":\"%s\"}\n",
-	       smp_cpus_found(), smp_cpus_online(), apic_is_x2apic() ? "x2apic" : "xapic",
-	       tsc_khz(), tsc_source(), tsc_is_invariant() ? "true" : "false",
-	       cpuinfo_hypervisor_name(), cpuinfo.cx16 ? "true" : "false", opts.raw, opts.seed,
-	       opts.lockref_policy);
+	printk(
+	    "# ENV "
+	    "{\"platform\":\"kernel\",\"cpus_found\":%u,\"cpus_online\":%u,\"apic\":\"%s\","
+	    "\"tsc_khz\":%lu,"
+	    "\"tsc_source\":\"%s\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\",\"cx16\":%s,"
+	    "\"cmdline\":\"%s\",\"seed\":%lu,\"lockref_policy\":\"%s\",\"lockref_cas\":\"%s\"}\n",
+	    smp_cpus_found(), smp_cpus_online(), apic_is_x2apic() ? "x2apic" : "xapic", tsc_khz(),
+	    tsc_source(), tsc_is_invariant() ? "true" : "false", cpuinfo_hypervisor_name(),
+	    cpuinfo.cx16 ? "true" : "false", opts.raw, opts.seed, opts.lockref_policy,
+	    lockref_cas_names[opts.lockref_cas]);
 }
 
 void kernel_main(uint32_t magic, uint64_t info_addr)
@@ -77,9 +78,9 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	acpi_init(&bi); /* MADT, FADT, \_S5 */
 	apic_init(acpi.have_madt ? acpi.lapic_phys : 0);
 	cpus[0].apic_id = apic_id();
-	tsc_init(); /* calibrated time for the AP start-up */
-	cmdline_apply_lockref(cpuinfo.cx16);
-	smp_start_aps(); /* every CPU, or a line saying why not */
+	tsc_init();		 /* calibrated time for the AP start-up */
+	cmdline_apply_lockref(); /* lockref.*=: the boot policy */
+	smp_start_aps();	 /* every CPU, or a line saying why not */
 	print_env();
 	fault_inject_if_asked();	   /* selftest.fault=: prove the panic path */
 	machine_exit(ktest_run(opts.run)); /* KTAP, then # RESULT */

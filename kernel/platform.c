@@ -77,6 +77,7 @@ struct platform_facts platform_facts(void)
 	return (struct platform_facts){
 	    .name = "kernel",
 	    .cycles_khz = tsc_khz(),
+	    .cx8 = cpuinfo.cx8,
 	    .cx16 = cpuinfo.cx16,
 	    .rdtscp = cpuinfo.rdtscp,
 	};

@@ -10,7 +10,7 @@
  *                        kernel runs (Intel SDM Vol. 2A "CMPXCHG", "CMPXCHG8B/
  *                        CMPXCHG16B", Vol. 2B "XADD").
  *   LIB_ATOMIC_BUILTINS  GCC __atomic builtins, for TSan, which cannot see
- *                        through inline assembly (FACTS.md).  One exception,
+ *                        through inline assembly.  One exception,
  *                        the 16-byte compare-exchange: see atomic_cmpxchg128.
  *
  * Ordering: on x86 a LOCK-prefixed instruction is a full barrier and plain
@@ -145,7 +145,11 @@ static inline bool atomic_cmpxchg32(uint32_t *p, uint32_t *old, uint32_t new)
 	return ok;
 }
 
-/* The 64-bit compare-exchange with the REX.W form of CMPXCHG. */
+/*
+ * The 64-bit compare-exchange with the REX.W form of CMPXCHG.  This and
+ * CMPXCHG8B below do the same job; the lockref policy's cas picks one
+ * (lockref.cas=), so a boot can time them side by side.
+ */
 static inline bool atomic_cmpxchg64_q(uint64_t *p, uint64_t *old, uint64_t new)
 {
 	bool ok;
@@ -277,16 +281,5 @@ static inline bool atomic_cmpxchg128(atomic_u128 *p, atomic_u128 *old, atomic_u1
 }
 
 #endif /* LIB_ATOMIC_BUILTINS */
-
-/*
- * The one place that picks the instruction behind the 8-byte lockref's
- * compare-exchange.  The design (and Linux on 32-bit x86) uses CMPXCHG8B;
- * the REX.W CMPXCHG does the same job, and both stay callable above so a
- * benchmark can time them side by side.
- */
-static inline bool atomic_cmpxchg64(uint64_t *p, uint64_t *old, uint64_t new)
-{
-	return atomic_cmpxchg64_8b(p, old, new);
-}
 
 #endif /* LIB_ATOMIC_H */

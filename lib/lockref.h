@@ -13,9 +13,12 @@
  * holder's count never moves under it.  When the lock is held (or the
  * exchange keeps losing races) the operation falls back to taking the lock.
  *
- * How hard it tries locklessly is a policy (struct lockref_policy), chosen
+ * How hard it tries locklessly, and with which compare-exchange instruction
+ * (CMPXCHG8B or REX.W CMPXCHG), is a policy (struct lockref_policy), chosen
  * once at boot; every operation also has an _p form that takes the policy
- * explicitly so one boot can benchmark them all side by side.
+ * explicitly so one boot can benchmark them all side by side.  The first
+ * lockless attempt, which succeeds whenever nobody else is at the object,
+ * reads nothing of the policy but its instruction.
  *
  * Count states: >= 0 live (0 = nobody holds a reference, the object may
  * still be cached), LOCKREF_DEAD (negative) once the object is being torn
@@ -57,6 +60,14 @@ _Static_assert(_Alignof(struct lockref) == 8, "lockref must be 8-aligned (no spl
 #define LOCKREF_COUNT_MAX INT32_MAX
 /* The most lockless attempts a policy may ask for (keeps every wait bounded). */
 #define LOCKREF_RETRIES_MAX 1000u
+/* The most lockref locks (both forms together) one CPU may hold at once. */
+#define LOCKREF_HELD_MAX 8
+
+/* The instruction behind the 8-byte lockref's compare-exchange (lockref.cas=). */
+enum lockref_cas {
+	LOCKREF_CAS_CMPXCHG8B, /* the design's choice, and Linux's on 32-bit x86 */
+	LOCKREF_CAS_CMPXCHGQ,  /* REX.W CMPXCHG, Linux's on x86-64 */
+};
 
 /*
  * How an operation tries to change the count without the lock.
@@ -68,17 +79,17 @@ _Static_assert(_Alignof(struct lockref) == 8, "lockref must be 8-aligned (no spl
  *                true (Waiman Long's v7): before an attempt, spin with PAUSE
  *                until the lock is free (bounded, then take the lock), and
  *                PAUSE after a failed attempt.
- * ignore_lock    NEGATIVE CONTROL ONLY: the lockless path ignores the lock
- *                bits, so it changes the count under a lock holder's feet.
- *                Exists so the torture test can prove it catches that.  It is
- *                only read once the lock has been seen held: free on the
- *                uncontended path.
+ * cas            the 8-byte form's instruction; the 16-byte form always uses
+ *                CMPXCHG16B and ignores it.
+ *
+ * A lockless attempt that succeeds reads none of these: they steer only
+ * what happens once the lock is seen held or an exchange fails.
  */
 struct lockref_policy {
 	const char *name;
 	unsigned retries;
 	bool wait_unlocked;
-	bool ignore_lock;
+	enum lockref_cas cas;
 };
 
 /* Mainline Linux (the default): up to 100 attempts, no PAUSE, held lock => take the lock. */
@@ -87,14 +98,12 @@ extern const struct lockref_policy lockref_policy_mainline;
 extern const struct lockref_policy lockref_policy_v7;
 /* Always take the lock: the pre-lockref baseline. */
 extern const struct lockref_policy lockref_policy_locked;
-/* NEGATIVE CONTROL ONLY: mainline with ignore_lock set (torture.busted=lockref). */
-extern const struct lockref_policy lockref_policy_busted;
 
 /*
- * Copy the preset named @name ("mainline", "v7" or "locked"; the busted
- * control is deliberately not reachable by name) into *@out.  Returns false,
- * leaving *@out alone, for any other name.  The caller may then override
- * retries and wait_unlocked (lockref.retries=, lockref.wait=).
+ * Copy the preset named @name ("mainline", "v7" or "locked") into *@out.
+ * Returns false, leaving *@out alone, for any other name.  The caller may
+ * then override retries, wait_unlocked and cas (lockref.retries=,
+ * lockref.wait=, lockref.cas=).
  */
 bool lockref_policy_by_name(const char *name, struct lockref_policy *out);
 
@@ -135,8 +144,9 @@ bool lockref_put_not_zero(struct lockref *ref);
  * Lockless only: drop a reference and return the new count (>= 0), or
  * return -1 with nothing changed when that cannot be done without the lock
  * (lock held, too many lost races, the policy is "locked") or the count is
- * <= 0.  Never takes the lock.  After -1 the caller takes the lock and
- * decides (lockref_put_locked warns about a put below zero).
+ * <= 0.  Never takes the lock, so the statistics count a -1 of the first
+ * kind as abandoned, never as a fallback.  After -1 the caller takes the
+ * lock and decides (lockref_put_locked warns about a put below zero).
  */
 int lockref_put_return(struct lockref *ref);
 
@@ -149,21 +159,34 @@ int lockref_put_return(struct lockref *ref);
 bool lockref_put_or_lock(struct lockref *ref);
 
 /*
+ * "Caller holds the lock" below is checked exactly, in every build: each
+ * CPU keeps a short list of the lockrefs whose lock it took through this
+ * interface (lockref_lock, a put_or_lock that returned false, and the same
+ * calls of lockref16.h), so a CPU that does not hold the lock is refused
+ * even while another CPU holds it.  The list is written only on those
+ * locked paths, never on the lockless ones.  A lock taken any other way
+ * (spin_lock on ref->lock) does not count as held.
+ */
+
+/*
  * Caller holds the lock: add one to the count.  Returns the new count.
- * Dead: warns, no change.  Saturated: stays, warns (once).
+ * Dead: warns, no change.  Saturated: stays, warns (once).  Without the
+ * lock: warns, no change, returns the count.
  */
 int lockref_get_locked(struct lockref *ref);
 
 /*
  * Caller holds the lock: drop one reference.  Returns the new count.  A put
- * below zero (count <= 0, including dead) warns and changes nothing.
+ * below zero (count <= 0, including dead) warns and changes nothing, and so
+ * does a call without the lock.
  */
 int lockref_put_locked(struct lockref *ref);
 
 /*
  * Caller holds the lock: mark the lockref dead (count = LOCKREF_DEAD), after
- * which no get succeeds and nothing revives it.  Without the lock held it
- * warns and changes nothing (a plain store could lose a racing update).
+ * which no get succeeds and nothing revives it.  Without the lock (nobody
+ * holds it, or another CPU does) it warns and changes nothing: a plain
+ * store could lose a racing update.
  */
 void lockref_mark_dead(struct lockref *ref);
 
@@ -173,7 +196,11 @@ bool lockref_is_dead(const struct lockref *ref);
 /* The count (negative if dead).  A snapshot unless the caller holds the lock. */
 int lockref_count(const struct lockref *ref);
 
-/* Take the lock; returns with it held.  The count stands still until lockref_unlock. */
+/*
+ * Take the lock; returns with it held.  The count stands still until
+ * lockref_unlock.  Panics if this CPU already holds LOCKREF_HELD_MAX
+ * lockref locks (of either form).
+ */
 void lockref_lock(struct lockref *ref);
 
 /* Release the lock the caller holds. */
@@ -192,17 +219,20 @@ int lockref_put_return_p(struct lockref *ref, const struct lockref_policy *polic
 bool lockref_put_or_lock_p(struct lockref *ref, const struct lockref_policy *policy);
 
 /*
- * Telemetry, per CPU (each CPU writes only its own cache-line pair, so it is
- * cheap enough to stay on), for both the 8- and the 16-byte forms:
+ * Telemetry, per CPU (each CPU writes only its own cache-line pair, so no
+ * line bounces), for both the 8- and the 16-byte forms:
  *   lockless   operations finished without the lock (including refusals
  *              decided from an unlocked snapshot)
  *   retries    compare-exchanges that failed (lost a race)
  *   fallbacks  operations that took the lock (the "locked" policy: all)
+ *   abandoned  put_return calls that gave up (-1) without taking the lock
+ * Every operation counts once in lockless, fallbacks or abandoned.
  */
 struct lockref_stats {
 	uint64_t lockless;
 	uint64_t retries;
 	uint64_t fallbacks;
+	uint64_t abandoned;
 };
 
 /* Sum of every CPU's counters into *@out (a snapshot while CPUs run). */

@@ -1,9 +1,8 @@
 /*
  * lockref16.c - the 16-byte lockref of lockref16.h on CMPXCHG16B.
  *
- * The shape is lockref.c's: a lockless part that decides from a snapshot
- * and installs the result with one compare-exchange of the whole 16 bytes,
- * and a locked part for everything else.  One difference: x86-64 has no
+ * The operations come from lockref_core.h, as for lockref.c, specialised
+ * here to the whole 16 bytes and CMPXCHG16B.  One difference: x86-64 has no
  * plain 16-byte atomic load, so the snapshot is two 8-byte loads that can
  * tear.  That is harmless for a change, whose compare-exchange fails on any
  * torn value, but a refusal ("the generation moved on") would then be
@@ -19,16 +18,6 @@
 #include "platform.h"
 #include "spinlock.h"
 
-enum lockref16_op {
-	LOCKREF16_GET,
-	LOCKREF16_GET_NOT_ZERO,
-	LOCKREF16_GET_NOT_DEAD,
-	LOCKREF16_GET_IF_GEN,
-	LOCKREF16_PUT_NOT_ZERO,
-	LOCKREF16_PUT_RETURN,
-	LOCKREF16_PUT_OR_LOCK,
-};
-
 void lockref16_set_cx16(bool have_cx16)
 {
 	static uint32_t logged;
@@ -41,58 +30,17 @@ void lockref16_set_cx16(bool have_cx16)
 			     "operation takes its lock");
 }
 
-/*
- * Decide @op from an unlocked snapshot @cur: either *@next is the value to
- * install and *@result the answer once it is, or *@result is final as it
- * stands, or the locked path decides (a get on a dead lockref16, which
- * warns, and put_or_lock's last reference).
- */
-static inline __attribute__((always_inline)) enum lockref_step
-lockref16_decide(enum lockref16_op op, uint32_t gen, const struct lockref16 *cur,
-		 struct lockref16 *next, int64_t *result)
-{
-	int64_t count = cur->count;
+/* ---- the width-specific pieces of lockref_core.h ---- */
 
-	*next = *cur;
-	switch (op) {
-	case LOCKREF16_GET:
-		if (count < 0)
-			return LOCKREF_STEP_LOCK;
-		next->count = count + 1;
-		return LOCKREF_STEP_CHANGE;
-	case LOCKREF16_GET_NOT_ZERO:
-	case LOCKREF16_GET_NOT_DEAD:
-	case LOCKREF16_GET_IF_GEN:
-		*result = false;
-		if (count < 0 || (op == LOCKREF16_GET_NOT_ZERO && count == 0) ||
-		    (op == LOCKREF16_GET_IF_GEN && cur->gen != gen))
-			return LOCKREF_STEP_FINISH;
-		*result = true;
-		next->count = count + 1;
-		return LOCKREF_STEP_CHANGE;
-	case LOCKREF16_PUT_NOT_ZERO:
-	case LOCKREF16_PUT_OR_LOCK:
-		if (count <= 1) {
-			*result = false;
-			return op == LOCKREF16_PUT_OR_LOCK ? LOCKREF_STEP_LOCK
-							   : LOCKREF_STEP_FINISH;
-		}
-		*result = true;
-		next->count = count - 1;
-		return LOCKREF_STEP_CHANGE;
-	case LOCKREF16_PUT_RETURN:
-		if (count <= 0) {
-			*result = -1;
-			return LOCKREF_STEP_FINISH;
-		}
-		next->count = *result = count - 1;
-		return LOCKREF_STEP_CHANGE;
-	}
-	return LOCKREF_STEP_LOCK;
-}
+#define LRC_REF	 struct lockref16
+#define LRC_VAL	 struct lockref16
+#define LRC_NAME "lockref16"
+#define LRC_MAX	 INT64_MAX
+#define LRC_DEAD LOCKREF16_DEAD
+#define LRC_TORN 1
 
 /* Two 8-byte loads: a snapshot that may be torn (see the top of the file). */
-static inline struct lockref16 lockref16_snapshot(const struct lockref16 *ref)
+static inline struct lockref16 lrc_snapshot(const struct lockref16 *ref)
 {
 	const uint64_t *half = (const uint64_t *)&ref->whole;
 	uint64_t lo = atomic_load64(&half[0]);
@@ -101,180 +49,73 @@ static inline struct lockref16 lockref16_snapshot(const struct lockref16 *ref)
 	return (struct lockref16){.whole = (atomic_u128)hi << 64 | lo};
 }
 
-/* v7: PAUSE until the lock reads free, at most LOCKREF_WAIT_SPINS times; returns the last snapshot. */
-static __attribute__((noinline)) struct lockref16 lockref16_wait_unlocked(struct lockref16 *ref)
+static inline bool lrc_val_unlocked(struct lockref16 v)
 {
-	struct lockref16 cur = {.whole = 0};
-
-	for (unsigned i = 0; i < LOCKREF_WAIT_SPINS; i++) {
-		platform_relax();
-		cur = lockref16_snapshot(ref);
-		if (spin_value_unlocked(cur.lock))
-			break;
-	}
-	return cur;
+	return spin_value_unlocked(v.lock);
 }
 
-/*
- * Try @op without the lock as @p says.  Returns true when it is finished
- * (*@result holds its answer), false when the caller must take the lock.
- * Callers pass the locked policy when CMPXCHG16B is absent (lockref_boot).
- */
-static inline __attribute__((always_inline)) bool lockref16_lockless(struct lockref16 *ref,
-								     const struct lockref_policy *p,
-								     enum lockref16_op op,
-								     uint32_t gen, int64_t *result)
+static inline int64_t lrc_val_count(struct lockref16 v)
 {
-	struct lockref16 old, next;
-	unsigned attempts = p->retries;
-	unsigned failed = 0;
-	enum lockref_step step;
-
-	if (attempts == 0)
-		goto locked;
-	old = lockref16_snapshot(ref);
-	for (;;) {
-		/* ignore_lock is read only here, after the lock was seen held. */
-		if (!spin_value_unlocked(old.lock) && !p->ignore_lock) {
-			if (!p->wait_unlocked)
-				break;
-			old = lockref16_wait_unlocked(ref);
-			if (!spin_value_unlocked(old.lock))
-				break;
-		}
-		step = lockref16_decide(op, gen, &old, &next, result);
-		if (step == LOCKREF_STEP_LOCK)
-			goto locked;
-		/* A refusal installs the snapshot itself: success proves it was not torn. */
-		if (atomic_cmpxchg128(&ref->whole, &old.whole, next.whole)) {
-			lockref_account(true, failed);
-			return true;
-		}
-		failed++;
-		if (--attempts == 0)
-			break;
-		if (p->wait_unlocked)
-			platform_relax();
-	}
-locked:
-	lockref_account(false, failed);
-	return false;
+	return v.count;
 }
 
-/* The policy an explicit-policy call may follow: without CMPXCHG16B, only the lock. */
-static inline const struct lockref_policy *lockref16_usable(const struct lockref_policy *policy)
+static inline uint32_t lrc_val_gen(struct lockref16 v)
 {
-	return lockref_boot.cx16 ? policy : &lockref_preset_locked;
+	return v.gen;
+}
+
+static inline struct lockref16 lrc_val_with_count(struct lockref16 v, int64_t count)
+{
+	v.count = count;
+	return v;
+}
+
+static inline bool lrc_cas(struct lockref16 *ref, struct lockref16 *old, struct lockref16 new,
+			   enum lockref_mode mode)
+{
+	(void)mode;
+	return atomic_cmpxchg128(&ref->whole, &old->whole, new.whole);
 }
 
 /* Atomic accessors for lock holders (lockless readers may look at any time). */
-static inline int64_t lockref16_load_count(const struct lockref16 *ref)
+static inline int64_t lrc_load_count(const struct lockref16 *ref)
 {
 	return (int64_t)atomic_load64((const uint64_t *)&ref->count);
 }
 
-static inline void lockref16_store_count(struct lockref16 *ref, int64_t count)
+static inline void lrc_store_count(struct lockref16 *ref, int64_t count)
 {
 	atomic_store64((uint64_t *)&ref->count, (uint64_t)count);
 }
 
-int64_t lockref16_get_locked(struct lockref16 *ref)
+static inline uint32_t lrc_load_gen(const struct lockref16 *ref)
 {
-	int64_t count = lockref16_load_count(ref);
-
-	if (!spin_is_held(&ref->lock)) {
-		lockref_warn(ref, "lockref16 get_locked without the lock");
-		return count;
-	}
-	if (count < 0) {
-		lockref_warn(ref, "get on a dead lockref16");
-		return count;
-	}
-	lockref16_store_count(ref, count + 1);
-	return count + 1;
+	return atomic_load32(&ref->gen);
 }
 
-int64_t lockref16_put_locked(struct lockref16 *ref)
-{
-	int64_t count = lockref16_load_count(ref);
+#include "lockref_core.h"
 
-	if (!spin_is_held(&ref->lock)) {
-		lockref_warn(ref, "lockref16 put_locked without the lock");
-		return count;
-	}
-	if (count <= 0) {
-		lockref_warn(ref,
-			     count < 0 ? "put on a dead lockref16" : "lockref16 put below zero");
-		return count;
-	}
-	lockref16_store_count(ref, count - 1);
-	return count - 1;
+/*
+ * @op under @p: CMPXCHG16B when the policy tries locklessly and the CPU
+ * has it (the plain calls read that choice from lockref_boot.mode16),
+ * else the lock.
+ */
+static inline __attribute__((always_inline)) int64_t lockref16_run(struct lockref16 *ref,
+								   enum lockref_op op, uint32_t gen,
+								   const struct lockref_policy *p,
+								   enum lockref_mode mode)
+{
+	if (mode == LOCKREF_MODE_CMPXCHG16B)
+		return lrc_do(ref, op, gen, p, LOCKREF_MODE_CMPXCHG16B);
+	return lrc_do(ref, op, gen, p, LOCKREF_MODE_LOCKED);
 }
 
-/* Locked path of the conditional gets and puts: decide on the stable value and apply it. */
-static bool lockref16_locked_cond(struct lockref16 *ref, enum lockref16_op op, uint32_t gen)
-{
-	struct lockref16 cur = {.whole = 0}, next;
-	int64_t result = false;
-
-	spin_lock(&ref->lock);
-	cur.count = lockref16_load_count(ref);
-	cur.gen = atomic_load32(&ref->gen);
-	if (lockref16_decide(op, gen, &cur, &next, &result) == LOCKREF_STEP_CHANGE)
-		lockref16_store_count(ref, next.count);
-	spin_unlock(&ref->lock);
-	return result;
-}
-
-static inline __attribute__((always_inline)) void lockref16_do_get(struct lockref16 *ref,
-								   const struct lockref_policy *p)
-{
-	int64_t result;
-
-	if (lockref16_lockless(ref, p, LOCKREF16_GET, 0, &result))
-		return;
-	spin_lock(&ref->lock);
-	lockref16_get_locked(ref);
-	spin_unlock(&ref->lock);
-}
-
-static inline __attribute__((always_inline)) bool lockref16_do_cond(struct lockref16 *ref,
-								    enum lockref16_op op,
-								    uint32_t gen,
-								    const struct lockref_policy *p)
-{
-	int64_t result;
-
-	if (lockref16_lockless(ref, p, op, gen, &result))
-		return result;
-	return lockref16_locked_cond(ref, op, gen);
-}
-
-static inline __attribute__((always_inline)) int64_t
-lockref16_do_put_return(struct lockref16 *ref, const struct lockref_policy *p)
-{
-	int64_t result;
-
-	if (lockref16_lockless(ref, p, LOCKREF16_PUT_RETURN, 0, &result))
-		return result;
-	return -1;
-}
-
-static inline __attribute__((always_inline)) bool
-lockref16_do_put_or_lock(struct lockref16 *ref, const struct lockref_policy *p)
-{
-	int64_t result, count;
-
-	if (lockref16_lockless(ref, p, LOCKREF16_PUT_OR_LOCK, 0, &result))
-		return result;
-	spin_lock(&ref->lock);
-	count = lockref16_load_count(ref);
-	if (count <= 1)
-		return false; /* with the lock held: the caller owns the last reference */
-	lockref16_store_count(ref, count - 1);
-	spin_unlock(&ref->lock);
-	return true;
-}
+#define LOCKREF16_PLAIN(ref, op, gen)                                                              \
+	lockref16_run(ref, op, gen, &lockref_boot.policy, lockref_boot.mode16)
+#define LOCKREF16_EXPLICIT(ref, op, gen, p)                                                        \
+	lockref16_run(ref, op, gen, p,                                                             \
+		      lockref_boot.cx16 && (p)->retries ? LOCKREF_MODE_CMPXCHG16B                  \
+							: LOCKREF_MODE_LOCKED)
 
 void lockref16_init(struct lockref16 *ref)
 {
@@ -287,104 +128,96 @@ void lockref16_init(struct lockref16 *ref)
 
 void lockref16_get(struct lockref16 *ref)
 {
-	const enum lockref_preset preset = lockref_boot.preset16;
-
-	LOCKREF_BOOT_CALL(preset, lockref16_do_get, ref);
+	LOCKREF16_PLAIN(ref, LOCKREF_GET, 0);
 }
 
 bool lockref16_get_not_zero(struct lockref16 *ref)
 {
-	const enum lockref_preset preset = lockref_boot.preset16;
-
-	return LOCKREF_BOOT_CALL(preset, lockref16_do_cond, ref, LOCKREF16_GET_NOT_ZERO, 0);
+	return LOCKREF16_PLAIN(ref, LOCKREF_GET_NOT_ZERO, 0);
 }
 
 bool lockref16_get_not_dead(struct lockref16 *ref)
 {
-	const enum lockref_preset preset = lockref_boot.preset16;
-
-	return LOCKREF_BOOT_CALL(preset, lockref16_do_cond, ref, LOCKREF16_GET_NOT_DEAD, 0);
+	return LOCKREF16_PLAIN(ref, LOCKREF_GET_NOT_DEAD, 0);
 }
 
 bool lockref16_get_if_gen(struct lockref16 *ref, uint32_t gen)
 {
-	const enum lockref_preset preset = lockref_boot.preset16;
-
-	return LOCKREF_BOOT_CALL(preset, lockref16_do_cond, ref, LOCKREF16_GET_IF_GEN, gen);
+	return LOCKREF16_PLAIN(ref, LOCKREF_GET_IF_GEN, gen);
 }
 
 bool lockref16_put_not_zero(struct lockref16 *ref)
 {
-	const enum lockref_preset preset = lockref_boot.preset16;
-
-	return LOCKREF_BOOT_CALL(preset, lockref16_do_cond, ref, LOCKREF16_PUT_NOT_ZERO, 0);
+	return LOCKREF16_PLAIN(ref, LOCKREF_PUT_NOT_ZERO, 0);
 }
 
 int64_t lockref16_put_return(struct lockref16 *ref)
 {
-	const enum lockref_preset preset = lockref_boot.preset16;
-
-	return LOCKREF_BOOT_CALL(preset, lockref16_do_put_return, ref);
+	return LOCKREF16_PLAIN(ref, LOCKREF_PUT_RETURN, 0);
 }
 
 bool lockref16_put_or_lock(struct lockref16 *ref)
 {
-	const enum lockref_preset preset = lockref_boot.preset16;
-
-	return LOCKREF_BOOT_CALL(preset, lockref16_do_put_or_lock, ref);
+	return LOCKREF16_PLAIN(ref, LOCKREF_PUT_OR_LOCK, 0);
 }
 
 void lockref16_get_p(struct lockref16 *ref, const struct lockref_policy *policy)
 {
-	lockref16_do_get(ref, lockref16_usable(policy));
+	LOCKREF16_EXPLICIT(ref, LOCKREF_GET, 0, policy);
 }
 
 bool lockref16_get_not_zero_p(struct lockref16 *ref, const struct lockref_policy *policy)
 {
-	return lockref16_do_cond(ref, LOCKREF16_GET_NOT_ZERO, 0, lockref16_usable(policy));
+	return LOCKREF16_EXPLICIT(ref, LOCKREF_GET_NOT_ZERO, 0, policy);
 }
 
 bool lockref16_get_not_dead_p(struct lockref16 *ref, const struct lockref_policy *policy)
 {
-	return lockref16_do_cond(ref, LOCKREF16_GET_NOT_DEAD, 0, lockref16_usable(policy));
+	return LOCKREF16_EXPLICIT(ref, LOCKREF_GET_NOT_DEAD, 0, policy);
 }
 
 bool lockref16_get_if_gen_p(struct lockref16 *ref, uint32_t gen,
 			    const struct lockref_policy *policy)
 {
-	return lockref16_do_cond(ref, LOCKREF16_GET_IF_GEN, gen, lockref16_usable(policy));
+	return LOCKREF16_EXPLICIT(ref, LOCKREF_GET_IF_GEN, gen, policy);
 }
 
 bool lockref16_put_not_zero_p(struct lockref16 *ref, const struct lockref_policy *policy)
 {
-	return lockref16_do_cond(ref, LOCKREF16_PUT_NOT_ZERO, 0, lockref16_usable(policy));
+	return LOCKREF16_EXPLICIT(ref, LOCKREF_PUT_NOT_ZERO, 0, policy);
 }
 
 int64_t lockref16_put_return_p(struct lockref16 *ref, const struct lockref_policy *policy)
 {
-	return lockref16_do_put_return(ref, lockref16_usable(policy));
+	return LOCKREF16_EXPLICIT(ref, LOCKREF_PUT_RETURN, 0, policy);
 }
 
 bool lockref16_put_or_lock_p(struct lockref16 *ref, const struct lockref_policy *policy)
 {
-	return lockref16_do_put_or_lock(ref, lockref16_usable(policy));
+	return LOCKREF16_EXPLICIT(ref, LOCKREF_PUT_OR_LOCK, 0, policy);
+}
+
+int64_t lockref16_get_locked(struct lockref16 *ref)
+{
+	return lrc_get_locked(ref);
+}
+
+int64_t lockref16_put_locked(struct lockref16 *ref)
+{
+	return lrc_put_locked(ref);
 }
 
 void lockref16_mark_dead(struct lockref16 *ref)
 {
-	if (!spin_is_held(&ref->lock)) {
-		lockref_warn(ref, "lockref16 mark_dead without the lock");
-		return;
-	}
-	lockref16_store_count(ref, LOCKREF16_DEAD);
+	lrc_mark_dead(ref);
 }
 
 uint32_t lockref16_bump_gen(struct lockref16 *ref)
 {
 	uint32_t gen = atomic_load32(&ref->gen);
 
-	if (!spin_is_held(&ref->lock)) {
-		lockref_warn(ref, "lockref16 bump_gen without the lock");
+	if (!lockref_holds(ref, &ref->lock)) {
+		lockref_warn(ref, LRC_NAME, "bump_gen without the lock");
 		return gen;
 	}
 	atomic_store32(&ref->gen, gen + 1);
@@ -393,25 +226,25 @@ uint32_t lockref16_bump_gen(struct lockref16 *ref)
 
 uint32_t lockref16_gen(const struct lockref16 *ref)
 {
-	return atomic_load32(&ref->gen);
+	return lrc_load_gen(ref);
 }
 
 bool lockref16_is_dead(const struct lockref16 *ref)
 {
-	return lockref16_load_count(ref) < 0;
+	return lrc_load_count(ref) < 0;
 }
 
 int64_t lockref16_count(const struct lockref16 *ref)
 {
-	return lockref16_load_count(ref);
+	return lrc_load_count(ref);
 }
 
 void lockref16_lock(struct lockref16 *ref)
 {
-	spin_lock(&ref->lock);
+	lrc_lock(ref);
 }
 
 void lockref16_unlock(struct lockref16 *ref)
 {
-	spin_unlock(&ref->lock);
+	lrc_unlock(ref);
 }

@@ -87,20 +87,29 @@ int64_t lockref16_put_return(struct lockref16 *ref);
  */
 bool lockref16_put_or_lock(struct lockref16 *ref);
 
+/*
+ * "Caller holds the lock" is checked exactly, as in lockref.h: a CPU that
+ * did not take the lock through this interface is refused (warns, no
+ * change) even while another CPU holds it.
+ */
+
 /* Caller holds the lock: add one to the count; returns the new count.  Dead: warns, no change. */
 int64_t lockref16_get_locked(struct lockref16 *ref);
 
 /* Caller holds the lock: drop one; returns the new count.  Count <= 0: warns, no change. */
 int64_t lockref16_put_locked(struct lockref16 *ref);
 
-/* Caller holds the lock: mark dead for good.  Without the lock: warns, no change. */
+/*
+ * Caller holds the lock: mark dead for good.  Without the lock (nobody holds
+ * it, or another CPU does): warns, no change.
+ */
 void lockref16_mark_dead(struct lockref16 *ref);
 
 /*
  * Caller holds the lock: the object now names something else (rename,
  * unlink); every get_if_gen with an older generation fails from now on.
- * Returns the new generation.  Without the lock: warns, no change, returns
- * the current generation.
+ * Returns the new generation.  Without the lock (nobody holds it, or another
+ * CPU does): warns, no change, returns the current generation.
  */
 uint32_t lockref16_bump_gen(struct lockref16 *ref);
 

@@ -1,9 +1,10 @@
 /*
  * lockref_impl.h - internals shared by lockref.c and lockref16.c.
  *
- * Not a public interface: the per-CPU statistics both forms update on every
- * operation, the warning hooks, and the lockless step outcome.  Kept in a
- * header so both forms count and warn the same way.
+ * Not a public interface: the per-CPU record both forms keep (statistics
+ * and the locks the CPU holds), the boot-time choices, the operations and
+ * the one decision table both widths follow, and the warning hooks.  The
+ * policy loop and the locked path that use them are lockref_core.h.
  */
 #ifndef LIB_LOCKREF_IMPL_H
 #define LIB_LOCKREF_IMPL_H
@@ -22,48 +23,33 @@
 #define LOCKREF_WAIT_SPINS (1u << 16)
 
 /*
- * One CPU's counters, alone in a cache-line pair: only that CPU writes them,
- * with plain (relaxed) read-add-store, which is why they are cheap.
+ * One CPU's record, alone in a cache-line pair: only that CPU writes it,
+ * with plain (relaxed) read-add-store, which is why it is cheap.  held[]
+ * lists the lockrefs whose lock this CPU took through the interface.
  */
-struct lockref_cpu_stats {
+struct lockref_cpu {
 	uint64_t lockless;
 	uint64_t retries;
 	uint64_t fallbacks;
+	uint64_t abandoned;
+	const void *held[LOCKREF_HELD_MAX];
+	unsigned nheld;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
-_Static_assert(sizeof(struct lockref_cpu_stats) == CACHE_PAIR_BYTES,
-	       "one CPU's counters fill exactly one line pair");
+_Static_assert(sizeof(struct lockref_cpu) == CACHE_PAIR_BYTES,
+	       "one CPU's record fills exactly one line pair");
 
-extern struct lockref_cpu_stats lockref_cpu_stats[MAX_CPUS];
+extern struct lockref_cpu lockref_cpu[MAX_CPUS];
 
 /*
- * The presets' values, defined once.  lockref.c makes the public objects of
- * them; the static copies below let each file's compiler see the values and
- * specialise an inline body to them.
+ * What a plain call tries first: which compare-exchange, or none (take the
+ * lock).  Fixed at boot, so the one branch on it is always predicted.
  */
-#define LOCKREF_POLICY_MAINLINE_INIT                                                               \
-	{                                                                                          \
-		.name = "mainline", .retries = 100, .wait_unlocked = false                         \
-	}
-#define LOCKREF_POLICY_V7_INIT                                                                     \
-	{                                                                                          \
-		.name = "v7", .retries = 4, .wait_unlocked = true                                  \
-	}
-#define LOCKREF_POLICY_LOCKED_INIT                                                                 \
-	{                                                                                          \
-		.name = "locked", .retries = 0, .wait_unlocked = false                             \
-	}
-
-static const struct lockref_policy lockref_preset_mainline = LOCKREF_POLICY_MAINLINE_INIT;
-static const struct lockref_policy lockref_preset_v7 = LOCKREF_POLICY_V7_INIT;
-static const struct lockref_policy lockref_preset_locked = LOCKREF_POLICY_LOCKED_INIT;
-
-/* Which preset the boot policy behaves as (OTHER: none, e.g. after a retries override). */
-enum lockref_preset {
-	LOCKREF_PRESET_MAINLINE,
-	LOCKREF_PRESET_V7,
-	LOCKREF_PRESET_LOCKED,
-	LOCKREF_PRESET_OTHER,
+enum lockref_mode {
+	LOCKREF_MODE_CMPXCHG8B,
+	LOCKREF_MODE_CMPXCHGQ,
+	LOCKREF_MODE_CMPXCHG16B,
+	LOCKREF_MODE_LOCKED,
 };
 
 /*
@@ -72,33 +58,32 @@ enum lockref_preset {
  */
 struct lockref_boot {
 	struct lockref_policy policy; /* what the plain calls follow */
-	enum lockref_preset preset;   /* the preset that policy is, if any */
-	enum lockref_preset preset16; /* the same for lockref16: LOCKED without CMPXCHG16B */
+	enum lockref_mode mode8;      /* the 8-byte form's first step under it */
+	enum lockref_mode mode16;     /* the 16-byte form's: LOCKED without CMPXCHG16B */
 	bool cx16;		      /* CMPXCHG16B may run (lockref16_set_cx16) */
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 extern struct lockref_boot lockref_boot;
 
-/* Recompute lockref_boot's presets after its policy or cx16 changed. */
+/* Recompute lockref_boot's modes after its policy or cx16 changed. */
 void lockref_boot_update(void);
 
-/*
- * Call fn(args..., policy) with the boot policy.  When it is a preset, the
- * preset's constant is passed instead, so the compiler specialises the
- * inline body to it: a plain call costs what a hard-coded policy would, plus
- * one well-predicted branch on @preset.
- */
-#define LOCKREF_BOOT_CALL(preset, fn, ...)                                                         \
-	((preset) == LOCKREF_PRESET_MAINLINE ? fn(__VA_ARGS__, &lockref_preset_mainline)           \
-	 : (preset) == LOCKREF_PRESET_V7     ? fn(__VA_ARGS__, &lockref_preset_v7)                 \
-	 : (preset) == LOCKREF_PRESET_LOCKED ? fn(__VA_ARGS__, &lockref_preset_locked)             \
-					     : fn(__VA_ARGS__, &lockref_boot.policy))
+/* The operations, as the lockless step and the locked path see them (both forms). */
+enum lockref_op {
+	LOCKREF_GET,
+	LOCKREF_GET_NOT_ZERO,
+	LOCKREF_GET_NOT_DEAD,
+	LOCKREF_GET_IF_GEN,
+	LOCKREF_PUT_NOT_ZERO,
+	LOCKREF_PUT_RETURN,
+	LOCKREF_PUT_OR_LOCK,
+};
 
 /*
- * What a lockless step decided from an unlocked snapshot of the count:
- * install a new count, finish without changing it (a refusal, or a pinned
- * saturated count), or leave the decision to the locked path (the rare
- * cases that warn, and put_or_lock's last reference).
+ * What a step decided from a snapshot of the count: install a new count,
+ * finish without changing it (a refusal, or a pinned saturated count), or
+ * leave the decision to the locked path (the rare cases that warn, and
+ * put_or_lock's last reference).
  */
 enum lockref_step {
 	LOCKREF_STEP_CHANGE,
@@ -106,19 +91,89 @@ enum lockref_step {
 	LOCKREF_STEP_LOCK,
 };
 
-/* Account one operation on the calling CPU: done @lockless or not, after @failed lost races. */
-static inline void lockref_account(bool lockless, unsigned failed)
+/*
+ * Decide @op from @count (and, for get_if_gen, whether the generation still
+ * matches: @gen_ok) for a form whose count saturates at @max: either *@next
+ * is the count to install and *@result what the operation returns once it
+ * is, or *@result is final with nothing to install, or the locked path
+ * decides.  Dead and saturated counts go to the locked path, which warns.
+ */
+static inline __attribute__((always_inline)) enum lockref_step
+lockref_decide(enum lockref_op op, int64_t count, bool gen_ok, int64_t max, int64_t *next,
+	       int64_t *result)
 {
-	struct lockref_cpu_stats *s = &lockref_cpu_stats[platform_cpu_id()];
-	uint64_t *slot = lockless ? &s->lockless : &s->fallbacks;
+	switch (op) {
+	case LOCKREF_GET:
+		if (count < 0 || count == max)
+			return LOCKREF_STEP_LOCK;
+		*next = count + 1;
+		return LOCKREF_STEP_CHANGE;
+	case LOCKREF_GET_NOT_ZERO:
+	case LOCKREF_GET_NOT_DEAD:
+	case LOCKREF_GET_IF_GEN:
+		*result = false;
+		if (count < 0 || (op == LOCKREF_GET_NOT_ZERO && count == 0) || !gen_ok)
+			return LOCKREF_STEP_FINISH;
+		if (count == max)
+			return LOCKREF_STEP_LOCK;
+		*result = true;
+		*next = count + 1;
+		return LOCKREF_STEP_CHANGE;
+	case LOCKREF_PUT_NOT_ZERO:
+	case LOCKREF_PUT_OR_LOCK:
+		if (count <= 1) {
+			*result = false;
+			return op == LOCKREF_PUT_OR_LOCK ? LOCKREF_STEP_LOCK : LOCKREF_STEP_FINISH;
+		}
+		*result = true;
+		if (count == max)
+			return LOCKREF_STEP_FINISH;
+		*next = count - 1;
+		return LOCKREF_STEP_CHANGE;
+	case LOCKREF_PUT_RETURN:
+		if (count <= 0) {
+			*result = -1;
+			return LOCKREF_STEP_FINISH;
+		}
+		if (count == max) {
+			*result = count;
+			return LOCKREF_STEP_FINISH;
+		}
+		*next = *result = count - 1;
+		return LOCKREF_STEP_CHANGE;
+	}
+	return LOCKREF_STEP_LOCK;
+}
+
+/* How one operation ended, for the statistics. */
+enum lockref_outcome {
+	LOCKREF_DONE_LOCKLESS,
+	LOCKREF_DONE_LOCKED,
+	LOCKREF_DONE_ABANDONED,
+};
+
+/* Account one operation on the calling CPU: how it ended, after @failed lost races. */
+static inline void lockref_account(enum lockref_outcome how, unsigned failed)
+{
+	struct lockref_cpu *c = &lockref_cpu[platform_cpu_id()];
+	uint64_t *slot = how == LOCKREF_DONE_LOCKLESS ? &c->lockless
+			 : how == LOCKREF_DONE_LOCKED ? &c->fallbacks
+						      : &c->abandoned;
 
 	atomic_store64_relaxed(slot, atomic_load64_relaxed(slot) + 1);
 	if (failed)
-		atomic_store64_relaxed(&s->retries, atomic_load64_relaxed(&s->retries) + failed);
+		atomic_store64_relaxed(&c->retries, atomic_load64_relaxed(&c->retries) + failed);
 }
 
-/* Count a misuse warning about @ref and log it (rate-limited). */
-void lockref_warn(const void *ref, const char *what);
+/* This CPU took @ref's lock through the interface / is about to release it. */
+void lockref_held_add(const void *ref);
+void lockref_held_remove(const void *ref);
+
+/* True if this CPU took @ref's lock (@lock) through the interface and still holds it. */
+bool lockref_holds(const void *ref, const spinlock_t *lock);
+
+/* Count a misuse warning about @ref of form @form ("lockref", "lockref16") and log it. */
+void lockref_warn(const void *ref, const char *form, const char *what);
 
 /* Count a saturation of @ref; only the first one since boot is logged. */
 void lockref_warn_saturated(const void *ref);

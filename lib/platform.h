@@ -66,6 +66,7 @@ uint64_t platform_cycles_end(void);
 struct platform_facts {
 	const char *name;    /* "kernel" (bare x86-64) or "native" (threads of a host OS) */
 	uint64_t cycles_khz; /* rate of platform_cycles() */
+	bool cx8;	     /* CMPXCHG8B (CPUID.01H:EDX.CX8) */
 	bool cx16;	     /* CMPXCHG16B (CPUID.01H:ECX.CX16) */
 	bool rdtscp;	     /* platform_cycles_end() reads with RDTSCP */
 };

@@ -40,7 +40,8 @@ import subprocess
 import sys
 
 # The implementations in the order INTERFACE.md lists them; others follow, sorted.
-IMPL_ORDER = ["xadd", "spinlock", "lockref", "lockref-v7", "lockref-locked", "lockref16"]
+IMPL_ORDER = ["xadd", "spinlock", "spinlock-pv", "lockref", "lockref-pv", "lockref-v7", "lockref-locked",
+              "lockref16", "lockref-cmpxchgq", "lockref-cmpxchg8b"]
 INSN_ORDER = ["xadd", "cmpxchg8b", "cmpxchgq", "cmpxchg16b"]
 OP_ORDER = ["insn", "get", "put", "get+put"]
 BENCH_ORDER = ["uncontended", "refcount", "convoy", "retry-table", "pathwalk"]

@@ -29,6 +29,7 @@
 	X(refcount_lockref_v7, "refcount-lockref-v7", BENCH_ALL_CPUS)                              \
 	X(refcount_lockref_locked, "refcount-lockref-locked", BENCH_ALL_CPUS)                      \
 	X(refcount_lockref16, "refcount-lockref16", BENCH_ALL_CPUS)                                \
+	X(refcount_lockref_other_cas, "refcount-lockref-other-cas", BENCH_ALL_CPUS)                \
 	X(convoy_xadd, "convoy-xadd", BENCH_ALL_CPUS)                                              \
 	X(convoy_spinlock, "convoy-spinlock", BENCH_ALL_CPUS)                                      \
 	X(convoy_lockref, "convoy-lockref", BENCH_ALL_CPUS)                                        \

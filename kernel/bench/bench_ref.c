@@ -20,6 +20,7 @@ const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
     [BENCH_IMPL_LOCKREF_V7] = {"lockref-v7", BENCH_REF_LOCKREF, &lockref_policy_v7},
     [BENCH_IMPL_LOCKREF_LOCKED] = {"lockref-locked", BENCH_REF_LOCKREF, &lockref_policy_locked},
     [BENCH_IMPL_LOCKREF16] = {"lockref16", BENCH_REF_LOCKREF16, NULL},
+    [BENCH_IMPL_LOCKREF_OTHER_CAS] = {NULL, BENCH_REF_LOCKREF, NULL},
 };
 
 static inline __attribute__((always_inline)) void
@@ -178,8 +179,17 @@ static bool ref_is_lockref(const struct bench_ref *r)
 void bench_ref_init(struct bench_ref *r, const struct bench_ref_impl *impl,
 		    struct bench_ref_obj *obj)
 {
-	*r = (struct bench_ref){.impl = impl, .obj = obj};
+	*r = (struct bench_ref){.impl = impl, .name = impl->name, .obj = obj};
 	r->policy = impl->policy ? impl->policy : lockref_get_policy();
+	if (!impl->name) {
+		r->other_policy = *lockref_get_policy();
+		r->other_policy.cas = r->other_policy.cas == LOCKREF_CAS_CMPXCHGQ
+					  ? LOCKREF_CAS_CMPXCHG8B
+					  : LOCKREF_CAS_CMPXCHGQ;
+		r->name = r->other_policy.cas == LOCKREF_CAS_CMPXCHGQ ? "lockref-cmpxchgq"
+								      : "lockref-cmpxchg8b";
+		r->policy = &r->other_policy;
+	}
 	r->gets = ref_loops[impl->kind].gets;
 	r->puts = ref_loops[impl->kind].puts;
 	r->pairs = ref_loops[impl->kind].pairs;
@@ -301,6 +311,9 @@ static void ref_extra(void *arg, char *buf, size_t size)
 		n = ksnprintf(buf, size, ",\"policy\":\"%s\",\"attempts\":%u,\"wait\":%s",
 			      r->policy->name, r->policy->retries,
 			      r->policy->wait_unlocked ? "true" : "false");
+	if (r->impl->kind == BENCH_REF_LOCKREF && n >= 0 && (size_t)n < size)
+		n += ksnprintf(buf + n, size - (size_t)n, ",\"cas\":\"%s\"",
+			       r->policy->cas == LOCKREF_CAS_CMPXCHGQ ? "cmpxchgq" : "cmpxchg8b");
 	if (r->impl->kind == BENCH_REF_LOCKREF16 && n >= 0 && (size_t)n < size)
 		n += ksnprintf(buf + n, size - (size_t)n, ",\"cx16\":%s",
 			       platform_facts().cx16 ? "true" : "false");
@@ -316,7 +329,7 @@ struct bench_spec bench_ref_spec(const char *bench, struct bench_ref *r)
 {
 	return (struct bench_spec){
 	    .bench = bench,
-	    .impl = r->impl->name,
+	    .impl = r->name,
 	    .op = "get+put",
 	    .run = r->pairs,
 	    .reset = ref_reset,

@@ -35,7 +35,8 @@ enum bench_ref_kind {
 };
 
 struct bench_ref_impl {
-	const char *name; /* INTERFACE.md impl name, e.g. "lockref-v7" */
+	/* The impl name, e.g. "lockref-v7"; NULL: the boot policy on the other lockref.cas= */
+	const char *name;
 	enum bench_ref_kind kind;
 	/* Lockref forms: the policy; NULL means the boot policy (lockref.policy=). */
 	const struct lockref_policy *policy;
@@ -49,6 +50,7 @@ enum {
 	BENCH_IMPL_LOCKREF_V7,
 	BENCH_IMPL_LOCKREF_LOCKED,
 	BENCH_IMPL_LOCKREF16,
+	BENCH_IMPL_LOCKREF_OTHER_CAS, /* "lockref-cmpxchgq", or "lockref-cmpxchg8b" */
 	BENCH_IMPLS
 };
 extern const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS];
@@ -81,6 +83,8 @@ struct bench_ref_convoy {
  */
 struct bench_ref {
 	const struct bench_ref_impl *impl;
+	const char *name;		     /* the impl name in BENCH lines */
+	struct lockref_policy other_policy;  /* impl->name NULL: the policy it runs */
 	const struct lockref_policy *policy; /* resolved: never NULL for lockref forms */
 	struct bench_ref_obj *obj;
 	bench_ops_fn gets, puts, pairs; /* the loops for this kind, direct calls inside */

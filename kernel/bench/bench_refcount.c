@@ -85,6 +85,11 @@ void refcount_lockref16(struct bench_ctx *t)
 	refcount_sweep(t, BENCH_IMPL_LOCKREF16, false);
 }
 
+void refcount_lockref_other_cas(struct bench_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_LOCKREF_OTHER_CAS, false);
+}
+
 void convoy_xadd(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_XADD, true);

@@ -88,7 +88,7 @@ enum torture_form {
 
 /*
  * The lockref torture (suite lockref) of @form under @policy, on every CPU
- * of @t.  With torture.busted=lockref the busted policy runs in its place.
+ * of @t.  With torture.busted=lockref the busted form (lockref_form.h) runs in its place.
  * @have_cx16: whether the CPU has CMPXCHG16B; without it the 16-byte form
  * has no lockless path and the test expects none.
  */

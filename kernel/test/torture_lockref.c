@@ -45,8 +45,8 @@
  *                  locked policy, or the 16-byte form without CMPXCHG16B,
  *                  must never go lockless).
  *
- * torture.busted=lockref runs lockref_policy_busted (a lockless path that
- * ignores the lock) in place of each policy: hold-verify and conservation
+ * torture.busted=lockref runs each test on the busted form of lockref_form.h
+ * (lockless operations that ignore the lock): hold-verify and conservation
  * must catch it.
  */
 #include "torture.h"
@@ -56,6 +56,7 @@
 #include "ktest.h"
 #include "lockref.h"
 #include "lockref16.h"
+#include "lockref_form.h"
 #include "platform.h"
 #include "random.h"
 
@@ -115,106 +116,6 @@ union lr_ref {
 	struct lockref16 r16;
 };
 
-/* One form's operations behind one signature (counts widened to 64 bits). */
-struct lr_ops {
-	const char *name;
-	int64_t dead; /* the count of a dead lockref */
-	void (*init)(void *ref);
-	void (*get)(void *ref, const struct lockref_policy *p);
-	bool (*get_not_zero)(void *ref, const struct lockref_policy *p);
-	bool (*get_not_dead)(void *ref, const struct lockref_policy *p);
-	bool (*put_not_zero)(void *ref, const struct lockref_policy *p);
-	int64_t (*put_return)(void *ref, const struct lockref_policy *p);
-	bool (*put_or_lock)(void *ref, const struct lockref_policy *p);
-	int64_t (*get_locked)(void *ref);
-	int64_t (*put_locked)(void *ref);
-	void (*mark_dead)(void *ref);
-	void (*lock)(void *ref);
-	void (*unlock)(void *ref);
-	int64_t (*count)(const void *ref);
-	const spinlock_t *(*lock_of)(const void *ref);
-};
-
-/* The adapters of one form: prefix @fn (lockref or lockref16), type @T. */
-#define LR_FORM(tag, T, fn, label, dead_count)                                                     \
-	static void tag##_init(void *r)                                                            \
-	{                                                                                          \
-		fn##_init((T *)r);                                                                 \
-	}                                                                                          \
-	static void tag##_get(void *r, const struct lockref_policy *p)                             \
-	{                                                                                          \
-		fn##_get_p((T *)r, p);                                                             \
-	}                                                                                          \
-	static bool tag##_get_not_zero(void *r, const struct lockref_policy *p)                    \
-	{                                                                                          \
-		return fn##_get_not_zero_p((T *)r, p);                                             \
-	}                                                                                          \
-	static bool tag##_get_not_dead(void *r, const struct lockref_policy *p)                    \
-	{                                                                                          \
-		return fn##_get_not_dead_p((T *)r, p);                                             \
-	}                                                                                          \
-	static bool tag##_put_not_zero(void *r, const struct lockref_policy *p)                    \
-	{                                                                                          \
-		return fn##_put_not_zero_p((T *)r, p);                                             \
-	}                                                                                          \
-	static int64_t tag##_put_return(void *r, const struct lockref_policy *p)                   \
-	{                                                                                          \
-		return fn##_put_return_p((T *)r, p);                                               \
-	}                                                                                          \
-	static bool tag##_put_or_lock(void *r, const struct lockref_policy *p)                     \
-	{                                                                                          \
-		return fn##_put_or_lock_p((T *)r, p);                                              \
-	}                                                                                          \
-	static int64_t tag##_get_locked(void *r)                                                   \
-	{                                                                                          \
-		return fn##_get_locked((T *)r);                                                    \
-	}                                                                                          \
-	static int64_t tag##_put_locked(void *r)                                                   \
-	{                                                                                          \
-		return fn##_put_locked((T *)r);                                                    \
-	}                                                                                          \
-	static void tag##_mark_dead(void *r)                                                       \
-	{                                                                                          \
-		fn##_mark_dead((T *)r);                                                            \
-	}                                                                                          \
-	static void tag##_lock(void *r)                                                            \
-	{                                                                                          \
-		fn##_lock((T *)r);                                                                 \
-	}                                                                                          \
-	static void tag##_unlock(void *r)                                                          \
-	{                                                                                          \
-		fn##_unlock((T *)r);                                                               \
-	}                                                                                          \
-	static int64_t tag##_count(const void *r)                                                  \
-	{                                                                                          \
-		return fn##_count((const T *)r);                                                   \
-	}                                                                                          \
-	static const spinlock_t *tag##_lock_of(const void *r)                                      \
-	{                                                                                          \
-		return &((const T *)r)->lock;                                                      \
-	}                                                                                          \
-	static const struct lr_ops tag##_ops = {                                                   \
-	    label,                                                                                 \
-	    dead_count,                                                                            \
-	    tag##_init,                                                                            \
-	    tag##_get,                                                                             \
-	    tag##_get_not_zero,                                                                    \
-	    tag##_get_not_dead,                                                                    \
-	    tag##_put_not_zero,                                                                    \
-	    tag##_put_return,                                                                      \
-	    tag##_put_or_lock,                                                                     \
-	    tag##_get_locked,                                                                      \
-	    tag##_put_locked,                                                                      \
-	    tag##_mark_dead,                                                                       \
-	    tag##_lock,                                                                            \
-	    tag##_unlock,                                                                          \
-	    tag##_count,                                                                           \
-	    tag##_lock_of,                                                                         \
-	}
-
-LR_FORM(lr8, struct lockref, lockref, "8", LOCKREF_DEAD);
-LR_FORM(lr16, struct lockref16, lockref16, "16", LOCKREF16_DEAD);
-
 /* Phase B's objects.  Every field but the lockref is read by CPUs that hold no lock. */
 struct lr_obj {
 	union lr_ref ref;
@@ -262,7 +163,7 @@ static struct {
 	uint64_t holding;  /* hold of the hot object in progress: id * MAX_CPUS + cpu, or 0 */
 	uint64_t hold_seq; /* holds so far */
 	uint32_t slot[LR_SLOTS] __attribute__((aligned(CACHE_PAIR_BYTES)));
-	const struct lr_ops *ops;
+	const struct lockref_form *ops;
 	const struct lockref_policy *policy;
 	bool lockless_possible; /* the policy tries locklessly and the CPU can */
 	struct torture_clock clock[LR_PHASES];
@@ -406,7 +307,7 @@ static int64_t lr_hold_watch(struct lr_cpu *me, int64_t c1, bool long_hold, uint
 /* Lock, check the count stands still for a random (now and then a long) while, maybe change it. */
 static void lr_hot_hold(struct ktest_ctx *t, struct lr_cpu *me, struct torture_pace *pace)
 {
-	const struct lr_ops *ops = lr.ops;
+	const struct lockref_form *ops = lr.ops;
 	void *ref = &lr.hot;
 	int64_t c1, c2, r;
 	bool long_hold;
@@ -479,7 +380,7 @@ static void lr_check_span(struct ktest_ctx *t, uint64_t before, const char *how)
 /* Take a reference on the hot object, one of three ways; every one must succeed. */
 static void lr_hot_get(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng)
 {
-	const struct lr_ops *ops = lr.ops;
+	const struct lockref_form *ops = lr.ops;
 	void *ref = &lr.hot;
 	uint64_t before = lr_holding();
 	bool ok = true;
@@ -512,7 +413,7 @@ static void lr_hot_get(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng)
 /* Drop one of this CPU's references on the hot object, one of three ways. */
 static void lr_hot_put(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng)
 {
-	const struct lr_ops *ops = lr.ops;
+	const struct lockref_form *ops = lr.ops;
 	void *ref = &lr.hot;
 	uint64_t before = lr_holding();
 	int64_t r, c;
@@ -1023,13 +924,17 @@ static bool lr_setup(struct ktest_ctx *t, enum torture_form form,
 		     const struct lockref_policy *policy, bool have_cx16)
 {
 	bool busted = opts.busted == BUSTED_LOCKREF;
+	bool r8 = form == TORTURE_LOCKREF8;
 
-	lr.ops = form == TORTURE_LOCKREF8 ? &lr8_ops : &lr16_ops;
-	lr.policy = busted ? &lockref_policy_busted : policy;
-	lr.lockless_possible = lr.policy->retries > 0 && (form == TORTURE_LOCKREF8 || have_cx16);
+	if (busted)
+		lr.ops = r8 ? &lockref_form8_busted : &lockref_form16_busted;
+	else
+		lr.ops = r8 ? &lockref_form8 : &lockref_form16;
+	lr.policy = policy;
+	lr.lockless_possible = policy->retries > 0 && (r8 || have_cx16);
 	lr.ncpus = t->ncpus;
 	ksnprintf(lr.label, sizeof(lr.label), "%s%s/%s", busted ? "busted-for-" : "", policy->name,
-		  lr.ops->name);
+		  r8 ? "8" : "16");
 	lr.cpu = platform_alloc(sizeof(struct lr_cpu) * t->ncpus, CACHE_PAIR_BYTES);
 	lr.obj = platform_alloc(sizeof(struct lr_obj) * LR_OBJS, CACHE_PAIR_BYTES);
 	lr.stacks = platform_alloc(sizeof(uint32_t) * LR_OBJS * t->ncpus, sizeof(uint32_t));
@@ -1041,9 +946,9 @@ static bool lr_setup(struct ktest_ctx *t, enum torture_form form,
 		lr.cpu[i].stack = &lr.stacks[i * LR_OBJS];
 	if (busted)
 		ktest_diag(t,
-			   "torture.busted=lockref: running %s in place of %s; this test must "
-			   "fail",
-			   lockref_policy_busted.name, policy->name);
+			   "torture.busted=lockref: running %s in place of the library's "
+			   "lockless path; this test must fail",
+			   lr.ops->name);
 	if (form == TORTURE_LOCKREF16 && !have_cx16)
 		ktest_diag(t, "lockref %s: no CMPXCHG16B, so no lockless path to exercise",
 			   lr.label);
@@ -1086,6 +991,7 @@ static void lr_phase(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng, en
 	me->path[ph].lockless = after.lockless - before.lockless;
 	me->path[ph].retries = after.retries - before.retries;
 	me->path[ph].fallbacks = after.fallbacks - before.fallbacks;
+	me->path[ph].abandoned = after.abandoned - before.abandoned;
 	me->long_holds += pace.long_holds;
 	me->pauses += pace.pauses;
 }
@@ -1111,6 +1017,7 @@ static void lr_report(struct ktest_ctx *t)
 			path[ph].lockless += c->path[ph].lockless;
 			path[ph].retries += c->path[ph].retries;
 			path[ph].fallbacks += c->path[ph].fallbacks;
+			path[ph].abandoned += c->path[ph].abandoned;
 		}
 		holds += c->holds;
 		long_holds += c->long_holds;
@@ -1164,9 +1071,9 @@ static void lr_report(struct ktest_ctx *t)
 	ktest_diag(
 	    t,
 	    "lockref %s: hot object: ops %lu lockless %lu fallback %lu retries %lu holds %lu "
-	    "put_return_locked %lu",
+	    "put_return_abandoned %lu put_return_locked %lu",
 	    lr.label, ops[LR_HOT], path[LR_HOT].lockless, path[LR_HOT].fallbacks,
-	    path[LR_HOT].retries, holds, locked_puts);
+	    path[LR_HOT].retries, holds, path[LR_HOT].abandoned, locked_puts);
 	ktest_diag(
 	    t,
 	    "lockref %s: dead race: ops %lu lockless %lu fallback %lu retries %lu objects %u "

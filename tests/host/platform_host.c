@@ -131,6 +131,7 @@ static pthread_once_t host_facts_once = PTHREAD_ONCE_INIT;
 static void host_facts_init(void)
 {
 #if defined(__x86_64__)
+	host_facts.cx8 = cpuid(CPUID_FEATURES, 0).edx & CPUID1_EDX_CX8;
 	host_facts.cx16 = cpuid(CPUID_FEATURES, 0).ecx & CPUID1_ECX_CX16;
 	if (cpuid(CPUID_EXT_MAX, 0).eax >= CPUID_EXT_FEATURES)
 		host_facts.rdtscp = cpuid(CPUID_EXT_FEATURES, 0).edx & CPUIDX_EDX_RDTSCP;

@@ -18,12 +18,14 @@
  *           renamer reads at each bump must equal the successes with older
  *           generations, so no get_if_gen succeeded across a change.
  *
- * Built with -DLOCKREF_TEST_BUSTED, the multi-threaded tests use the busted
- * policy (a fast path that ignores the lock) and must FAIL: the negative
- * control that proves these checks can see a broken lockref.
+ * Built with -DLOCKREF_TEST_BUSTED, the multi-threaded tests run the busted
+ * forms of kernel/test/lockref_form.h (a lockless path that ignores the
+ * lock) and must FAIL: the negative control that proves these checks can
+ * see a broken lockref.
  */
 #include "lockref.h"
 #include "lockref16.h"
+#include "lockref_form.h"
 #include "platform.h"
 #include "platform_host.h"
 #include "spinlock.h"
@@ -62,119 +64,7 @@ static uint64_t expected_warnings;
 		      (unsigned long long)expected_warnings);                                      \
 	} while (0)
 
-/*
- * One interface over both forms, so every check runs on both.  A NULL
- * policy means the plain call (which follows the boot policy).
- */
-struct form {
-	const char *name;
-	size_t size, align;
-	void (*init)(void *ref);
-	void (*get)(void *ref, const struct lockref_policy *p);
-	bool (*get_not_zero)(void *ref, const struct lockref_policy *p);
-	bool (*get_not_dead)(void *ref, const struct lockref_policy *p);
-	bool (*put_not_zero)(void *ref, const struct lockref_policy *p);
-	int64_t (*put_return)(void *ref, const struct lockref_policy *p);
-	bool (*put_or_lock)(void *ref, const struct lockref_policy *p);
-	int64_t (*get_locked)(void *ref);
-	int64_t (*put_locked)(void *ref);
-	void (*mark_dead)(void *ref);
-	bool (*is_dead)(void *ref);
-	int64_t (*count)(void *ref);
-	void (*lock)(void *ref);
-	void (*unlock)(void *ref);
-	spinlock_t *(*lockp)(void *ref);
-};
-
-#define FORM_WRAPPERS(pfx, type)                                                                   \
-	static void pfx##_w_init(void *r)                                                          \
-	{                                                                                          \
-		pfx##_init(r);                                                                     \
-	}                                                                                          \
-	static void pfx##_w_get(void *r, const struct lockref_policy *p)                           \
-	{                                                                                          \
-		if (p)                                                                             \
-			pfx##_get_p(r, p);                                                         \
-		else                                                                               \
-			pfx##_get(r);                                                              \
-	}                                                                                          \
-	static bool pfx##_w_get_not_zero(void *r, const struct lockref_policy *p)                  \
-	{                                                                                          \
-		return p ? pfx##_get_not_zero_p(r, p) : pfx##_get_not_zero(r);                     \
-	}                                                                                          \
-	static bool pfx##_w_get_not_dead(void *r, const struct lockref_policy *p)                  \
-	{                                                                                          \
-		return p ? pfx##_get_not_dead_p(r, p) : pfx##_get_not_dead(r);                     \
-	}                                                                                          \
-	static bool pfx##_w_put_not_zero(void *r, const struct lockref_policy *p)                  \
-	{                                                                                          \
-		return p ? pfx##_put_not_zero_p(r, p) : pfx##_put_not_zero(r);                     \
-	}                                                                                          \
-	static int64_t pfx##_w_put_return(void *r, const struct lockref_policy *p)                 \
-	{                                                                                          \
-		return p ? pfx##_put_return_p(r, p) : pfx##_put_return(r);                         \
-	}                                                                                          \
-	static bool pfx##_w_put_or_lock(void *r, const struct lockref_policy *p)                   \
-	{                                                                                          \
-		return p ? pfx##_put_or_lock_p(r, p) : pfx##_put_or_lock(r);                       \
-	}                                                                                          \
-	static int64_t pfx##_w_get_locked(void *r)                                                 \
-	{                                                                                          \
-		return pfx##_get_locked(r);                                                        \
-	}                                                                                          \
-	static int64_t pfx##_w_put_locked(void *r)                                                 \
-	{                                                                                          \
-		return pfx##_put_locked(r);                                                        \
-	}                                                                                          \
-	static void pfx##_w_mark_dead(void *r)                                                     \
-	{                                                                                          \
-		pfx##_mark_dead(r);                                                                \
-	}                                                                                          \
-	static bool pfx##_w_is_dead(void *r)                                                       \
-	{                                                                                          \
-		return pfx##_is_dead(r);                                                           \
-	}                                                                                          \
-	static int64_t pfx##_w_count(void *r)                                                      \
-	{                                                                                          \
-		return pfx##_count(r);                                                             \
-	}                                                                                          \
-	static void pfx##_w_lock(void *r)                                                          \
-	{                                                                                          \
-		pfx##_lock(r);                                                                     \
-	}                                                                                          \
-	static void pfx##_w_unlock(void *r)                                                        \
-	{                                                                                          \
-		pfx##_unlock(r);                                                                   \
-	}                                                                                          \
-	static spinlock_t *pfx##_w_lockp(void *r)                                                  \
-	{                                                                                          \
-		return &((type *)r)->lock;                                                         \
-	}                                                                                          \
-	static const struct form pfx##_form = {                                                    \
-	    .name = #pfx,                                                                          \
-	    .size = sizeof(type),                                                                  \
-	    .align = _Alignof(type),                                                               \
-	    .init = pfx##_w_init,                                                                  \
-	    .get = pfx##_w_get,                                                                    \
-	    .get_not_zero = pfx##_w_get_not_zero,                                                  \
-	    .get_not_dead = pfx##_w_get_not_dead,                                                  \
-	    .put_not_zero = pfx##_w_put_not_zero,                                                  \
-	    .put_return = pfx##_w_put_return,                                                      \
-	    .put_or_lock = pfx##_w_put_or_lock,                                                    \
-	    .get_locked = pfx##_w_get_locked,                                                      \
-	    .put_locked = pfx##_w_put_locked,                                                      \
-	    .mark_dead = pfx##_w_mark_dead,                                                        \
-	    .is_dead = pfx##_w_is_dead,                                                            \
-	    .count = pfx##_w_count,                                                                \
-	    .lock = pfx##_w_lock,                                                                  \
-	    .unlock = pfx##_w_unlock,                                                              \
-	    .lockp = pfx##_w_lockp,                                                                \
-	}
-
-FORM_WRAPPERS(lockref, struct lockref);
-FORM_WRAPPERS(lockref16, struct lockref16);
-
-static const struct form *const forms[] = {&lockref_form, &lockref16_form};
+static const struct lockref_form *const forms[] = {&lockref_form8, &lockref_form16};
 static const struct lockref_policy *const policies[] = {
     &lockref_policy_mainline,
     &lockref_policy_v7,
@@ -184,13 +74,15 @@ static const unsigned thread_counts[] = {2, 4, MAX_THREADS};
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The forms the threads run: the busted build gives them a lockless path that ignores the lock. */
 #ifdef LOCKREF_TEST_BUSTED
-static const struct lockref_policy *const stress_policies[] = {&lockref_policy_busted};
+static const struct lockref_form *const thread_forms[] = {&lockref_form8_busted,
+							  &lockref_form16_busted};
 #else
-#define stress_policies policies
+#define thread_forms forms
 #endif
 
-static void *new_ref(const struct form *f)
+static void *new_ref(const struct lockref_form *f)
 {
 	void *ref = platform_alloc(f->size, f->align);
 
@@ -211,10 +103,10 @@ static void pause_for(unsigned pauses)
 /* ---- single-threaded contracts ---- */
 
 /* The life of one lockref through every call and boundary, under policy @p. */
-static void test_contracts(const struct form *f, const struct lockref_policy *p)
+static void test_contracts(const struct lockref_form *f, const struct lockref_policy *p)
 {
 	void *ref = new_ref(f);
-	spinlock_t *lk = f->lockp(ref);
+	const spinlock_t *lk = f->lock_of(ref);
 	struct lockref_stats st;
 
 #define COUNT_IS(n)                                                                                \
@@ -391,6 +283,93 @@ static void test_generation(const struct lockref_policy *p)
 	CHECK(lockref16_count(&ref) == LOCKREF16_DEAD, "%s", p->name);
 }
 
+/*
+ * put_return never takes the lock, so when it gives up it is counted as
+ * abandoned, never as a fallback; a refusal decided from the snapshot
+ * (count 0) finished without the lock: lockless.
+ */
+static void test_put_return_stats(const struct lockref_form *f, const struct lockref_policy *p)
+{
+	void *ref = new_ref(f);
+	struct lockref_stats st;
+
+#define STATS_ARE(ll, fb, ab)                                                                      \
+	do {                                                                                       \
+		lockref_stats_sum(&st);                                                            \
+		CHECK(st.lockless == (ll) && st.fallbacks == (fb) && st.abandoned == (ab),         \
+		      "%s/%s: lockless %llu fallbacks %llu abandoned %llu", f->name, p->name,      \
+		      (unsigned long long)st.lockless, (unsigned long long)st.fallbacks,           \
+		      (unsigned long long)st.abandoned);                                           \
+	} while (0)
+
+	f->get(ref, p);
+	f->lock(ref);
+	lockref_stats_reset();
+	CHECK(f->put_return(ref, p) == -1, "%s/%s: put_return with the lock held", f->name,
+	      p->name);
+	STATS_ARE(0, 0, 1);
+	f->put_locked(ref);
+	f->put_locked(ref);
+	f->unlock(ref);
+	lockref_stats_reset();
+	CHECK(f->put_return(ref, p) == -1, "%s/%s: put_return at 0", f->name, p->name);
+	if (p->retries)
+		STATS_ARE(1, 0, 0);
+	else
+		STATS_ARE(0, 0, 1);
+#undef STATS_ARE
+	platform_free(ref, f->size);
+}
+
+/* The holder of the holder test: takes the lock, says so, waits to be told to let go. */
+struct holder {
+	const struct lockref_form *f;
+	void *ref;
+	int state; /* 1: holding; 2: may unlock */
+};
+
+static void *holder_thread(void *arg)
+{
+	struct holder *h = arg;
+
+	host_set_cpu_id(1);
+	h->f->lock(h->ref);
+	__atomic_store_n(&h->state, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != 2)
+		platform_relax();
+	h->f->unlock(h->ref);
+	return NULL;
+}
+
+/*
+ * While another thread holds the lock, this one (which does not) must be
+ * refused every "caller holds the lock" call: a kill, a generation bump, a
+ * locked get or put.  Each warns and changes nothing.
+ */
+static void test_non_holder_refused(const struct lockref_form *f)
+{
+	struct holder h = {.f = f, .ref = new_ref(f)};
+	pthread_t tid;
+
+	pthread_create(&tid, NULL, holder_thread, &h);
+	while (__atomic_load_n(&h.state, __ATOMIC_ACQUIRE) != 1)
+		platform_relax();
+	CHECK(spin_is_locked(f->lock_of(h.ref)), "%s: the holder holds it", f->name);
+	CHECK_WARNS(f->mark_dead(h.ref));
+	CHECK_WARNS(f->get_locked(h.ref));
+	CHECK_WARNS(f->put_locked(h.ref));
+	CHECK(f->count(h.ref) == 1 && !f->is_dead(h.ref),
+	      "%s: a non-holder changed the count under the holder: %lld", f->name,
+	      (long long)f->count(h.ref));
+	if (f->size == sizeof(struct lockref16)) {
+		CHECK_WARNS(lockref16_bump_gen(h.ref));
+		CHECK(lockref16_gen(h.ref) == 0, "%s: a non-holder bumped the generation", f->name);
+	}
+	__atomic_store_n(&h.state, 2, __ATOMIC_RELEASE);
+	pthread_join(tid, NULL);
+	platform_free(h.ref, f->size);
+}
+
 /* Without CMPXCHG16B every lockref16 operation takes the lock. */
 static void test_no_cx16(void)
 {
@@ -405,8 +384,10 @@ static void test_no_cx16(void)
 	CHECK(lockref16_put_or_lock(&ref), "no cx16: put_or_lock 3 -> 2");
 	CHECK(lockref16_put_return(&ref) == -1, "no cx16: put_return is lockless only");
 	lockref_stats_sum(&st);
-	CHECK(st.lockless == 0 && st.fallbacks == 4, "no cx16: lockless %llu fallbacks %llu",
-	      (unsigned long long)st.lockless, (unsigned long long)st.fallbacks);
+	CHECK(st.lockless == 0 && st.fallbacks == 3 && st.abandoned == 1,
+	      "no cx16: lockless %llu fallbacks %llu abandoned %llu",
+	      (unsigned long long)st.lockless, (unsigned long long)st.fallbacks,
+	      (unsigned long long)st.abandoned);
 	CHECK(lockref16_count(&ref) == 2, "no cx16: count %lld", (long long)lockref16_count(&ref));
 	lockref16_set_cx16(true);
 }
@@ -419,13 +400,13 @@ static void test_policy_api(void)
 	CHECK(lockref_get_policy()->retries == 100 && !lockref_get_policy()->wait_unlocked,
 	      "the default policy is mainline");
 	CHECK(lockref_policy_by_name("v7", &p) && p.retries == 4 && p.wait_unlocked &&
-		  !p.ignore_lock,
+		  p.cas == LOCKREF_CAS_CMPXCHG8B,
 	      "v7 preset");
 	CHECK(lockref_policy_by_name("locked", &p) && p.retries == 0, "locked preset");
 	CHECK(lockref_policy_by_name("mainline", &p) && p.retries == 100 && !p.wait_unlocked,
 	      "mainline preset");
 	p.name = "untouched";
-	CHECK(!lockref_policy_by_name("busted", &p), "the negative control has no name");
+	CHECK(!lockref_policy_by_name("busted", &p), "no broken policy is reachable by name");
 	CHECK(!lockref_policy_by_name("mainlinex", &p) && !lockref_policy_by_name("", &p) &&
 		  !lockref_policy_by_name("main", &p),
 	      "unknown names are refused");
@@ -485,7 +466,7 @@ static void test_plain_calls_follow_policy(void)
 /* ---- multi-threaded ---- */
 
 struct run {
-	const struct form *f;
+	const struct lockref_form *f;
 	const struct lockref_policy *p;
 	void *ref;
 	unsigned threads;
@@ -534,7 +515,7 @@ static bool should_stop(struct worker *w)
 /* Take a reference some way; the count is never dead here. */
 static void stress_get(struct worker *w, unsigned pick)
 {
-	const struct form *f = w->r->f;
+	const struct lockref_form *f = w->r->f;
 	void *ref = w->r->ref;
 
 	switch (pick % 3) {
@@ -560,7 +541,7 @@ static void stress_get(struct worker *w, unsigned pick)
 /* Drop one of our references some way. */
 static void stress_put(struct worker *w, unsigned pick)
 {
-	const struct form *f = w->r->f;
+	const struct lockref_form *f = w->r->f;
 	void *ref = w->r->ref;
 	int64_t v;
 
@@ -589,13 +570,13 @@ static void stress_put(struct worker *w, unsigned pick)
 			w->held--;
 #ifdef SPINLOCK_DEBUG
 			/* Only the debug build knows who holds a lock. */
-			if (spin_is_held(f->lockp(ref)))
+			if (spin_is_held(f->lock_of(ref)))
 				violation(w, "put_or_lock true but we hold the lock", 0, 0);
 #endif
 			break;
 		}
 		/* false: we must hold the lock, and the count is our last reference. */
-		if (!spin_is_locked(f->lockp(ref)) || !spin_is_held(f->lockp(ref)))
+		if (!spin_is_locked(f->lock_of(ref)) || !spin_is_held(f->lock_of(ref)))
 			violation(w, "put_or_lock false without the lock held", 0, 0);
 		v = f->count(ref);
 		if (v != 1 || w->held != 1)
@@ -610,7 +591,7 @@ static void stress_put(struct worker *w, unsigned pick)
 /* Hold the lock a random while: the count must stand still, and locked updates must stick. */
 static void stress_hold(struct worker *w, unsigned pick)
 {
-	const struct form *f = w->r->f;
+	const struct lockref_form *f = w->r->f;
 	void *ref = w->r->ref;
 	int64_t before, after;
 
@@ -622,7 +603,7 @@ static void stress_hold(struct worker *w, unsigned pick)
 		violation(w, "count changed under the lock", before, after);
 	if (f->get_locked(ref) != before + 1 || f->put_locked(ref) != before)
 		violation(w, "locked get/put did not stick", before, f->count(ref));
-	if (f == &lockref16_form)
+	if (f->size == sizeof(struct lockref16))
 		lockref16_bump_gen(ref);
 	f->unlock(ref);
 }
@@ -659,7 +640,7 @@ static void *dead_worker(void *arg)
 {
 	struct worker *w = arg;
 	struct run *r = w->r;
-	const struct form *f = r->f;
+	const struct lockref_form *f = r->f;
 	unsigned pick;
 
 	host_set_cpu_id(w->id);
@@ -706,7 +687,7 @@ static void *dead_worker(void *arg)
 /* The main thread's part of the dead test, once every worker has drained. */
 static void dead_kill(struct run *r)
 {
-	const struct form *f = r->f;
+	const struct lockref_form *f = r->f;
 
 	while (__atomic_load_n(&r->drained, __ATOMIC_ACQUIRE) < r->threads)
 		platform_relax();
@@ -767,8 +748,8 @@ static void gen_renamer(struct run *r, uint64_t deadline)
 
 enum test_kind { TEST_STRESS, TEST_DEAD, TEST_GEN };
 
-static void run_threads(const struct form *f, const struct lockref_policy *p, unsigned threads,
-			enum test_kind kind)
+static void run_threads(const struct lockref_form *f, const struct lockref_policy *p,
+			unsigned threads, enum test_kind kind)
 {
 	static const char *const kind_names[] = {"stress", "dead", "gen"};
 	void *(*const bodies[])(void *) = {stress_worker, dead_worker, gen_worker};
@@ -831,7 +812,7 @@ static void run_threads(const struct form *f, const struct lockref_policy *p, un
 	       (unsigned long long)st.fallbacks);
 	CHECK(r->violations == 0, "%s/%s/%s/%u: %lu violations", f->name, p->name, kind_names[kind],
 	      threads, r->violations);
-	CHECK(!spin_is_locked(f->lockp(r->ref)), "%s/%s/%s/%u: lock left held", f->name, p->name,
+	CHECK(!spin_is_locked(f->lock_of(r->ref)), "%s/%s/%s/%u: lock left held", f->name, p->name,
 	      kind_names[kind], threads);
 	CHECK(lockref_warnings() == warnings_before, "%s/%s/%s/%u: %llu warnings", f->name, p->name,
 	      kind_names[kind], threads,
@@ -896,19 +877,23 @@ int main(void)
 	}
 	test_no_cx16();
 	test_plain_calls_follow_policy();
+	for (unsigned fi = 0; fi < ARRAY_LEN(forms); fi++) {
+		for (unsigned pi = 0; pi < ARRAY_LEN(policies); pi++)
+			test_put_return_stats(forms[fi], policies[pi]);
+		test_non_holder_refused(forms[fi]);
+	}
 	CHECK(lockref_warnings() == expected_warnings, "warnings %llu, expected %llu",
 	      (unsigned long long)lockref_warnings(), (unsigned long long)expected_warnings);
 
-	for (unsigned pi = 0; pi < ARRAY_LEN(stress_policies); pi++) {
+	for (unsigned pi = 0; pi < ARRAY_LEN(policies); pi++) {
 		for (unsigned ti = 0; ti < ARRAY_LEN(thread_counts); ti++) {
 			for (unsigned fi = 0; fi < ARRAY_LEN(forms); fi++) {
-				run_threads(forms[fi], stress_policies[pi], thread_counts[ti],
+				run_threads(thread_forms[fi], policies[pi], thread_counts[ti],
 					    TEST_STRESS);
-				run_threads(forms[fi], stress_policies[pi], thread_counts[ti],
+				run_threads(thread_forms[fi], policies[pi], thread_counts[ti],
 					    TEST_DEAD);
 			}
-			run_threads(&lockref16_form, stress_policies[pi], thread_counts[ti],
-				    TEST_GEN);
+			run_threads(&lockref_form16, policies[pi], thread_counts[ti], TEST_GEN);
 		}
 	}
 	printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);

@@ -1,15 +1,21 @@
 /*
  * test_lockref_bench.c - what one uncontended lockref operation costs on the
- * host, next to the alternatives, in TSC cycles per get+put pair.
+ * host, next to the alternatives, in TSC cycles per get+put pair, and the
+ * ratios the lean fast path is judged by, all from one run.
  *
- * The question it answers: do the plain calls (which read the boot policy)
- * pay for the generality of the policy parameter?  To compare, it includes
- * lib/lockref.c itself, to reach the static inline core, and specialises it
- * with a compile-time policy: the "hard-coded" version.  Every variant is
- * called through a non-inlined function so each pays the same call cost.
- * It also times the ticket lock + count (the pre-lockref way), a plain XADD
- * counter (the hardware limit), the 16-byte form, and the two instructions
- * the 8-byte compare-exchange can use (CMPXCHG8B, REX.W CMPXCHG).
+ * The questions it answers:
+ *   - do the plain calls (which follow the boot policy, lockref.cas= among
+ *     it) pay for that choice?  To compare, it includes lib/lockref.c
+ *     itself, to reach the static inline core, and builds the same
+ *     operations with the policy and instruction fixed at compile time
+ *     ("hard-coded");
+ *   - how close is a plain get+put to the two raw compare-exchanges it
+ *     needs, for CMPXCHG8B and for CMPXCHGQ; to the ticket lock's
+ *     lock+inc+unlock twice; and the 16-byte form to the 8-byte one?
+ * Every variant is called through a non-inlined function so each pays the
+ * same call cost.  Trials of all variants interleave, so a burst of load
+ * from other processes hits them all alike, and each figure is the median
+ * over the trials (the minimum beside it).
  *
  * Timing is reported, never judged (a loaded host makes any threshold
  * flaky); what is checked is that every variant did its job: the counts
@@ -21,14 +27,21 @@
 #include "platform_host.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
-/* Pairs per trial, and trials per variant (the fastest trial is reported). */
+/* Pairs per trial, and trials per variant. */
 #define PAIRS  4000
-#define TRIALS 300
+#define TRIALS 301
+
+/* The goals of the lean fast path (ratios of medians within this run). */
+#define GOAL_VS_RAW    1.3
+#define GOAL_VS_TICKET 0.6
+#define GOAL_16_VS_8   1.2
 
 static int failures;
 
-static const struct lockref_policy fixed_mainline = {.name = "fixed", .retries = 100};
+static const struct lockref_policy mainline_q = {
+    .name = "mainline-q", .retries = 100, .cas = LOCKREF_CAS_CMPXCHGQ};
 
 static struct lockref ref;
 static struct lockref16 ref16;
@@ -44,26 +57,37 @@ static __attribute__((noinline)) void pair_plain(void)
 }
 
 /* The hard-coded operations, out of line like the plain ones so both pay one call each. */
-static __attribute__((noipa)) void fixed_get(struct lockref *r)
+static __attribute__((noipa)) void fixed_get_8b(struct lockref *r)
 {
-	lockref_do_get(r, &fixed_mainline);
+	lrc_do(r, LOCKREF_GET, 0, &lockref_policy_mainline, LOCKREF_MODE_CMPXCHG8B);
 }
 
-static __attribute__((noipa)) int fixed_put_return(struct lockref *r)
+static __attribute__((noipa)) int fixed_put_return_8b(struct lockref *r)
 {
-	return lockref_do_put_return(r, &fixed_mainline);
+	return (int)lrc_do(r, LOCKREF_PUT_RETURN, 0, &lockref_policy_mainline,
+			   LOCKREF_MODE_CMPXCHG8B);
 }
 
-static __attribute__((noinline)) void pair_fixed(void)
+static __attribute__((noipa)) void fixed_get_q(struct lockref *r)
 {
-	fixed_get(&ref);
-	fixed_put_return(&ref);
+	lrc_do(r, LOCKREF_GET, 0, &mainline_q, LOCKREF_MODE_CMPXCHGQ);
 }
 
-static __attribute__((noinline)) void pair_explicit(void)
+static __attribute__((noipa)) int fixed_put_return_q(struct lockref *r)
 {
-	lockref_get_p(&ref, &lockref_policy_mainline);
-	lockref_put_return_p(&ref, &lockref_policy_mainline);
+	return (int)lrc_do(r, LOCKREF_PUT_RETURN, 0, &mainline_q, LOCKREF_MODE_CMPXCHGQ);
+}
+
+static __attribute__((noinline)) void pair_fixed_8b(void)
+{
+	fixed_get_8b(&ref);
+	fixed_put_return_8b(&ref);
+}
+
+static __attribute__((noinline)) void pair_fixed_q(void)
+{
+	fixed_get_q(&ref);
+	fixed_put_return_q(&ref);
 }
 
 static __attribute__((noinline)) void pair_locked_policy(void)
@@ -112,6 +136,41 @@ static __attribute__((noinline)) void pair_cmpxchgq(void)
 	atomic_cmpxchg64_q(&word, &up, old);
 }
 
+/* The variants; a lockref variant names the boot policy its trials run under. */
+enum {
+	V_XADD,
+	V_PLAIN_8B,
+	V_PLAIN_Q,
+	V_FIXED_8B,
+	V_FIXED_Q,
+	V_LOCKREF16,
+	V_LOCKED_POLICY,
+	V_SPINLOCK,
+	V_RAW_8B,
+	V_RAW_Q,
+	NVARIANTS
+};
+
+static const struct {
+	const char *name;
+	void (*pair)(void);
+	const struct lockref_policy *boot;
+} variants[NVARIANTS] = {
+    [V_XADD] = {"xadd (counter only)", pair_xadd, NULL},
+    [V_PLAIN_8B] = {"lockref plain, cas=cmpxchg8b", pair_plain, &lockref_policy_mainline},
+    [V_PLAIN_Q] = {"lockref plain, cas=cmpxchgq", pair_plain, &mainline_q},
+    [V_FIXED_8B] = {"lockref hard-coded cmpxchg8b", pair_fixed_8b, NULL},
+    [V_FIXED_Q] = {"lockref hard-coded cmpxchgq", pair_fixed_q, NULL},
+    [V_LOCKREF16] = {"lockref16 plain", pair_lockref16, &lockref_policy_mainline},
+    [V_LOCKED_POLICY] = {"lockref locked policy", pair_locked_policy, NULL},
+    [V_SPINLOCK] = {"spin_lock+inc+unlock", pair_spinlock, NULL},
+    [V_RAW_8B] = {"raw cmpxchg8b x2", pair_cmpxchg8b, NULL},
+    [V_RAW_Q] = {"raw cmpxchgq x2", pair_cmpxchgq, NULL},
+};
+
+/* Lockless operations per pair of each variant that runs the lockless path. */
+static const unsigned lockless_variants = 5;
+
 /* TSC cycles one trial of @pair takes. */
 static uint64_t trial(void (*pair)(void))
 {
@@ -122,24 +181,33 @@ static uint64_t trial(void (*pair)(void))
 	return platform_cycles() - start;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t cycles[NVARIANTS][TRIALS];
+
+/* Cycles per pair: the median trial of variant @v (sorts its trials). */
+static double median_of(unsigned v)
+{
+	qsort(cycles[v], TRIALS, sizeof(cycles[v][0]), cmp_u64);
+	return (double)cycles[v][TRIALS / 2] / PAIRS;
+}
+
+static void ratio(const char *what, double a, double b, double goal, bool at_most)
+{
+	double r = a / b;
+
+	printf("# ratio %-44s %5.2f (goal %s %.2f: %s)\n", what, r, at_most ? "<=" : ">=", goal,
+	       (at_most ? r <= goal : r >= goal) ? "met" : "missed");
+}
+
 int main(void)
 {
-	static const struct {
-		const char *name;
-		void (*pair)(void);
-	} variants[] = {
-	    {"xadd (counter only)", pair_xadd},
-	    {"lockref plain (boot policy)", pair_plain},
-	    {"lockref hard-coded policy", pair_fixed},
-	    {"lockref _p(&mainline)", pair_explicit},
-	    {"lockref16 plain", pair_lockref16},
-	    {"lockref locked policy", pair_locked_policy},
-	    {"spin_lock+inc+unlock", pair_spinlock},
-	    {"raw cmpxchg8b", pair_cmpxchg8b},
-	    {"raw cmpxchgq", pair_cmpxchgq},
-	};
-	enum { NVARIANTS = sizeof(variants) / sizeof(variants[0]) };
-	uint64_t best[NVARIANTS];
+	double med[NVARIANTS];
 	struct lockref_stats st;
 
 	host_set_cpu_id(0);
@@ -147,18 +215,30 @@ int main(void)
 	lockref_init(&ref);
 	lockref16_init(&ref16);
 	lockref_stats_reset();
-	/* Rounds interleave the variants, so a burst of host load hits them all alike. */
 	for (unsigned t = 0; t < TRIALS; t++) {
-		for (unsigned i = 0; i < NVARIANTS; i++) {
-			uint64_t cycles = trial(variants[i].pair);
-
-			if (t == 0 || cycles < best[i])
-				best[i] = cycles;
+		for (unsigned v = 0; v < NVARIANTS; v++) {
+			/* "At boot": no other thread uses a lockref here. */
+			if (variants[v].boot)
+				lockref_set_policy(variants[v].boot);
+			cycles[v][t] = trial(variants[v].pair);
 		}
 	}
-	for (unsigned i = 0; i < NVARIANTS; i++)
-		printf("# %-28s %6.1f TSC cycles per get+put pair\n", variants[i].name,
-		       (double)best[i] / PAIRS);
+	lockref_set_policy(&lockref_policy_mainline);
+	for (unsigned v = 0; v < NVARIANTS; v++) {
+		med[v] = median_of(v);
+		printf("# %-30s %6.1f TSC cycles per get+put pair (median; min %.1f)\n",
+		       variants[v].name, med[v], (double)cycles[v][0] / PAIRS);
+	}
+	ratio("plain/raw, cmpxchg8b", med[V_PLAIN_8B], med[V_RAW_8B], GOAL_VS_RAW, true);
+	ratio("plain/raw, cmpxchgq", med[V_PLAIN_Q], med[V_RAW_Q], GOAL_VS_RAW, true);
+	ratio("plain cmpxchg8b / ticket lock+inc+unlock", med[V_PLAIN_8B], med[V_SPINLOCK],
+	      GOAL_VS_TICKET, true);
+	ratio("plain cmpxchgq / ticket lock+inc+unlock", med[V_PLAIN_Q], med[V_SPINLOCK],
+	      GOAL_VS_TICKET, true);
+	ratio("lockref16 / lockref (both plain, cmpxchg8b)", med[V_LOCKREF16], med[V_PLAIN_8B],
+	      GOAL_16_VS_8, true);
+	printf("# boot-policy cost: plain/hard-coded %.3f (cmpxchg8b), %.3f (cmpxchgq)\n",
+	       med[V_PLAIN_8B] / med[V_FIXED_8B], med[V_PLAIN_Q] / med[V_FIXED_Q]);
 
 	lockref_stats_sum(&st);
 	if (lockref_count(&ref) != 1 || lockref16_count(&ref16) != 1 || locked_count != 0 ||
@@ -166,12 +246,12 @@ int main(void)
 		printf("not ok: a variant did not restore its count\n");
 		failures++;
 	}
-	/* 4 lockless variants' pairs are 2 lockless ops each; the locked policy's get falls back. */
-	if (st.lockless != 4ull * 2 * PAIRS * TRIALS || st.fallbacks != 1ull * PAIRS * TRIALS ||
-	    st.retries != 0) {
-		printf("not ok: stats lockless %llu fallbacks %llu retries %llu\n",
+	/* The lockless variants' pairs are 2 lockless ops each; the locked policy's get falls back. */
+	if (st.lockless != lockless_variants * 2ull * PAIRS * TRIALS ||
+	    st.fallbacks != 1ull * PAIRS * TRIALS || st.retries != 0 || st.abandoned != 0) {
+		printf("not ok: stats lockless %llu fallbacks %llu retries %llu abandoned %llu\n",
 		       (unsigned long long)st.lockless, (unsigned long long)st.fallbacks,
-		       (unsigned long long)st.retries);
+		       (unsigned long long)st.retries, (unsigned long long)st.abandoned);
 		failures++;
 	}
 	printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
