@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Makefile - build the kernel and its ISO, boot it, test everything.
 #
 #   make          build/kernel.elf and build/lockref.iso (BIOS + UEFI)

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; entry.asm - Multiboot2 header and the boot CPU's way from 32-bit protected
 ; mode into 64-bit long mode.
 ;

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; isr.asm - one entry stub per interrupt vector, all funnelling into C.
 ;
 ; The CPU pushes SS, RSP, RFLAGS, CS, RIP and, for some exceptions, an error

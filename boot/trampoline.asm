@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; trampoline.asm - where an application processor starts: real mode at
 ; TRAMPOLINE_BASE, straight into 64-bit long mode, then a call into C.
 ;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * busted.h - deliberate bugs for the negative controls of the fs tests.
  *

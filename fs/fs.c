@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fs.c - the life of an fs and of its nodes: creation, references
  * (fs_put, fs_get_parent), freeing after grace periods, teardown.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fs_audit.c - fsck for the in-memory fs: every invariant, checked from
  * the slots up.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fs_read.c - the operations that only look: stat, a node's name, readdir.
  *

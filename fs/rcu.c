@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rcu.c - the epoch-based reclamation of rcu.h.
  *

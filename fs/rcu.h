@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rcu.h - epoch-based reclamation: RCU's promise, small enough to read.
  *

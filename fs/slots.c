@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * slots.c - the slot allocator of slots.h.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * slots.h - the fs's node memory: a fixed number of equal slots, poisoned
  * while free.

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: MIT
 /*
  * acpi.c - find the RSDP, let acpi_tables.c parse, and use the result.
  *
  * The RSDP comes from the Multiboot2 ACPI tags (the only way under UEFI,
- * FACTS.md); without them we search where legacy BIOSes put it: the first
+ * docs/tools.md); without them we search where legacy BIOSes put it: the first
  * KiB of the EBDA and 0xE0000..0xFFFFF, on 16-byte boundaries (ACPI 6.5
  * 5.2.5.1).  Tables are read through the identity map; those above 4 GiB
  * are mapped first.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * acpi.h - the kernel's use of ACPI: CPUs, power-off, and who made the tables.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * acpi_tables.c - RSDP, RSDT/XSDT, MADT, FADT, HPET and the DSDT's \_S5,
  * parsed as untrusted input.

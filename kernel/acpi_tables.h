@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * acpi_tables.h - pure parsers for the few ACPI tables this kernel needs.
  *

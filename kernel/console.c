@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * console.c - printk, shared by every CPU.
  *
@@ -26,7 +27,7 @@ static const char *volatile log_prefix = "";
 void console_init(void)
 {
 	serial_init();
-	/* GRUB leaves terminal escape codes on the line (FACTS.md): start afresh. */
+	/* GRUB leaves terminal escape codes on the line (docs/tools.md): start afresh. */
 	serial_write("\n", 1);
 }
 

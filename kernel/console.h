@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: MIT
 /*
  * console.h - printk: formatted output to the serial port and the screen.
  *
  * One printk call is written whole under the console lock, so lines from
  * different CPUs never interleave mid-line as long as each call prints whole
- * lines.  Which devices get output is chosen by console= (INTERFACE.md).
+ * lines.  Which devices get output is chosen by console= (docs/interface.md).
  */
 #ifndef KERNEL_CONSOLE_H
 #define KERNEL_CONSOLE_H

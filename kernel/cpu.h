@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cpu.h - the x86-64 instructions the kernel uses, one inline function each.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cpuinfo.c - read CPUID once, checking each leaf against its maximum.
  *

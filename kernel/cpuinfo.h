@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cpuinfo.h - what CPUID says about the boot CPU, read once.
  */

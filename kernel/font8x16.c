@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * font8x16.c - the screen console's font, hand-drawn for this kernel.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heap.h - kernel memory: one region from the Multiboot2 memory map.
  */

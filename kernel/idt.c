@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * idt.c - the interrupt descriptor table: every vector to its stub.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ktest.h - self-registering boot-time tests, reported as KTAP version 1.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * multiboot2.c - the Multiboot2 boot information parser (Multiboot2 spec 3.6).
  *

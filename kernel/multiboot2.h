@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * multiboot2.h - what the boot loader told us, decoded defensively.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * percpu.c - the struct cpu array and the GS-base hookup.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * percpu.h - one struct cpu per processor, reached through the GS base.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * power.c - the last thing the kernel does.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * power.h - ending a run: report the result, then leave the machine.
  */
@@ -7,7 +8,7 @@
 #include <stdbool.h>
 
 /*
- * Print "# RESULT pass|fail", drain the UART, then per exit= (INTERFACE.md):
+ * Print "# RESULT pass|fail", drain the UART, then per exit= (docs/interface.md):
  * QEMU's isa-debug-exit when running under a hypervisor, else ACPI S5
  * power-off, else halt every CPU with the result on screen.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * screen.h - the console on the screen, for machines without a serial port.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * serial.c - polled driver for the 16550 UART at COM1.
  *
@@ -73,7 +74,7 @@ void serial_write(const char *s, size_t len)
 
 void serial_drain(void)
 {
-	/* Bochs drops bytes still in the UART at power-off (FACTS.md). */
+	/* Bochs drops bytes still in the UART at power-off (docs/tools.md). */
 	if (serial_present)
 		serial_wait(LSR_TX_IDLE);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* serial.h - COM1, the console every emulator and most servers can capture. */
 #ifndef KERNEL_SERIAL_H
 #define KERNEL_SERIAL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * smp.h - bring up the application processors and hand them work.
  */

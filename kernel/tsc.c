@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tsc.c - calibrate the TSC, and trust no single clock while doing it.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tsc.h - time from the time-stamp counter, calibrated once at boot.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * vm.c - add identity mappings above the first 4 GiB, on demand.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * vm.h - extend the boot identity map past 4 GiB, for firmware tables that
  * live up there (entry.asm maps only the first 4 GiB).

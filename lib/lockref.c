@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * lockref.c - the 8-byte lockref of lockref.h, its policies, statistics,
  * lock-holder records and misuse warnings.

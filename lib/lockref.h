@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * lockref.h - a spinlock and a reference count in one 8-byte word.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * lockref16.c - the 16-byte lockref of lockref16.h on CMPXCHG16B.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * lockref16.h - the lockref in 16 bytes: a count that cannot overflow and a
  * generation, updated together by CMPXCHG16B.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * lockref_impl.h - internals shared by lockref.c and lockref16.c.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * printf.h - a small, allocation-free formatter for kernel and tests.
  *

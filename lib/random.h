@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * random.h - a small, seedable pseudo-random generator (xorshift64*).
  *

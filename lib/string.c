@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * string.c - byte-at-a-time string and memory routines for the kernel.
  *

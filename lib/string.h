@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * string.h - the few <string.h> routines freestanding code needs.
  *

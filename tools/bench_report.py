@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench_report.py - turn a benchmark log into a report and a plot.
 
     tools/bench_report.py LOG OUTDIR [--against LOG2] [--host-cpus N] [--strict]
@@ -39,7 +40,7 @@ import shutil
 import subprocess
 import sys
 
-# The implementations in the order INTERFACE.md lists them; others follow, sorted.
+# The implementations in the order docs/interface.md lists them; others follow, sorted.
 IMPL_ORDER = ["xadd", "spinlock", "spinlock-pv", "lockref", "lockref-pv", "lockref-v7", "lockref-locked",
               "lockref16", "lockref-cmpxchgq", "lockref-cmpxchg8b"]
 INSN_ORDER = ["xadd", "cmpxchg8b", "cmpxchgq", "cmpxchg16b"]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench_scaling.gp - the scaling plot of the benchmark report: operations per
 # second against CPUs, one line per implementation, one panel per benchmark
 # (refcount, convoy, pathwalk), error bars from the min and max of trials.

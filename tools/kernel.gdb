@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # kernel.gdb - attach gdb to `make debug` (QEMU stopped, stub on localhost:1234).
 #
 #   gdb -x tools/kernel.gdb

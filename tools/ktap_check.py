@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """ktap_check.py - judge a kernel serial log.
 
     ktap_check.py LOG                      the run must have passed

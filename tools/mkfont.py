@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """
 mkfont.py - draws the screen console's font and writes kernel/font8x16.c.
 
@@ -288,6 +289,7 @@ def parse(text):
 def emit(glyphs):
     """The C source of the font table."""
     out = [
+        "// SPDX-License-Identifier: MIT",
         "/*",
         " * font8x16.c - the screen console's font, hand-drawn for this kernel.",
         " *",

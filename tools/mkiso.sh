@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # mkiso.sh - a one-entry GRUB ISO that boots build/kernel.elf with a given
 # command line at once (timeout 0), for automated runs.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # quiet.mk - kbuild-style output for every Makefile of the project: one short
 # line per step ("  CC      kernel/smp.c"), full commands with V=1.
 #

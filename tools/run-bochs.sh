@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run-bochs.sh - boot the ISO under Bochs with no window, serial on stdout.
 #
 #   tools/run-bochs.sh [LOG]
@@ -8,7 +9,7 @@
 # Debian's Bochs has its internal debugger built in, which waits at the
 # first instruction: a command file answers "c" (continue).  There is no
 # display-less library, so the "term" one runs inside a pseudo-terminal
-# made by script(1) (FACTS.md).  The kernel ends the run by ACPI power-off;
+# made by script(1) (docs/tools.md).  The kernel ends the run by ACPI power-off;
 # the verdict is read from the serial log ("# RESULT pass" -> exit 0).
 set -u
 cd "$(dirname "$0")/.."

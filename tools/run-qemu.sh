@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run-qemu.sh - boot build/kernel.elf from a GRUB ISO under QEMU, serial on
 # stdout, and turn the guest's verdict into an exit status.
 #
@@ -54,7 +55,7 @@ esac
 if [ "$CPU" = auto ]; then
     # Nested KVM here refuses QEMU's write of IA32_ARCH_CAPABILITIES (MSR 0x10a)
     # at reset, so the model drops that MSR's feature bits.  +invtsc exposes
-    # the invariant TSC and the hypervisor's TSC-frequency leaf (FACTS.md).
+    # the invariant TSC and the hypervisor's TSC-frequency leaf (docs/tools.md).
     if [ "$ACCEL" = kvm ]; then
         CPU=host,+invtsc,-arch-capabilities,-rdctl-no,-skip-l1dfl-vmentry,-mds-no,-pschange-mc-no
         # A /dev/kvm served by PVM (kvm_pvm: shadow paging, no VMX) emulates some

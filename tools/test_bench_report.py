@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """test_bench_report.py - tools/bench_report.py on small synthetic serial logs.
 
     python3 tools/test_bench_report.py        (exit status 0 when every check passes)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fs_cases_paths.c - rule cases of the path walk and of create, unlink and
  * rmdir: empty and NULL arguments, slashes, "." and "..", missing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fs_cases_tree.c - rule cases of the tree's life: removal of nodes still
  * held, every kind of rename, node memory running out, readdir,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fs_suite.c - the runner of the rule cases (fs_cases_*.c) and their
  * toolkit: the context, the failure report, the tree fingerprint.

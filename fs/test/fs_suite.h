@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fs_suite.h - the fs's test suite, written once, run in two places.
  *

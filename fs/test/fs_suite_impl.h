@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fs_suite_impl.h - what the rule cases share: the case context, the
  * CHECK macros, and the tree fingerprint.

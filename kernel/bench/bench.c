@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench.c - the benchmark harness of bench.h: start together, run for a
  * fixed time, stop together, and turn per-CPU counters into one BENCH line.
@@ -286,7 +287,7 @@ static void bench_append_fixed(char *line, size_t *len, const char *name, uint64
 	bench_append(line, len, ",\"%s\":%s", name, num);
 }
 
-/* CPU 0: the BENCH line of INTERFACE.md. */
+/* CPU 0: the BENCH line of docs/interface.md. */
 static void bench_print(struct bench_ctx *t, const struct bench_spec *spec,
 			const struct bench_result *r)
 {

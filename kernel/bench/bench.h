@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench.h - the harness every kernel benchmark runs on.
  *
@@ -34,7 +35,7 @@
  * the bench suite; on a host, tests/bench/bench_native.c runs them on
  * threads pinned one per core.
  *
- * The BENCH line (INTERFACE.md), printed by CPU 0 after the trials:
+ * The BENCH line (docs/interface.md), printed by CPU 0 after the trials:
  *
  *   # BENCH {"bench":..,"impl":..,"op":..,"platform":"kernel"|"native",
  *            "cpus":N,"trials":T,"ms":M,
@@ -129,8 +130,8 @@ bool bench_barrier(struct bench_ctx *t, unsigned timeout_ms);
 typedef void (*bench_ops_fn)(void *arg, unsigned cpu, unsigned n);
 
 struct bench_spec {
-	const char *bench; /* INTERFACE.md name: "refcount", "convoy", "pathwalk", ... */
-	const char *impl;  /* INTERFACE.md name: "lockref", "spinlock", "xadd", ... */
+	const char *bench; /* docs/interface.md name: "refcount", "convoy", "pathwalk", ... */
+	const char *impl;  /* docs/interface.md name: "lockref", "spinlock", "xadd", ... */
 	const char *op;	   /* what one operation is, e.g. "get+put" */
 	bench_ops_fn run;  /* the measured operations */
 	/* Optional, run untimed after every timed batch with the same @n (e.g. undo the gets). */

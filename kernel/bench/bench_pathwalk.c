@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench_pathwalk.c - the stat() loop of the seed's measurements, on the fs.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench_stats.c - the integer statistics of the benchmark harness.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench_uncontended.c - what one operation costs when nobody else is
  * looking: the locked instructions the designs are built from, and a get,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fault_inject.c - faults on purpose.
  *

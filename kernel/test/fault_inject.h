@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fault_inject.h - deliberate faults that prove the exception path works.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_fs.c - the `fs` suite at boot: fs/test/fs_suite.h on real CPUs.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * torture.h - what the boot-time lock torture tests share.
  *
@@ -14,7 +15,7 @@
  * code on host threads under the sanitizers.
  *
  * Waits inside the harness never PAUSE: under QEMU TCG a PAUSE leaves the
- * vCPU loop and costs microseconds (FACTS.md), which would stretch every
+ * vCPU loop and costs microseconds (docs/tools.md), which would stretch every
  * hold and starve the run of operations.  And the clock is read sparingly:
  * RDTSC may trap to a hypervisor (under this machine's nested KVM it costs
  * about 17,000 cycles more than an empty loop iteration), so short holds

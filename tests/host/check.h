@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * check.h - the assertion of the host tests: report and count, keep going.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* platform_host.h - host-only controls over the pretend CPUs of platform_host.c. */
 #ifndef TESTS_HOST_PLATFORM_HOST_H
 #define TESTS_HOST_PLATFORM_HOST_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_acpi.c - kernel/acpi_tables.c against crafted firmware tables.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_bench_stats.c - the benchmark harness's integer statistics
  * (kernel/bench/bench_stats.c) against answers worked out another way.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_fs.c - the fs suite (fs/test/fs_suite.h) on host threads, so the
  * sanitizers watch the very code the kernel runs at boot.

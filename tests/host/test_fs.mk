@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The fs suite (fs/test/fs_suite.h): the rule cases and the torture on 2, 4
 # and 8 threads, argument = ms per torture run.  The busted build switches
 # on each deliberate bug of fs/busted.h in turn and must fail.

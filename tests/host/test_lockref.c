@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_lockref.c - both lockref forms (lib/lockref.c, lib/lockref16.c) on
  * host threads, under every policy.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Both lockref forms: contracts, multi-threaded stress, death and generation
 # checks under every policy; the busted build runs the threads on the
 # lock-ignoring policy and must fail.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_lockref_bench.c - what one uncontended lockref operation costs on the
  * host, next to the alternatives, in TSC cycles per get+put pair, and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cycles per uncontended get+put pair: plain lockref calls (cmpxchg8b and
 # cmpxchgq) against a compile-time specialised core, the raw instructions,
 # the ticket lock, XADD and the 16-byte form, with the lean-path ratios.

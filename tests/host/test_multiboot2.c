@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_multiboot2.c - kernel/multiboot2.c fed good and malformed tag lists.
  *

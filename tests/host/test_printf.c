@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_printf.c - lib/printf.c against the C library's printf.
  *

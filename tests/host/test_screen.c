@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_screen.c - the screen console drawn into ordinary memory and read back.
  *

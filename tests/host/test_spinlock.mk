@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The ticket spinlock: semantics and mutual-exclusion stress; the busted
 # build swaps in the do-nothing lock and must fail.
 HOST_TESTS += test_spinlock

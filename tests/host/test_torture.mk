@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The boot-time torture tests (kernel/test/torture_*.c) on host threads.  Each
 # busted build runs its suite on the broken lock and must fail: every test
 # of the suite has to catch it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lockref.pml - the 8-byte lockref of lib/lockref.c as Promela inlines.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lockref_liveness.pml - CPUs take and drop references forever; every
  * operation must finish.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lockref_safety.pml - one object's whole life: three CPUs drop their
  * references while a lookup that holds none tries to take one, until the

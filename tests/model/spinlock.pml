@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spinlock.pml - the ticket lock of lib/spinlock.c as Promela inlines.
  *

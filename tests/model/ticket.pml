@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ticket.pml - the ticket lock alone: CPUS CPUs take and release it forever.
  *
