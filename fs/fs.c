@@ -3,7 +3,7 @@
  * fs.c - the life of an fs and of its nodes: creation, references
  * (fs_put, fs_get_parent), freeing after grace periods, teardown.
  *
- * fs_put is the dput of the seed's dcache patch: put_or_lock drops the
+ * fs_put is the dput of the v7 series' dcache patch: put_or_lock drops the
  * reference without the lock while the count stays above zero; only the
  * last reference comes back with the lock held, and only then does the
  * node's state matter.  fs_get_parent is its dget_parent: the parent is

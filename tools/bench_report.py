@@ -49,8 +49,8 @@ BENCH_ORDER = ["uncontended", "refcount", "convoy", "retry-table", "pathwalk"]
 SCALING_BENCHES = ["refcount", "convoy", "pathwalk"]
 REQUIRED = ["bench", "impl", "cpus", "trials", "ops_per_sec"]
 
-# The seed's retry-policy table (v7 cover letter: AIM7 short, 1500 users, 80 cores, JPM).
-SEED_RETRY_JPM = {
+# Waiman Long's v7 retry-policy table (his cover letter: AIM7 short, 1500 users, 80 cores, JPM).
+V7_RETRY_JPM = {
     "lockref-wait-1": 5899907,
     "lockref-wait-2": 6534958,
     "lockref-wait-3": 6868170,
@@ -61,9 +61,9 @@ SEED_RETRY_JPM = {
     "lockref-nowait-16": 6392709,
     "lockref-nowait-32": 6438080,
 }
-# The seed's uncontended figures (2.4 GHz Westmere, ns per update).
-SEED_LOCKED_NS = 14.7
-SEED_LOCKREF_NS = 16.0
+# The v7 series' uncontended figures (2.4 GHz Westmere, ns per update).
+V7_LOCKED_NS = 14.7
+V7_LOCKREF_NS = 16.0
 
 # Goals (issue 6).  Hardware: KVM or bare metal.  Emulated: TCG or Bochs.
 GOAL_UNCONTENDED_MAX = 1.1  # lockref get+put <= 1.1x spinlock get+put
@@ -304,9 +304,9 @@ def section_uncontended(results):
     lr = results.get(("uncontended", "lockref", "get+put", 1))
     sl = results.get(("uncontended", "spinlock", "get+put", 1))
     if lr and sl:
-        text += ["", f"Seed (2.4 GHz Westmere): lock/update/unlock {SEED_LOCKED_NS} ns, "
-                     f"lockref get/put {SEED_LOCKREF_NS} ns per update "
-                     f"({SEED_LOCKREF_NS / SEED_LOCKED_NS:.2f}x).  Here: "
+        text += ["", f"v7 series (2.4 GHz Westmere): lock/update/unlock {V7_LOCKED_NS} ns, "
+                     f"lockref get/put {V7_LOCKREF_NS} ns per update "
+                     f"({V7_LOCKREF_NS / V7_LOCKED_NS:.2f}x).  Here: "
                      f"{sl['ns_per_op'] / 2:.2f} ns against {lr['ns_per_op'] / 2:.2f} ns "
                      f"({lr['ns_per_op'] / sl['ns_per_op']:.2f}x)."]
     return "\n".join(text)
@@ -366,28 +366,28 @@ def section_retry(results):
         return (m.group(1) != "wait", int(m.group(2))) if m else (2, key[1])
     keys = sorted(recs, key=order)
     best = max(recs[k]["ops_per_sec"] for k in keys) or 1
-    seed_best = max(SEED_RETRY_JPM.values())
+    v7_best = max(V7_RETRY_JPM.values())
     rows = []
     for key in keys:
         r = recs[key]
         med, lo, hi = r["ops_per_sec"], r.get("ops_per_sec_min"), r.get("ops_per_sec_max")
         spread = f"{100 * (hi - lo) / med:.0f}%" if med and lo is not None and hi is not None \
             else "-"
-        seed = SEED_RETRY_JPM.get(key[1])
+        v7 = V7_RETRY_JPM.get(key[1])
         rows.append([key[1], key[3], fmt_rate(med), f"{fmt_rate(lo)} .. {fmt_rate(hi)}", spread,
                      f"{med / best:.2f}",
                      f"{r['retries_per_op']:.3f}" if "retries_per_op" in r else "-",
                      fmt_pct(fallback_fraction(r)),
-                     f"{seed:,}" if seed else "-", f"{seed / seed_best:.2f}" if seed else "-"])
+                     f"{v7:,}" if v7 else "-", f"{v7 / v7_best:.2f}" if v7 else "-"])
     return "\n".join([
-        "## retry-table: the seed's policy table", "",
+        "## retry-table: the v7 series' policy table", "",
         "The refcount workload at every CPU under each lockless policy: wait until the lock "
         "is free then try N times, or try N times without waiting.  Spread is (max - min) / "
-        "median over the trials.  `relative` divides by the best policy here; the seed's "
+        "median over the trials.  `relative` divides by the best policy here; the v7 series' "
         "column is AIM7 jobs per minute on 80 cores, with its own relative figure, for the "
         "shape of the curve (the absolute figures measure different things).", "",
         table(["policy", "CPUs", "ops/s", "min .. max", "spread", "relative", "retries/op",
-               "fallbacks", "seed JPM", "seed relative"], rows)])
+               "fallbacks", "v7 JPM", "v7 relative"], rows)])
 
 
 def goal(name, ok, figures):

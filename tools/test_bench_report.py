@@ -134,7 +134,7 @@ class TestGoodLog(ReportCase):
         # Uncontended: 21 ns against 20 ns.
         self.assertIn("| lockref | get+put | 21.00 |", self.report)
         self.assertIn("1.05x", self.report)
-        # Retry table: relative to the best policy, and the seed's figure beside it.
+        # Retry table: relative to the best policy, and the v7 series' figure beside it.
         self.assertIn("| lockref-nowait-2 | 2 | 10 M |", self.report)
         self.assertIn("0.33", self.report)
         self.assertIn("1,091,273", self.report)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_pathwalk.c - the stat() loop of the seed's measurements, on the fs.
+ * bench_pathwalk.c - the stat() loop of the v7 series' measurements, on the fs.
  *
  * Waiman Long's numbers for the lockref came from path lookups: every
  * stat() walks its path taking and dropping a reference on each dentry it

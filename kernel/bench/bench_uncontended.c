@@ -4,7 +4,7 @@
  * looking: the locked instructions the designs are built from, and a get,
  * a put and a get+put pair of every implementation, on one CPU.
  *
- * The seed measured lock/update/unlock at 14.7 ns against 16.0 ns for a
+ * The v7 series measured lock/update/unlock at 14.7 ns against 16.0 ns for a
  * lockref get/put on a 2.4 GHz Westmere and called 10% the price of the
  * lockless path.  This benchmark measures the same comparison here, with
  * the raw instructions beside it so the figures can be read against what
