@@ -11,50 +11,30 @@
  * Each case asserts exact values and the exact warning lines.
  */
 #include "acpi_tables.h"
+#include "check.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- checks ---- */
+/* ---- checks: check.h, with the case and its warning lines as context ---- */
 
-static unsigned checks, failures;
 static const char *current;
 
 #define MAX_REPORTS 32
 static char reports[MAX_REPORTS][256];
 static unsigned nreports;
 
-static void dump_reports(void)
+/* check_context: after a failed check, the case it failed in and what the parser warned. */
+static void print_case(void)
 {
+	printf("      case: %s\n", current);
 	for (unsigned i = 0; i < nreports && i < MAX_REPORTS; i++)
 		printf("      report: %s\n", reports[i]);
 }
 
-static void check(int ok, const char *what, int line)
-{
-	checks++;
-	if (ok)
-		return;
-	failures++;
-	printf("FAIL %s (line %d): %s\n", current, line, what);
-	dump_reports();
-}
-
-static void check_eq(unsigned long long got, unsigned long long want, const char *what, int line)
-{
-	checks++;
-	if (got == want)
-		return;
-	failures++;
-	printf("FAIL %s (line %d): %s is 0x%llx, want 0x%llx\n", current, line, what, got, want);
-	dump_reports();
-}
-
-#define CHECK(cond)	 check(!!(cond), #cond, __LINE__)
-#define CHECK_EQ(a, b)	 check_eq((unsigned long long)(a), (unsigned long long)(b), #a, __LINE__)
-#define CHECK_REPORT(s)	 check(reported(s), "report \"" s "\"", __LINE__)
+#define CHECK_REPORT(s)	 CHECK(reported(s), "no report \"%s\"", s)
 #define CHECK_REPORTS(n) CHECK_EQ(nreports, n)
 
 __attribute__((format(printf, 1, 2))) static void capture(const char *fmt, ...)
@@ -1572,7 +1552,7 @@ static void s5_bad(const char *name, const void *aml, size_t n, const char *why)
 	CHECK(info.have_fadt);
 	CHECK(!info.have_s5);
 	CHECK_EQ(info.slp_typa + info.slp_typb, 0);
-	check(reported(why), why, __LINE__);
+	CHECK_REPORT(why);
 	CHECK_REPORTS(1);
 }
 
@@ -1669,6 +1649,7 @@ static void test_arguments(void)
 
 int main(void)
 {
+	check_context = print_case;
 	test_rsdp_v0_rsdt();
 	test_rsdp_v2_xsdt();
 	test_rsdp_rejected();
@@ -1696,6 +1677,5 @@ int main(void)
 	test_arguments();
 	mem_reset();
 	free(cpus);
-	printf("test_acpi: %u checks, %u failed\n", checks, failures);
-	return failures ? 1 : 0;
+	return check_exit("test_acpi");
 }

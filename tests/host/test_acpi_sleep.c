@@ -219,6 +219,5 @@ int main(void)
 	test_pm1a_and_b();
 	test_hw_reduced();
 	test_refusals();
-	printf("test_acpi_sleep: %s (%d failures)\n", failures ? "FAIL" : "pass", failures);
-	return failures ? 1 : 0;
+	return check_exit("test_acpi_sleep");
 }

@@ -10,27 +10,16 @@
  * line and a non-zero exit.
  */
 #include "bench.h"
+#include "check.h"
 #include "platform.h"
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Random cases per property; seeded, so a failure replays. */
 #define RANDOM_CASES 2000
 #define RANDOM_SEED  12345
-
-static int failures;
-
-#define EXPECT_EQ(what, got, want)                                                                 \
-	do {                                                                                       \
-		unsigned long long g_ = (got), w_ = (want);                                        \
-		if (g_ != w_) {                                                                    \
-			printf("not ok: %s: got %llu, want %llu\n", what, g_, w_);                 \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
 
 static uint64_t rng_state = RANDOM_SEED;
 
@@ -51,33 +40,30 @@ static void test_median(void)
 	uint64_t dup[] = {3, 3, 1, 3, 9, 3};
 	uint64_t huge[] = {UINT64_MAX, UINT64_MAX - 2};
 
-	EXPECT_EQ("median of 5 unsorted", bench_median(odd, 5), 3);
-	EXPECT_EQ("median sorts: first", odd[0], 1);
-	EXPECT_EQ("median sorts: last", odd[4], 5);
-	EXPECT_EQ("median of 4 (mean of middle two)", bench_median(even, 4), 25);
-	EXPECT_EQ("median of 1", bench_median(one, 1), 7);
-	EXPECT_EQ("median with duplicates", bench_median(dup, 6), 3);
-	EXPECT_EQ("median near UINT64_MAX does not overflow", bench_median(huge, 2),
-		  UINT64_MAX - 1);
-	EXPECT_EQ("median of nothing", bench_median(NULL, 0), 0);
+	CHECK_EQ(bench_median(odd, 5), 3, "median of 5 unsorted");
+	CHECK_EQ(odd[0], 1, "median sorts: first");
+	CHECK_EQ(odd[4], 5, "median sorts: last");
+	CHECK_EQ(bench_median(even, 4), 25, "median of 4 (mean of middle two)");
+	CHECK_EQ(bench_median(one, 1), 7, "median of 1");
+	CHECK_EQ(bench_median(dup, 6), 3, "median with duplicates");
+	CHECK_EQ(bench_median(huge, 2), UINT64_MAX - 1, "median near UINT64_MAX does not overflow");
+	CHECK_EQ(bench_median(NULL, 0), 0, "median of nothing");
 
 	/* Random arrays: the result must split them in halves, and be sorted. */
 	for (int c = 0; c < RANDOM_CASES; c++) {
 		uint64_t v[BENCH_TRIALS_MAX];
 		unsigned n = 1 + next_random() % BENCH_TRIALS_MAX;
 		uint64_t m;
+		unsigned sorted;
 
 		for (unsigned i = 0; i < n; i++)
 			v[i] = next_random() % 1000;
 		m = bench_median(v, n);
-		for (unsigned i = 1; i < n; i++)
-			if (v[i - 1] > v[i]) {
-				printf("not ok: median left %u values unsorted\n", n);
-				failures++;
-				break;
-			}
-		EXPECT_EQ("random median", m,
-			  n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2);
+		for (sorted = 1; sorted < n && v[sorted - 1] <= v[sorted]; sorted++)
+			;
+		CHECK(sorted == n, "median left %u values unsorted (at %u)", n, sorted);
+		CHECK_EQ(m, n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2,
+			 "random median");
 	}
 }
 
@@ -103,11 +89,11 @@ static void test_jain(void)
 	uint64_t zeros[] = {0, 0};
 	uint64_t big[] = {UINT64_MAX / 4, UINT64_MAX / 4, UINT64_MAX / 8};
 
-	EXPECT_EQ("jain, all equal", bench_jain(equal, 4), BENCH_ONE);
-	EXPECT_EQ("jain, one CPU does all of 4", bench_jain(alone, 4), BENCH_ONE / 4);
-	EXPECT_EQ("jain 1,2,3,4 = 100/120", bench_jain(ramp, 4), 8333);
-	EXPECT_EQ("jain, all zero", bench_jain(zeros, 2), BENCH_ONE);
-	EXPECT_EQ("jain, no CPUs", bench_jain(NULL, 0), BENCH_ONE);
+	CHECK_EQ(bench_jain(equal, 4), BENCH_ONE, "jain, all equal");
+	CHECK_EQ(bench_jain(alone, 4), BENCH_ONE / 4, "jain, one CPU does all of 4");
+	CHECK_EQ(bench_jain(ramp, 4), 8333, "jain 1,2,3,4 = 100/120");
+	CHECK_EQ(bench_jain(zeros, 2), BENCH_ONE, "jain, all zero");
+	CHECK_EQ(bench_jain(NULL, 0), BENCH_ONE, "jain, no CPUs");
 
 	/* Counts whose squares overflow 64 bits: within one unit of the long-double answer. */
 	for (int c = 0; c <= RANDOM_CASES; c++) {
@@ -126,32 +112,29 @@ static void test_jain(void)
 		}
 		got = bench_jain(v, n);
 		want = jain_reference(v, n);
-		if (got + 1 < want || got > want + 1) {
-			printf("not ok: jain of %u counts: got %llu, want %llu\n", n,
-			       (unsigned long long)got, (unsigned long long)want);
-			failures++;
-		}
+		CHECK(got + 1 >= want && got <= want + 1, "jain of %u counts: got %llu, want %llu",
+		      n, (unsigned long long)got, (unsigned long long)want);
 	}
 }
 
 static void test_muldiv(void)
 {
-	EXPECT_EQ("muldiv small", bench_muldiv(6, 7, 3), 14);
-	EXPECT_EQ("muldiv truncates", bench_muldiv(10, 1, 3), 3);
-	EXPECT_EQ("muldiv product past 2^64", bench_muldiv(1ull << 40, 1ull << 40, 1ull << 30),
-		  1ull << 50);
-	EXPECT_EQ("muldiv rate: 1e9 ops, 3 GHz, 1e9 cycles",
-		  bench_muldiv(1000000000ull, 3000000000ull, 1000000000ull), 3000000000ull);
-	EXPECT_EQ("muldiv quotient too big", bench_muldiv(UINT64_MAX, 2, 1), UINT64_MAX);
-	EXPECT_EQ("muldiv by zero", bench_muldiv(1, 1, 0), UINT64_MAX);
-	EXPECT_EQ("muldiv largest that fits", bench_muldiv(UINT64_MAX, UINT64_MAX, UINT64_MAX),
-		  UINT64_MAX);
+	CHECK_EQ(bench_muldiv(6, 7, 3), 14, "muldiv small");
+	CHECK_EQ(bench_muldiv(10, 1, 3), 3, "muldiv truncates");
+	CHECK_EQ(bench_muldiv(1ull << 40, 1ull << 40, 1ull << 30), 1ull << 50,
+		 "muldiv product past 2^64");
+	CHECK_EQ(bench_muldiv(1000000000ull, 3000000000ull, 1000000000ull), 3000000000ull,
+		 "muldiv rate: 1e9 ops, 3 GHz, 1e9 cycles");
+	CHECK_EQ(bench_muldiv(UINT64_MAX, 2, 1), UINT64_MAX, "muldiv quotient too big");
+	CHECK_EQ(bench_muldiv(1, 1, 0), UINT64_MAX, "muldiv by zero");
+	CHECK_EQ(bench_muldiv(UINT64_MAX, UINT64_MAX, UINT64_MAX), UINT64_MAX,
+		 "muldiv largest that fits");
 
 	/* a * b / b == a whatever the size of the product. */
 	for (int c = 0; c < RANDOM_CASES; c++) {
 		uint64_t a = next_random(), b = next_random() | 1;
 
-		EXPECT_EQ("muldiv a*b/b", bench_muldiv(a, b, b), a);
+		CHECK_EQ(bench_muldiv(a, b, b), a, "muldiv a*b/b");
 	}
 }
 
@@ -173,11 +156,9 @@ static void test_fixed(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int n = bench_fixed(buf, sizeof(buf), cases[i].v);
 
-		if (strcmp(buf, cases[i].want) != 0 || n != (int)strlen(cases[i].want)) {
-			printf("not ok: fixed %llu: got \"%s\" (%d), want \"%s\"\n",
-			       (unsigned long long)cases[i].v, buf, n, cases[i].want);
-			failures++;
-		}
+		CHECK(strcmp(buf, cases[i].want) == 0 && n == (int)strlen(cases[i].want),
+		      "fixed %llu: got \"%s\" (%d), want \"%s\"", (unsigned long long)cases[i].v,
+		      buf, n, cases[i].want);
 	}
 }
 
@@ -208,11 +189,8 @@ static void test_sweep(void)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		sweep_string(cases[i].ncpus, buf, sizeof(buf));
-		if (strcmp(buf, cases[i].want) != 0) {
-			printf("not ok: sweep of %u CPUs: got \"%s\", want \"%s\"\n",
-			       cases[i].ncpus, buf, cases[i].want);
-			failures++;
-		}
+		CHECK(strcmp(buf, cases[i].want) == 0, "sweep of %u CPUs: got \"%s\", want \"%s\"",
+		      cases[i].ncpus, buf, cases[i].want);
 	}
 }
 
@@ -223,10 +201,5 @@ int main(void)
 	test_muldiv();
 	test_fixed();
 	test_sweep();
-	if (failures) {
-		printf("test_bench_stats: %d failures\n", failures);
-		return EXIT_FAILURE;
-	}
-	printf("test_bench_stats: ok\n");
-	return EXIT_SUCCESS;
+	return check_exit("test_bench_stats");
 }

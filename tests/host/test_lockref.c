@@ -897,6 +897,5 @@ int main(void)
 			run_threads(&lockref_form16, policies[pi], thread_counts[ti], TEST_GEN);
 		}
 	}
-	printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
-	return failures != 0;
+	return check_exit("test_lockref");
 }

@@ -24,6 +24,7 @@
  */
 #include "lockref.c"
 
+#include "check.h"
 #include "lockref16.h"
 #include "platform_host.h"
 
@@ -38,8 +39,6 @@
 #define GOAL_VS_RAW    1.3
 #define GOAL_VS_TICKET 0.6
 #define GOAL_16_VS_8   1.2
-
-static int failures;
 
 static const struct lockref_policy mainline_q = {
     .name = "mainline-q", .retries = 100, .cas = LOCKREF_CAS_CMPXCHGQ};
@@ -242,19 +241,13 @@ int main(void)
 	       med[V_PLAIN_8B] / med[V_FIXED_8B], med[V_PLAIN_Q] / med[V_FIXED_Q]);
 
 	lockref_stats_sum(&st);
-	if (lockref_count(&ref) != 1 || lockref16_count(&ref16) != 1 || locked_count != 0 ||
-	    counter != 0 || word != 0) {
-		printf("not ok: a variant did not restore its count\n");
-		failures++;
-	}
+	CHECK(lockref_count(&ref) == 1 && lockref16_count(&ref16) == 1 && locked_count == 0 &&
+		  counter == 0 && word == 0,
+	      "a variant did not restore its count");
 	/* The lockless variants' pairs are 2 lockless ops each; the locked policy's get falls back. */
-	if (st.lockless != lockless_variants * 2ull * PAIRS * TRIALS ||
-	    st.fallbacks != 1ull * PAIRS * TRIALS || st.retries != 0 || st.abandoned != 0) {
-		printf("not ok: stats lockless %llu fallbacks %llu retries %llu abandoned %llu\n",
-		       (unsigned long long)st.lockless, (unsigned long long)st.fallbacks,
-		       (unsigned long long)st.retries, (unsigned long long)st.abandoned);
-		failures++;
-	}
-	printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
-	return failures != 0;
+	CHECK_EQ(st.lockless, lockless_variants * 2ull * PAIRS * TRIALS);
+	CHECK_EQ(st.fallbacks, 1ull * PAIRS * TRIALS);
+	CHECK_EQ(st.retries, 0);
+	CHECK_EQ(st.abandoned, 0);
+	return check_exit("test_lockref_bench");
 }

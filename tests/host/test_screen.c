@@ -21,6 +21,7 @@
  * instruction through (single step) and closes the memory again.
  */
 #define _GNU_SOURCE /* REG_ERR, REG_EFL in <ucontext.h> */
+#include "check.h"
 #include "screen.h"
 
 #include <signal.h>
@@ -39,18 +40,6 @@
 /* What cell_read() reports for a cell that is no glyph at all. */
 #define GARBAGE 0x80
 #define EGA_BOX 0xfe
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			failures++;                                                                \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-		}                                                                                  \
-	} while (0)
 
 /* A pixel format and its three colours as screen.c must encode them. */
 struct format {
@@ -96,13 +85,21 @@ static struct scr *scr_alloc(struct screen_fb fb)
 	return s;
 }
 
+/* The offset of the first of @n bytes at @p that is not @v, or @n. */
+static size_t first_not(const uint8_t *p, size_t n, uint8_t v)
+{
+	size_t i = 0;
+
+	while (i < n && p[i] == v)
+		i++;
+	return i;
+}
+
 static void scr_free(struct scr *s)
 {
-	for (size_t i = 0; i < GUARD_BYTES; i++)
-		if (s->mem[s->size + i] != CANARY) {
-			CHECK(0, "store past the end of screen memory, at +%zu", i);
-			break;
-		}
+	size_t i = first_not(s->mem + s->size, GUARD_BYTES, CANARY);
+
+	CHECK(i == GUARD_BYTES, "store past the end of screen memory, at +%zu", i);
 	free(s->mem);
 	free(s);
 }
@@ -134,11 +131,9 @@ static struct scr *open_fb(const struct format *f, unsigned width, unsigned heig
 	s->y0 = (height - s->rows * FONT_HEIGHT) / 2;
 	CHECK(screen_init(&s->fb, &why), "%s %ux%u: init refused: %s", f->name, width, height,
 	      why ? why : "(no reason)");
-	for (size_t i = 0; i < s->size; i++)
-		if (s->mem[i]) {
-			CHECK(0, "%s: byte %zu not cleared by screen_init", f->name, i);
-			break;
-		}
+	size_t dirty = first_not(s->mem, s->size, 0);
+
+	CHECK(dirty == s->size, "%s: byte %zu not cleared by screen_init", f->name, dirty);
 	return s;
 }
 
@@ -354,16 +349,11 @@ static void test_reject(void)
 		CHECK(why && *why, "%s: refused without a reason", bad[i].what);
 	}
 	put("after a refused init, nothing is drawn");
-	for (size_t i = 0; i < s->size; i++)
-		if (s->mem[i] != CANARY) {
-			CHECK(0, "a refused init wrote to its memory at %zu", i);
-			break;
-		}
-	for (size_t i = 0; i < live->size; i++)
-		if (live->mem[i]) {
-			CHECK(0, "screen_write after a refused init drew on the old console");
-			break;
-		}
+	size_t written = first_not(s->mem, s->size, CANARY);
+
+	CHECK(written == s->size, "a refused init wrote to its memory at %zu", written);
+	CHECK(first_not(live->mem, live->size, 0) == live->size,
+	      "screen_write after a refused init drew on the old console");
 	scr_free(s);
 	scr_free(live);
 
@@ -393,8 +383,9 @@ static void test_format(const struct format *f)
 		}
 	for (unsigned y = 0; y < s->y0 + FONT_HEIGHT; y++)
 		for (unsigned x = 0; x < s->x0 + FONT_WIDTH; x++)
-			if ((x < s->x0 || y < s->y0) && pixel(s, x, y))
-				CHECK(0, "%s: margin pixel (%u, %u) drawn", f->name, x, y);
+			if (x < s->x0 || y < s->y0)
+				CHECK(!pixel(s, x, y), "%s: margin pixel (%u, %u) drawn", f->name,
+				      x, y);
 
 	/* Every glyph, wrapping at 50 columns; the last three bytes are boxes. */
 	put("\r");
@@ -922,6 +913,5 @@ int main(int argc, char **argv)
 	test_colours();
 	test_ega();
 	test_no_reads();
-	printf("test_screen: %s (%d failures)\n", failures ? "FAIL" : "pass", failures);
-	return failures ? 1 : 0;
+	return check_exit("test_screen");
 }

@@ -267,6 +267,5 @@ int main(void)
 #endif
 	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++)
 		test_stress(thread_counts[i]);
-	printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
-	return failures != 0;
+	return check_exit("test_spinlock");
 }
