@@ -59,6 +59,8 @@ void platform_cpu_wait(const uint32_t *addr, uint32_t expected)
 
 void platform_cpu_kick(unsigned cpu)
 {
+	/* The caller's stores first: a WRMSR to the x2APIC ICR does not order them (SDM 11.12.3). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	apic_send_ipi(cpus[cpu].apic_id, VEC_KICK);
 }
 
