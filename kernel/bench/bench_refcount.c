@@ -86,6 +86,16 @@ static void refcount_lockref16(struct ktest_ctx *t)
 	refcount_sweep(t, BENCH_IMPL_LOCKREF16, false);
 }
 
+static void refcount_spinlock_pv(struct ktest_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_SPINLOCK_PV, false);
+}
+
+static void refcount_lockref_pv(struct ktest_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_LOCKREF_PV, false);
+}
+
 static void convoy_xadd(struct ktest_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_XADD, true);
@@ -116,6 +126,16 @@ static void convoy_lockref16(struct ktest_ctx *t)
 	refcount_sweep(t, BENCH_IMPL_LOCKREF16, true);
 }
 
+static void convoy_spinlock_pv(struct ktest_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_SPINLOCK_PV, true);
+}
+
+static void convoy_lockref_pv(struct ktest_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_LOCKREF_PV, true);
+}
+
 KTEST(bench, "refcount-xadd", refcount_xadd, KTEST_ALL_CPUS);
 KTEST(bench, "refcount-spinlock", refcount_spinlock, KTEST_ALL_CPUS);
 KTEST(bench, "refcount-lockref", refcount_lockref, KTEST_ALL_CPUS);
@@ -128,3 +148,7 @@ KTEST(bench, "convoy-lockref", convoy_lockref, KTEST_ALL_CPUS);
 KTEST(bench, "convoy-lockref-v7", convoy_lockref_v7, KTEST_ALL_CPUS);
 KTEST(bench, "convoy-lockref-locked", convoy_lockref_locked, KTEST_ALL_CPUS);
 KTEST(bench, "convoy-lockref16", convoy_lockref16, KTEST_ALL_CPUS);
+KTEST(bench, "refcount-spinlock-pv", refcount_spinlock_pv, KTEST_ALL_CPUS);
+KTEST(bench, "refcount-lockref-pv", refcount_lockref_pv, KTEST_ALL_CPUS);
+KTEST(bench, "convoy-spinlock-pv", convoy_spinlock_pv, KTEST_ALL_CPUS);
+KTEST(bench, "convoy-lockref-pv", convoy_lockref_pv, KTEST_ALL_CPUS);
