@@ -256,7 +256,7 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
 	unsigned spins = 0;
 
 	while ((head = atomic_load16(&lock->tickets.head)) != ticket) {
-		bool sleep = spin_pv_enabled() && ++spins % SPIN_PV_SPINS == 0;
+		bool sleep = ++spins % SPIN_PV_SPINS == 0 && spin_pv_enabled();
 
 		if (sleep)
 			spin_pv_sleep(lock, ticket);
