@@ -5,10 +5,11 @@
  * spin_value_unlocked (a waiter counts as locked) and 16-bit wrap-around.
  * Multi-threaded: mutual exclusion at 2, 4 and 8 threads, proved with a
  * plain (non-atomic) counter updated read-pause-write inside the critical
- * section and an occupancy flag that must never be seen set on entry; once
- * as the plain ticket lock and once in paravirtual mode, where 8 threads on
- * a small host make waiters sleep on futexes and be kicked (the counts must
- * show it), and the sleepers flag must be gone once the lock is free.
+ * section and an occupancy flag that must never be seen set on entry; as
+ * the plain ticket lock, and at 8 threads in paravirtual mode too.
+ * Paravirtual hand-over: a waiter made to sleep must be woken by the
+ * unlock's kick (well before its sleep's time bound), and the sleepers flag
+ * must be gone once the lock is free.
  *
  * Built with -DSPINLOCK_DEBUG it also checks, in child processes, that the
  * debug build panics on recursive locking and on unlock by a non-owner.

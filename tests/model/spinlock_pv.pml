@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spinlock_pv.pml - the paravirtual mode of lib/spinlock.c: spin, announce,
  * sleep, and the unlocker's kick.
