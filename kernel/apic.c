@@ -9,6 +9,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "percpu.h"
+#include "tsc.h"
 
 #define APIC_REG_ID	   0x020
 #define APIC_REG_TPR	   0x080
@@ -16,8 +17,12 @@
 #define APIC_REG_SVR	   0x0f0
 #define APIC_REG_ICR_LOW   0x300
 #define APIC_REG_ICR_HIGH  0x310
+#define APIC_REG_LVT_TIMER 0x320
 #define APIC_REG_LVT_LINT0 0x350
 #define APIC_REG_LVT_LINT1 0x360
+#define APIC_REG_TIMER_ICR 0x380 /* initial count: writing it starts the timer, 0 stops it */
+#define APIC_REG_TIMER_CCR 0x390 /* current count */
+#define APIC_REG_TIMER_DCR 0x3e0 /* divide configuration */
 #define X2APIC_MSR_BASE	   0x800
 
 #define APIC_BASE_EXTD	(1u << 10) /* IA32_APIC_BASE: x2APIC mode */
@@ -26,6 +31,9 @@
 #define SVR_ENABLE	(1u << 8)
 #define SPURIOUS_VECTOR 0xff
 #define LVT_MASKED	(1u << 16)
+#define TIMER_DIVIDE_16 0x3 /* DCR bits 3,1:0 = 0,11b (SDM Vol. 3A 11.5.4, figure 11-10) */
+#define TIMER_COUNT_MAX 0xffffffffu
+#define TIMER_CAL_US	2000 /* long enough to count well, short enough not to slow the boot */
 
 /* ICR fields (SDM Vol. 3A 11.6.1). */
 #define ICR_FIXED	 (0u << 8)
@@ -45,6 +53,7 @@
 static bool x2apic;
 static bool apic_ready; /* before apic_init, IPIs have nowhere to go */
 static volatile uint8_t *xapic_mmio;
+static uint64_t timer_ticks_per_ms; /* 0 until apic_timer_calibrate */
 
 static uint32_t lapic_read(uint32_t reg)
 {
@@ -73,6 +82,9 @@ static void lapic_enable(void)
 	lapic_write(APIC_REG_SVR, SVR_ENABLE | SPURIOUS_VECTOR);
 	/* No legacy interrupts through LINT0/1: only IPIs and NMIs matter here. */
 	lapic_write(APIC_REG_LVT_LINT0, LVT_MASKED);
+	/* One-shot mode (LVT timer bits 18:17 = 0), masked until a sleep arms it. */
+	lapic_write(APIC_REG_TIMER_DCR, TIMER_DIVIDE_16);
+	lapic_write(APIC_REG_LVT_TIMER, LVT_MASKED);
 }
 
 void apic_init(uint64_t mmio_phys)
@@ -169,4 +181,37 @@ void apic_send_nmi_others(void)
 	for (unsigned i = 0; i < MAX_CPUS; i++)
 		if (__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE) && cpus[i].apic_id != self)
 			icr_send(cpus[i].apic_id, ICR_NMI | ICR_ASSERT);
+}
+
+/* Count down from the maximum for TIMER_CAL_US by the calibrated TSC. */
+void apic_timer_calibrate(void)
+{
+	uint32_t left;
+
+	lapic_write(APIC_REG_LVT_TIMER, LVT_MASKED);
+	lapic_write(APIC_REG_TIMER_ICR, TIMER_COUNT_MAX);
+	udelay(TIMER_CAL_US);
+	left = lapic_read(APIC_REG_TIMER_CCR);
+	lapic_write(APIC_REG_TIMER_ICR, 0);
+	timer_ticks_per_ms = (uint64_t)(TIMER_COUNT_MAX - left) * 1000 / TIMER_CAL_US;
+	printk("apic: timer %lu ticks/ms (divide by 16)\n", timer_ticks_per_ms);
+}
+
+bool apic_timer_arm_us(uint32_t us, uint8_t vector)
+{
+	uint64_t ticks = timer_ticks_per_ms * us / 1000;
+
+	if (ticks == 0)
+		return false;
+	if (ticks > TIMER_COUNT_MAX)
+		ticks = TIMER_COUNT_MAX;
+	lapic_write(APIC_REG_LVT_TIMER, vector);
+	lapic_write(APIC_REG_TIMER_ICR, (uint32_t)ticks);
+	return true;
+}
+
+void apic_timer_stop(void)
+{
+	lapic_write(APIC_REG_TIMER_ICR, 0);
+	lapic_write(APIC_REG_LVT_TIMER, LVT_MASKED);
 }

@@ -28,4 +28,14 @@ void apic_send_ipi(uint32_t apic_id, uint8_t vector);
 /* An NMI to every other online CPU (struct cpu.online), one by one: for panic and exit. */
 void apic_send_nmi_others(void);
 
+/*
+ * The local APIC timer, one-shot, as a bound on sleeps (platform_cpu_wait).
+ * apic_timer_calibrate (boot CPU, after tsc_init) measures its rate;
+ * apic_timer_arm_us raises @vector on this CPU after about @us (false, and
+ * nothing armed, before calibration); apic_timer_stop cancels it.
+ */
+void apic_timer_calibrate(void);
+bool apic_timer_arm_us(uint32_t us, uint8_t vector);
+void apic_timer_stop(void);
+
 #endif /* KERNEL_APIC_H */

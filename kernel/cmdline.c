@@ -158,6 +158,10 @@ static void set_exit(uint64_t v)
 {
 	opts.exit = (enum exit_kind)v;
 }
+static void set_spinlock_pv(uint64_t v)
+{
+	opts.spinlock_pv = (enum pv_kind)v;
+}
 static void set_console(uint64_t v)
 {
 	opts.console = (unsigned)v + 1;
@@ -165,6 +169,8 @@ static void set_console(uint64_t v)
 static const char *const busted_names[] = {"lockref", "spinlock", NULL};
 static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
 static const char *const exit_names[] = {"auto", "halt", "reboot", NULL};
+/* In enum pv_kind order. */
+static const char *const pv_names[] = {"auto", "on", "off", NULL};
 /* Indices + 1 are CONSOLE_SERIAL, CONSOLE_SCREEN and both. */
 static const char *const console_names[] = {"serial", "screen", "both", NULL};
 static const char *const policy_names[] = {"mainline", "v7", "locked", NULL};
@@ -198,6 +204,7 @@ static const struct option options[] = {
     {"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
     {"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
     {"exit", OPT_CHOICE, "auto, halt or reboot", 0, 0, exit_names, set_exit},
+    {"spinlock.pv", OPT_CHOICE, "auto, on or off", 0, 0, pv_names, set_spinlock_pv},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -246,7 +253,7 @@ static void parse_word(char *word)
 	platform_log(
 	    "cmdline: unknown option '%s%s%s' (known: run quick seed torture.secs bench.ms "
 	    "bench.trials lockref.policy lockref.retries lockref.wait lockref.cas smp.max "
-	    "torture.busted selftest.fault console exit); ignored",
+	    "torture.busted selftest.fault console exit spinlock.pv); ignored",
 	    word, value ? "=" : "", value ? value : "");
 }
 
@@ -267,6 +274,7 @@ void cmdline_parse(const char *line)
 	    .lockref_cas = LOCKREF_CAS_CMPXCHG8B,
 	    .smp_max = MAX_CPUS,
 	    .exit = EXIT_AUTO,
+	    .spinlock_pv = PV_AUTO,
 	};
 	if (len == CMDLINE_MAX)
 		platform_log("cmdline: longer than %u bytes; the rest is ignored", CMDLINE_MAX - 1);

@@ -23,6 +23,7 @@
 enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK };
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT };
+enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */
 
 struct kernel_options {
 	unsigned run;		 /* SUITE_* mask */
@@ -40,6 +41,7 @@ struct kernel_options {
 	enum fault_kind fault;
 	unsigned console; /* CONSOLE_* mask (console.h); 0: not given, every console */
 	enum exit_kind exit;
+	enum pv_kind spinlock_pv;
 	const char *raw; /* the command line as given */
 };
 

@@ -29,8 +29,10 @@
 #define SUITE_COUNT	     5
 #define START_TIMEOUT_NS     (10ull * 1000 * 1000 * 1000)
 #define TEST_BASE_TIMEOUT_MS 120000u
-#define SKIP_REASON_MAX	     96
-#define KTAP_DIAG_PREFIX     "    # " /* a diagnostic line inside a test */
+/* More per CPU: with more virtual CPUs than host cores, each one shares the same cores. */
+#define TEST_PER_CPU_TIMEOUT_MS 1000u
+#define SKIP_REASON_MAX		96
+#define KTAP_DIAG_PREFIX	"    # " /* a diagnostic line inside a test */
 
 extern const struct ktest ktests_start[], ktests_end[];
 
@@ -128,7 +130,9 @@ static bool run_one(const struct ktest *test, unsigned number)
 	console_set_log_prefix(KTAP_DIAG_PREFIX); /* lines from lib/ and fs/ belong to this test */
 	if (s->ncpus > 1) {
 		/* Generous: a torture runs a few lengths; a benchmark sweeps CPU counts and trials. */
-		uint64_t timeout = TEST_BASE_TIMEOUT_MS + 20ull * opts.torture_ms +
+		uint64_t timeout = TEST_BASE_TIMEOUT_MS +
+				   (uint64_t)TEST_PER_CPU_TIMEOUT_MS * s->ncpus +
+				   20ull * opts.torture_ms +
 				   4ull * s->ncpus * (opts.bench_trials + 1) * opts.bench_ms;
 
 		if (!smp_run_on_all(run_here, s, timeout, test->name))

@@ -9,8 +9,10 @@
  * back to wait-for-SIPI with another INIT, and left out.
  *
  * Idle APs sleep in HLT with interrupts on; smp_run_on_all() posts work in
- * their struct cpu and wakes them with an IPI.  Sleeping, not spinning:
- * under QEMU TCG spinning vCPUs steal the host cores the busy ones need.
+ * their struct cpu and wakes them with an IPI, and the boot CPU, once its
+ * own share is done, sleeps too until each AP kicks it on finishing.
+ * Sleeping, not spinning: under QEMU TCG spinning vCPUs steal the host
+ * cores the busy ones need.
  */
 #include "smp.h"
 
@@ -86,6 +88,7 @@ __attribute__((noreturn)) static void idle_loop(struct cpu *c)
 		if (seq != c->done_seq) {
 			c->work(c->work_arg);
 			__atomic_store_n(&c->done_seq, seq, __ATOMIC_RELEASE);
+			platform_cpu_kick(0); /* smp_run_on_all may be asleep waiting */
 			continue;
 		}
 		/* STI's one-instruction shadow means a wake-up IPI cannot slip in before HLT. */
@@ -220,7 +223,9 @@ bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *
 	for (unsigned i = 1; i < n; i++) {
 		struct cpu *c = &cpus[i];
 
-		while (__atomic_load_n(&c->done_seq, __ATOMIC_ACQUIRE) != c->work_seq) {
+		uint64_t done;
+
+		while ((done = __atomic_load_n(&c->done_seq, __ATOMIC_ACQUIRE)) != c->work_seq) {
 			if (tsc_now() > deadline) {
 				printk(
 				    "smp: CPU %u (APIC id %u) did not finish '%s' within %lu ms\n",
@@ -228,7 +233,8 @@ bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *
 				ok = false;
 				break;
 			}
-			cpu_relax();
+			/* Little-endian: the low half changes whenever done_seq does. */
+			platform_cpu_wait((const uint32_t *)&c->done_seq, (uint32_t)done);
 		}
 	}
 	return ok;

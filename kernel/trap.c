@@ -146,6 +146,7 @@ void trap_dispatch(struct trap_frame *tf)
 	case VEC_SPURIOUS:
 		return; /* the APIC expects no EOI for its spurious vector (SDM 11.9) */
 	case VEC_WAKE:
+	case VEC_KICK: /* its whole job was to end a HLT */
 		apic_eoi();
 		return;
 	case VEC_TEST:

@@ -11,6 +11,7 @@
 #define VEC_NMI	       2
 #define VEC_WAKE       0xf0 /* wakes an idle CPU: smp_run_on_all */
 #define VEC_TEST       0xf1 /* counted by the boot suite's IPI test */
+#define VEC_KICK       0xf2 /* ends a platform_cpu_wait: kick IPI or its timer; does nothing */
 #define VEC_SPURIOUS   0xff /* local APIC spurious vector: no EOI */
 #define EXCEPTION_VECS 32
 

@@ -124,6 +124,12 @@ static inline uint32_t atomic_xadd32(uint32_t *p, uint32_t v)
 	return v;
 }
 
+static inline uint16_t atomic_xadd16(uint16_t *p, uint16_t v)
+{
+	__asm__ __volatile__("lock xaddw %0, %1" : "+r"(v), "+m"(*p) : : "memory", "cc");
+	return v;
+}
+
 static inline uint64_t atomic_xadd64(uint64_t *p, uint64_t v)
 {
 	__asm__ __volatile__("lock xaddq %0, %1" : "+r"(v), "+m"(*p) : : "memory", "cc");
@@ -225,6 +231,11 @@ static inline uint64_t atomic_load64_relaxed(const uint64_t *p)
 static inline void atomic_store64_relaxed(uint64_t *p, uint64_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static inline uint16_t atomic_xadd16(uint16_t *p, uint16_t v)
+{
+	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
 }
 
 static inline uint32_t atomic_xadd32(uint32_t *p, uint32_t v)

@@ -2,12 +2,23 @@
  * barrier.c - sense-reversing barrier (Mellor-Crummey and Scott, 1991).
  *
  * Each round, arriving CPUs decrement `remaining`; the last one resets it
- * and flips `sense`, which releases the rest.  Waiters spin on `sense`
- * only, so no CPU can race into the next round and confuse this one.
+ * and flips `sense`, which releases the rest.  Waiters watch `sense` only,
+ * so no CPU can race into the next round and confuse this one.
+ *
+ * Sleeping waiters: a waiter marks itself in `sleeping`, then re-reads
+ * `sense`, then sleeps only while `sense` is unchanged; the last arrival
+ * flips `sense`, then kicks every CPU it finds marked.  Both sides store
+ * first and load second with sequentially consistent accesses, so at
+ * least one of them sees the other's store: either the waiter sees the
+ * new sense and does not sleep, or the last arrival sees the mark and
+ * kicks (and a kick after the waiter's comparison ends its sleep).
  */
 #include "barrier.h"
 
 #include "printf.h"
+
+/* Spins (PAUSE) between looks at the clock and, after the first, sleeps. */
+#define BARRIER_SPINS 256u
 
 void barrier_init(struct barrier *b, unsigned total)
 {
@@ -16,11 +27,14 @@ void barrier_init(struct barrier *b, unsigned total)
 	b->sense = 0;
 	b->broken = false;
 	b->round = 0;
-	for (unsigned i = 0; i < MAX_CPUS; i++)
+	b->last_arrival_ns = platform_now_ns();
+	for (unsigned i = 0; i < MAX_CPUS; i++) {
 		b->arrived_round[i] = 0;
+		b->sleeping[i] = 0;
+	}
 }
 
-static void report_missing(struct barrier *b, unsigned round, const char *what)
+static void report_missing(struct barrier *b, unsigned round, uint64_t timeout_ns, const char *what)
 {
 	char missing[160];
 	size_t len = 0;
@@ -29,34 +43,67 @@ static void report_missing(struct barrier *b, unsigned round, const char *what)
 	for (unsigned i = 0; i < b->total && len < sizeof(missing); i++)
 		if (b->arrived_round[i] != round + 1)
 			len += (size_t)ksnprintf(missing + len, sizeof(missing) - len, " %u", i);
-	platform_log("barrier '%s': timed out in round %u waiting for %u of %u CPUs; missing:%s",
-		     what, round, b->remaining, b->total, missing);
+	platform_log("barrier '%s': timed out in round %u waiting for %u of %u CPUs (none "
+		     "arrived for %lu ms); missing:%s",
+		     what, round, b->remaining, b->total, (unsigned long)(timeout_ns / 1000000),
+		     missing);
+}
+
+/* Kick every CPU that marked itself asleep: after a release or a break. */
+static void wake_sleepers(struct barrier *b)
+{
+	for (unsigned i = 0; i < b->total; i++)
+		if (__atomic_load_n(&b->sleeping[i], __ATOMIC_SEQ_CST))
+			platform_cpu_kick(i);
+}
+
+static void sleep_while_sense(struct barrier *b, unsigned me, uint32_t old_sense)
+{
+	__atomic_store_n(&b->sleeping[me], 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&b->sense, __ATOMIC_SEQ_CST) == old_sense &&
+	    !__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
+		platform_cpu_wait(&b->sense, old_sense);
+	__atomic_store_n(&b->sleeping[me], 0, __ATOMIC_RELAXED);
 }
 
 bool barrier_wait(struct barrier *b, uint64_t timeout_ns, const char *what)
 {
+	unsigned me = platform_cpu_id();
 	unsigned round = __atomic_load_n(&b->round, __ATOMIC_ACQUIRE);
-	unsigned my_sense = !__atomic_load_n(&b->sense, __ATOMIC_ACQUIRE);
+	uint32_t old_sense = __atomic_load_n(&b->sense, __ATOMIC_ACQUIRE);
+	uint32_t my_sense = !old_sense;
+	unsigned spins = 0;
 
 	if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
 		return false;
-	__atomic_store_n(&b->arrived_round[platform_cpu_id()], round + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->arrived_round[me], round + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->last_arrival_ns, platform_now_ns(), __ATOMIC_RELAXED);
 	if (__atomic_sub_fetch(&b->remaining, 1, __ATOMIC_ACQ_REL) == 0) {
 		__atomic_store_n(&b->remaining, b->total, __ATOMIC_RELAXED);
 		__atomic_store_n(&b->round, round + 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&b->sense, my_sense, __ATOMIC_RELEASE);
+		__atomic_store_n(&b->sense, my_sense, __ATOMIC_SEQ_CST);
+		wake_sleepers(b);
 		return true;
 	}
-	uint64_t deadline = platform_now_ns() + timeout_ns;
 	while (__atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) != my_sense) {
 		if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
 			return false;
-		if (platform_now_ns() > deadline) {
-			if (!__atomic_exchange_n(&b->broken, true, __ATOMIC_ACQ_REL))
-				report_missing(b, round, what);
+		if (++spins % BARRIER_SPINS != 0) {
+			platform_relax();
+			continue;
+		}
+		uint64_t now = platform_now_ns();
+		uint64_t last = __atomic_load_n(&b->last_arrival_ns, __ATOMIC_RELAXED);
+
+		/* Another CPU's clock may be a hair ahead of ours: last > now is no timeout. */
+		if (now > last && now - last > timeout_ns) {
+			if (!__atomic_exchange_n(&b->broken, true, __ATOMIC_SEQ_CST)) {
+				report_missing(b, round, timeout_ns, what);
+				wake_sleepers(b);
+			}
 			return false;
 		}
-		platform_relax();
+		sleep_while_sense(b, me, old_sense);
 	}
 	return true;
 }

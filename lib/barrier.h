@@ -4,8 +4,15 @@
  *
  * Tests and benchmarks use it to start every CPU together.  A CPU that
  * never arrives (stuck, or never started) must not hang the others
- * silently: after the timeout each waiter returns false, and the first to
- * notice logs which CPUs were missing.
+ * silently: when the CPUs stop arriving for the timeout, each waiter
+ * returns false, and the first to notice logs which CPUs were missing.
+ *
+ * The timeout runs from the latest arrival, not from the caller's own: with
+ * hundreds of virtual CPUs on two host cores the last ones to arrive may
+ * rightly come long after the first, but they keep coming.  So one timeout
+ * fits every CPU count.  Waiters spin a while, then sleep until the last
+ * arrival kicks them (platform_cpu_wait), so that waiting CPUs leave the
+ * host's cores to the ones still working.
  */
 #ifndef LIB_BARRIER_H
 #define LIB_BARRIER_H
@@ -16,12 +23,14 @@
 #include <stdint.h>
 
 struct barrier {
-	unsigned total;		     /* CPUs taking part */
-	volatile unsigned remaining; /* still to arrive in this round */
-	volatile unsigned sense;     /* flips when a round completes */
-	volatile bool broken;	     /* a round timed out: every later wait fails fast */
+	unsigned total;			   /* CPUs taking part */
+	volatile unsigned remaining;	   /* still to arrive in this round */
+	uint32_t sense;			   /* flips when a round completes (atomic accesses) */
+	volatile bool broken;		   /* a round timed out: every later wait fails fast */
+	volatile uint64_t last_arrival_ns; /* platform_now_ns() of the latest arrival */
 	/* Round each CPU last arrived at, to name the missing ones. */
 	volatile unsigned arrived_round[MAX_CPUS];
+	uint8_t sleeping[MAX_CPUS]; /* CPU is (about to be) asleep: kick it (atomic accesses) */
 	volatile unsigned round;
 };
 
@@ -30,9 +39,9 @@ void barrier_init(struct barrier *b, unsigned total);
 
 /*
  * Wait until all @total CPUs called barrier_wait for this round, or until
- * @timeout_ns passed.  Returns true when all arrived; false on timeout or
- * if the barrier broke earlier (it stays broken).  @what names the barrier
- * in the timeout message.
+ * @timeout_ns passed without any CPU arriving.  Returns true when all
+ * arrived; false on timeout or if the barrier broke earlier (it stays
+ * broken).  @what names the barrier in the timeout message.
  */
 bool barrier_wait(struct barrier *b, uint64_t timeout_ns, const char *what);
 

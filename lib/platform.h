@@ -97,6 +97,25 @@ void platform_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void platform_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Sleeping waits, for the paravirtual spinlock (spinlock.c) and the barrier:
+ * when CPUs outnumber the host's cores, a waiter that spins burns the time
+ * slice the CPU it waits for needs, so after spinning a while it sleeps.
+ *
+ * platform_cpu_wait: if *@addr still equals @expected, the calling CPU
+ * sleeps until platform_cpu_kick names it, or at most PLATFORM_WAIT_MAX_NS;
+ * it may also return early for no reason, so callers re-check in a loop.
+ * The comparison and the sleep are one step as far as a kick is concerned:
+ * a kick sent after the comparison ends the sleep at once.  Works with
+ * interrupts off (the kernel enables them for the halt alone).
+ *
+ * platform_cpu_kick: end @cpu's sleep in platform_cpu_wait.  A kick to a
+ * CPU that is not sleeping is harmless: at most its next wait ends early.
+ */
+#define PLATFORM_WAIT_MAX_NS (100ull * 1000 * 1000)
+void platform_cpu_wait(const uint32_t *addr, uint32_t expected);
+void platform_cpu_kick(unsigned cpu);
+
 /* Report an unrecoverable error, stop every CPU, and never return. */
 __attribute__((noreturn, format(printf, 1, 2))) void platform_panic(const char *fmt, ...);
 

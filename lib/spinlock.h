@@ -1,5 +1,5 @@
 /*
- * spinlock.h - a 4-byte ticket spinlock.
+ * spinlock.h - a 4-byte ticket spinlock that can sleep when CPUs are virtual.
  *
  * Why tickets: a CPU takes a ticket (one XADD on the tail) and waits until
  * the head reaches it, so waiters are served in arrival order and nobody
@@ -8,13 +8,27 @@
  * updates, so the lock must be exactly 32 bits and "unlocked" must be
  * decidable from a copy of those bits (spin_value_unlocked).
  *
- * Layout of the 32-bit word: head in bits 0-15 (the ticket being served),
- * tail in bits 16-31 (the next ticket to hand out).  Free iff head == tail.
- * Both halves wrap at 2^16; that is harmless while fewer than 2^16 CPUs can
- * wait at once, which a static assertion checks against MAX_CPUS.
+ * Why it can sleep ("paravirtual" mode, spin_pv_set): FIFO hands the lock
+ * to exactly one waiter, and when virtual CPUs outnumber the host's cores
+ * that waiter is often descheduled while the others burn their time slices
+ * spinning.  In paravirtual mode a waiter spins a bounded while, then
+ * announces that it sleeps and halts; the unlocker that hands the lock to a
+ * sleeping waiter's ticket wakes that CPU (platform_cpu_kick).  Off, the
+ * lock is the plain ticket lock and never sleeps.  spinlock.c argues why no
+ * wake-up is lost.
  *
- * None of these functions sleeps or disables interrupts: the kernel holds
- * spinlocks only with interrupts that could take the same lock masked.
+ * Layout of the 32-bit word: head in bits 0-15 (the ticket being served),
+ * tail in bits 16-31 (the next ticket to hand out).  Tickets advance by
+ * SPIN_TICKET_STEP (2), so they are even and bit 0 of the tail is free for
+ * SPIN_TAIL_SLEEPERS: "a waiter may be asleep; the unlocker must look".
+ * Free iff head == tail: a set flag makes the tail odd, so a lock with a
+ * sleeper never looks free, and the lockref's one-comparison test is
+ * unchanged.  Both halves wrap at 2^16; that is harmless while fewer than
+ * 2^15 CPUs can wait at once, which a static assertion checks.
+ *
+ * None of these functions disables interrupts; a paravirtual waiter enables
+ * them for its halt alone (platform_cpu_wait).  The kernel holds spinlocks
+ * only with interrupts that could take the same lock masked.
  *
  * Debug build (-DSPINLOCK_DEBUG): every CPU keeps a short list of the locks
  * it holds, outside the lock word (which must stay 4 bytes for the lockref);
@@ -39,17 +53,24 @@ typedef struct spinlock {
 	};
 } spinlock_t;
 
-/* Adding this to val hands out the next ticket: the tail is the upper half. */
-#define SPIN_TICKET_ONE	 (1u << 16)
+/* One ticket; bit 0 of the tail is SPIN_TAIL_SLEEPERS, so tickets are even. */
+#define SPIN_TICKET_STEP 2u
 #define SPIN_TICKET_BITS 16
+/* Adding this to val hands out the next ticket: the tail is the upper half. */
+#define SPIN_TICKET_ONE (SPIN_TICKET_STEP << SPIN_TICKET_BITS)
+/* In the tail: some waiter announced that it sleeps (paravirtual mode only). */
+#define SPIN_TAIL_SLEEPERS 1u
 
 _Static_assert(sizeof(spinlock_t) == 4, "the lockref needs a 4-byte lock");
-_Static_assert(MAX_CPUS < (1u << SPIN_TICKET_BITS), "MAX_CPUS waiters must fit a 16-bit ticket");
+_Static_assert(MAX_CPUS < (1u << SPIN_TICKET_BITS) / SPIN_TICKET_STEP,
+	       "MAX_CPUS waiters must fit the 16-bit tickets");
 
 /*
- * How long spin_lock waits before deciding the system is deadlocked and
- * panicking.  Generous: under emulation with more vCPUs than host cores a
- * holder can be descheduled for a long time.
+ * How long spin_lock waits while the queue does not move at all (the head
+ * stays put) before deciding the system is deadlocked and panicking.  On
+ * progress, not on the total wait: with hundreds of virtual CPUs on two
+ * cores a waiter far back in the queue rightly waits long, but the queue
+ * always moves.  Generous: a descheduled holder can stall it for a while.
  */
 #define SPIN_TIMEOUT_NS (20ull * 1000 * 1000 * 1000)
 
@@ -63,14 +84,30 @@ _Static_assert(MAX_CPUS < (1u << SPIN_TICKET_BITS), "MAX_CPUS waiters must fit a
 void spin_init(spinlock_t *lock);
 
 /*
- * Take @lock, waiting (with PAUSE) as long as necessary; returns with the
- * lock held.  Panics if the wait exceeds SPIN_TIMEOUT_NS, and in a debug
- * build if the caller already holds @lock.
+ * Take @lock, waiting (with PAUSE, and in paravirtual mode halting after a
+ * while) as long as necessary; returns with the lock held.  Panics if the
+ * head does not move for SPIN_TIMEOUT_NS, and in a debug build if the
+ * caller already holds @lock.
  */
 void spin_lock(spinlock_t *lock);
 
-/* Release @lock, which the caller holds.  Debug build: panics if it does not. */
+/*
+ * Release @lock, which the caller holds, waking the next waiter if it
+ * sleeps.  Debug build: panics if the caller does not hold it.
+ */
 void spin_unlock(spinlock_t *lock);
+
+/*
+ * Paravirtual mode on or off, for every lock.  Switch only while no lock
+ * is contended (at boot, or between benchmark runs with every other CPU at
+ * a barrier): a waiter asleep when it is switched off is woken only by its
+ * sleep's time bound (PLATFORM_WAIT_MAX_NS), late but correctly.
+ */
+void spin_pv_set(bool on);
+bool spin_pv_enabled(void);
+
+/* Since boot: waiters that went to sleep, and kicks sent to sleeping waiters. */
+void spin_pv_counts(uint64_t *sleeps, uint64_t *kicks);
 
 /*
  * Take @lock only if it is free right now.  Returns true with the lock held,
@@ -78,7 +115,10 @@ void spin_unlock(spinlock_t *lock);
  */
 bool spin_trylock(spinlock_t *lock);
 
-/* True if someone holds @lock at this instant (a hint: it may change at once). */
+/*
+ * True if someone holds @lock at this instant (a hint: it may change at
+ * once; a sleepers flag not yet cleared also reads as held).
+ */
 bool spin_is_locked(const spinlock_t *lock);
 
 /*
@@ -91,20 +131,21 @@ bool spin_is_held(const spinlock_t *lock);
 /*
  * Decide from a copy of the lock word, not the live lock, whether that value
  * is free: unlocked iff head == tail.  A CPU waiting in the queue leaves
- * tail ahead of head, so it counts as locked.  Used by the lockref, which
- * reads the lock and its count in one load.
+ * tail ahead of head, and a sleeper's flag makes the tail odd, so both
+ * count as locked.  Used by the lockref, which reads the lock and its count
+ * in one load.
  */
 static inline bool spin_value_unlocked(spinlock_t copy)
 {
 	return copy.tickets.head == copy.tickets.tail;
 }
 
-/*
- * NEGATIVE CONTROL ONLY (torture.busted=spinlock and the host test's busted
- * build): a "lock" that does nothing, so the torture test can prove that it
- * notices broken mutual exclusion.  Never use these for anything else.
- */
-void spin_lock_busted(spinlock_t *lock);
-void spin_unlock_busted(spinlock_t *lock);
+/* From a copy of a held lock's word: how many CPUs queue behind the holder. */
+static inline unsigned spin_value_waiters(spinlock_t copy)
+{
+	uint16_t queued = (uint16_t)((copy.tickets.tail & ~SPIN_TAIL_SLEEPERS) - copy.tickets.head);
+
+	return queued ? queued / SPIN_TICKET_STEP - 1 : 0;
+}
 
 #endif /* LIB_SPINLOCK_H */

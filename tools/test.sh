@@ -66,7 +66,8 @@ fi
 echo "== kernel boots (QEMU)"
 make -s build/kernel.elf || { echo "kernel build failed"; exit 1; }
 boot tcg-smp1 ACCEL=tcg SMP=1 CMDLINE="run=tests"
-boot tcg-smp2 ACCEL=tcg SMP=2 CMDLINE="run=tests"
+boot tcg-smp2 ACCEL=tcg SMP=2 CMDLINE="run=tests spinlock.pv=off"
+check pv-off-reported grep -q "spinlock: paravirtual .* off (spinlock.pv=off)" "$LOGDIR/tcg-smp2.serial"
 boot tcg-smp4-default ACCEL=tcg SMP=4
 boot tcg-smp3-pc-quick ACCEL=tcg SMP=3 MACHINE=pc CMDLINE="quick seed=7"
 boot tcg-acpi-off ACCEL=tcg SMP=2 QEMU_EXTRA="-machine acpi=off" CMDLINE="run=boot"
@@ -79,8 +80,14 @@ for machine in q35,pit=off q35,pit=off,hpet=off; do
     check "$name-tsc" tools/tsc_check.py "$LOGDIR/tcg-smp2.serial" "$LOGDIR/$name.serial"
 done
 boot uefi-smp2-quick ACCEL=tcg SMP=2 FIRMWARE=uefi CMDLINE="quick"
-boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots"
+boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe"
 check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
+check bad-pv-reported grep -q "cmdline: 'spinlock.pv=maybe': expected auto, on or off; keeping the default" "$LOGDIR/bad-cmdline.serial"
+# Oversubscribed: many more vCPUs than host cores (the paravirtual lock and
+# progress-based barrier timeouts are what let these finish).
+boot tcg-smp16-boot ACCEL=tcg SMP=16 CMDLINE="run=boot"
+boot tcg-smp64-tests-quick ACCEL=tcg SMP=64 MEM=2G CMDLINE="run=tests quick"
+boot tcg-smp255-boot ACCEL=tcg SMP=255 MEM=4G CMDLINE="run=boot"
 boot tcg-no-cx16 ACCEL=tcg SMP=2 CPU=max,-cx16 CMDLINE="run=lockref quick"
 check no-cx16-reported grep -q "16-byte form on its lock (no CX16)" "$LOGDIR/tcg-no-cx16.serial"
 # Negative controls: a broken lock must make the run fail, naming the invariant.

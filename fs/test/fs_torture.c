@@ -51,8 +51,14 @@
 #define TORTURE_DEPTH 3
 /* The clock is read once per this many operations. */
 #define TORTURE_CLOCK_EVERY 16
-/* How long a CPU waits for the others at the start. */
+/* How long the start barrier waits with no CPU arriving (it counts from the latest arrival). */
 #define TORTURE_START_NS (30ull * 1000 * 1000 * 1000)
+/*
+ * A grace period waits for every CPU to pass a quiescent state; with more
+ * virtual CPUs than host cores each one may wait its turn for a core, so
+ * the wait allowed grows with the CPU count.
+ */
+#define TORTURE_GRACE_PER_CPU_NS (100ull * 1000 * 1000)
 /* Failure lines printed at most (the rest only fail the run). */
 #define TORTURE_FAIL_LINES 20
 /* Room for any path the tree can hold (and the random ones, with their dots). */
@@ -518,7 +524,8 @@ static void torture_rcu_finish(struct fs_torture *t)
 	for (unsigned k = 0; k < TORTURE_RCU_OBJS; k++)
 		if (t->objs[k])
 			fs_rcu_retire(t->rcu, &t->objs[k]->head, torture_obj_free);
-	if (!fs_rcu_synchronize(t->rcu, FS_GRACE_TIMEOUT_NS))
+	if (!fs_rcu_synchronize(t->rcu,
+				FS_GRACE_TIMEOUT_NS + TORTURE_GRACE_PER_CPU_NS * t->p.ncpus))
 		torture_fail(t, "rcu: the last grace period did not end");
 	if (t->obj_frees != t->obj_allocs || fs_rcu_pending(t->rcu) != 0)
 		torture_fail(t, "rcu: %llu objects allocated, %llu freed, %llu pending",

@@ -21,6 +21,8 @@ const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
     [BENCH_IMPL_LOCKREF_LOCKED] = {"lockref-locked", BENCH_REF_LOCKREF, &lockref_policy_locked},
     [BENCH_IMPL_LOCKREF16] = {"lockref16", BENCH_REF_LOCKREF16, NULL},
     [BENCH_IMPL_LOCKREF_OTHER_CAS] = {NULL, BENCH_REF_LOCKREF, NULL},
+    [BENCH_IMPL_SPINLOCK_PV] = {"spinlock-pv", BENCH_REF_SPINLOCK, NULL, true},
+    [BENCH_IMPL_LOCKREF_PV] = {"lockref-pv", BENCH_REF_LOCKREF, NULL, true},
 };
 
 static inline __attribute__((always_inline)) void
@@ -179,7 +181,8 @@ static bool ref_is_lockref(const struct bench_ref *r)
 void bench_ref_init(struct bench_ref *r, const struct bench_ref_impl *impl,
 		    struct bench_ref_obj *obj)
 {
-	*r = (struct bench_ref){.impl = impl, .name = impl->name, .obj = obj};
+	*r = (struct bench_ref){
+	    .impl = impl, .name = impl->name, .obj = obj, .pv_boot = spin_pv_enabled()};
 	r->policy = impl->policy ? impl->policy : lockref_get_policy();
 	if (!impl->name) {
 		r->other_policy = *lockref_get_policy();
@@ -230,12 +233,17 @@ static void ref_unlock(struct bench_ref *r)
 	}
 }
 
-/* CPU 0, before a trial: count 1 + preload, unlocked, counters cleared. */
+/*
+ * CPU 0, before a trial: count 1 + preload, unlocked, counters cleared, and
+ * the ticket lock in the implementation's mode (plain or paravirtual; the
+ * mode is global, and only CPU 0 runs now, so no lock is contended).
+ */
 static void ref_reset(void *arg)
 {
 	struct bench_ref *r = arg;
 	struct bench_ref_obj *o = r->obj;
 
+	spin_pv_set(r->impl->pv);
 	switch (r->impl->kind) {
 	case BENCH_REF_XADD:
 		atomic_store64(&o->counter, 1);
@@ -259,7 +267,10 @@ static void ref_reset(void *arg)
 	r->convoy.holds = 0;
 }
 
-/* CPU 0, after a trial: every get was matched by a put, nothing was left locked. */
+/*
+ * CPU 0, after a trial: every get was matched by a put, nothing was left
+ * locked; the boot's lock mode back.
+ */
 static bool ref_check(void *arg, char *why, size_t size)
 {
 	struct bench_ref *r = arg;
@@ -268,6 +279,7 @@ static bool ref_check(void *arg, char *why, size_t size)
 	bool locked = false;
 	uint64_t warnings = lockref_warnings() - r->warnings;
 
+	spin_pv_set(r->pv_boot); /* between trials, the boot's mode (spinlock.pv=) */
 	switch (r->impl->kind) {
 	case BENCH_REF_XADD:
 		count = (int64_t)atomic_load64(&o->counter);

@@ -40,6 +40,8 @@ struct bench_ref_impl {
 	enum bench_ref_kind kind;
 	/* Lockref forms: the policy; NULL means the boot policy (lockref.policy=). */
 	const struct lockref_policy *policy;
+	/* The ticket lock inside: paravirtual (spin, then halt) if true, else plain. */
+	bool pv;
 };
 
 /* The INTERFACE.md implementations, in the order tables list them. */
@@ -51,6 +53,8 @@ enum {
 	BENCH_IMPL_LOCKREF_LOCKED,
 	BENCH_IMPL_LOCKREF16,
 	BENCH_IMPL_LOCKREF_OTHER_CAS, /* "lockref-cmpxchgq", or "lockref-cmpxchg8b" */
+	BENCH_IMPL_SPINLOCK_PV,
+	BENCH_IMPL_LOCKREF_PV,
 	BENCH_IMPLS
 };
 extern const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS];
@@ -92,6 +96,7 @@ struct bench_ref {
 	uint64_t warnings;		/* lockref_warnings() at reset */
 	volatile uint64_t errors;	/* put_or_lock came back with the lock held */
 	struct bench_ref_convoy convoy;
+	bool pv_boot; /* spin_pv_enabled() at init: restored after every trial */
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 /* Make *@r drive @impl on @obj (count 1 after each reset, no preload, no convoy). */

@@ -90,6 +90,16 @@ void refcount_lockref_other_cas(struct bench_ctx *t)
 	refcount_sweep(t, BENCH_IMPL_LOCKREF_OTHER_CAS, false);
 }
 
+void refcount_spinlock_pv(struct bench_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_SPINLOCK_PV, false);
+}
+
+void refcount_lockref_pv(struct bench_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_LOCKREF_PV, false);
+}
+
 void convoy_xadd(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_XADD, true);
@@ -118,4 +128,14 @@ void convoy_lockref_locked(struct bench_ctx *t)
 void convoy_lockref16(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_LOCKREF16, true);
+}
+
+void convoy_spinlock_pv(struct bench_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_SPINLOCK_PV, true);
+}
+
+void convoy_lockref_pv(struct bench_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_LOCKREF_PV, true);
 }

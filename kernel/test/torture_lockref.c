@@ -280,8 +280,8 @@ static int64_t lr_hold_watch(struct lr_cpu *me, int64_t c1, bool long_hold, uint
 		now = platform_now_ns();
 		base = lr_others_started(me);
 		tail0 = atomic_load16(&lock->tickets.tail);
-		/* We hold ticket head: anyone past head + 1 queued behind us. */
-		contended |= (uint16_t)(tail0 - atomic_load16(&lock->tickets.head)) > 1;
+		/* We hold the lock: anyone past our ticket queued behind us. */
+		contended |= spin_value_waiters((spinlock_t){.val = atomic_load32(&lock->val)}) > 0;
 		end_ns = now + TORTURE_LONG_HOLD_US * TORTURE_NS_PER_US;
 		cap_ns = now + LR_LONG_HOLD_MAX_MS * TORTURE_NS_PER_MS;
 	}

@@ -48,6 +48,7 @@
 #include "platform.h"
 #include "random.h"
 #include "spinlock.h"
+#include "spinlock_busted.h"
 
 /* Longest random hold inside, and think time outside, the critical section, in loop iterations. */
 #define SPIN_HOLD_MAX_LOOPS  256u

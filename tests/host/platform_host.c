@@ -6,6 +6,8 @@
  * through host_set_cpu_id), so per-CPU arrays in lib/ work unchanged.
  * The native benchmark program (tests/bench) links it too, with yielding
  * switched off: its threads are pinned one per core and must only spin.
+ * Sleeping waits are futexes, so the paravirtual spinlock runs its real
+ * protocol here, under the sanitizers too.
  */
 #define _GNU_SOURCE
 #include "platform.h"
@@ -16,7 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 #include "cpu.h" /* CPUID and the fenced TSC reads are the same instructions in user space */
@@ -79,6 +85,31 @@ void platform_relax(void)
 	if (__atomic_load_n(&host_relax_yields, __ATOMIC_RELAXED) &&
 	    ++host_relaxes % HOST_RELAX_YIELD_EVERY == 0)
 		sched_yield();
+}
+
+/*
+ * Each pretend CPU sleeps on its own kick counter.  The counter is read
+ * before the caller's word is compared, and FUTEX_WAIT sleeps only while
+ * the counter still holds that value, so a kick (bump, then wake) that
+ * lands after the comparison ends the wait at once: nothing is lost.
+ */
+static uint32_t host_kick_seq[MAX_CPUS];
+
+void platform_cpu_wait(const uint32_t *addr, uint32_t expected)
+{
+	uint32_t *seq = &host_kick_seq[platform_cpu_id()];
+	uint32_t before = __atomic_load_n(seq, __ATOMIC_SEQ_CST);
+	struct timespec bound = {0, (long)PLATFORM_WAIT_MAX_NS};
+
+	if (__atomic_load_n(addr, __ATOMIC_SEQ_CST) != expected)
+		return;
+	syscall(SYS_futex, seq, FUTEX_WAIT_PRIVATE, before, &bound, NULL, 0);
+}
+
+void platform_cpu_kick(unsigned cpu)
+{
+	__atomic_add_fetch(&host_kick_seq[cpu], 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &host_kick_seq[cpu], FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 void *platform_alloc(size_t size, size_t align)

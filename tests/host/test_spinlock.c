@@ -5,7 +5,11 @@
  * spin_value_unlocked (a waiter counts as locked) and 16-bit wrap-around.
  * Multi-threaded: mutual exclusion at 2, 4 and 8 threads, proved with a
  * plain (non-atomic) counter updated read-pause-write inside the critical
- * section and an occupancy flag that must never be seen set on entry.
+ * section and an occupancy flag that must never be seen set on entry; as
+ * the plain ticket lock, and at 8 threads in paravirtual mode too.
+ * Paravirtual hand-over: a waiter made to sleep must be woken by the
+ * unlock's kick (well before its sleep's time bound), and the sleepers flag
+ * must be gone once the lock is free.
  *
  * Built with -DSPINLOCK_DEBUG it also checks, in child processes, that the
  * debug build panics on recursive locking and on unlock by a non-owner.
@@ -15,9 +19,11 @@
 #include "platform.h"
 #include "platform_host.h"
 #include "spinlock.h"
+#include "spinlock_busted.h"
 #include "check.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +56,9 @@ static void test_single(void)
 	CHECK(spin_is_locked(&lock), "held after spin_lock");
 	CHECK(spin_is_held(&lock), "the caller holds it");
 	CHECK(!spin_trylock(&lock), "trylock of a held lock must fail");
-	CHECK(lock.tickets.tail == 1 && lock.tickets.head == 0, "head %u tail %u",
+	CHECK(lock.tickets.tail == SPIN_TICKET_STEP && lock.tickets.head == 0, "head %u tail %u",
 	      lock.tickets.head, lock.tickets.tail);
+	CHECK(spin_value_waiters(lock) == 0, "a holder alone has no waiters");
 	spin_unlock(&lock);
 	CHECK(!spin_is_locked(&lock), "free after spin_unlock");
 	CHECK(spin_trylock(&lock), "trylock of a free lock must succeed");
@@ -59,20 +66,26 @@ static void test_single(void)
 	spin_unlock(&lock);
 
 	/* Decisions from a copy: free iff head == tail; a queued waiter is "locked". */
-	copy.tickets.head = 7;
-	copy.tickets.tail = 7;
-	CHECK(spin_value_unlocked(copy), "head == tail is free");
+	copy.tickets.head = 8;
 	copy.tickets.tail = 8;
+	CHECK(spin_value_unlocked(copy), "head == tail is free");
+	copy.tickets.tail = 8 + SPIN_TICKET_STEP;
 	CHECK(!spin_value_unlocked(copy), "one holder");
-	copy.tickets.tail = 9;
+	copy.tickets.tail = 8 + 2 * SPIN_TICKET_STEP;
 	CHECK(!spin_value_unlocked(copy), "a holder and a waiter");
+	CHECK(spin_value_waiters(copy) == 1, "one waiter, counted %u", spin_value_waiters(copy));
+	copy.tickets.tail |= SPIN_TAIL_SLEEPERS;
+	CHECK(!spin_value_unlocked(copy), "a holder and a sleeper");
+	CHECK(spin_value_waiters(copy) == 1, "the flag is no waiter: %u", spin_value_waiters(copy));
+	copy.tickets.tail = 8 | SPIN_TAIL_SLEEPERS;
+	CHECK(!spin_value_unlocked(copy), "a sleepers flag not yet cleared is not free");
 
 	/* The tickets wrap at 2^16 without carrying into each other. */
-	lock.tickets.head = 0xffff;
-	lock.tickets.tail = 0xffff;
+	lock.tickets.head = 0x10000 - SPIN_TICKET_STEP;
+	lock.tickets.tail = 0x10000 - SPIN_TICKET_STEP;
 	spin_lock(&lock);
-	CHECK(lock.tickets.tail == 0 && lock.tickets.head == 0xffff, "after wrap: head %x tail %x",
-	      lock.tickets.head, lock.tickets.tail);
+	CHECK(lock.tickets.tail == 0 && lock.tickets.head == 0x10000 - SPIN_TICKET_STEP,
+	      "after wrap: head %x tail %x", lock.tickets.head, lock.tickets.tail);
 	CHECK(spin_is_locked(&lock), "held across the wrap");
 	spin_unlock(&lock);
 	CHECK(lock.val == 0, "both halves wrapped to zero: %x", lock.val);
@@ -154,6 +167,84 @@ static void test_stress(unsigned threads)
 	      s.overlaps);
 	CHECK(!spin_is_locked(&s.lock), "%u threads: lock left held (head %u tail %u)", threads,
 	      s.lock.tickets.head, s.lock.tickets.tail);
+}
+
+/* The stress again in paravirtual mode: waiters that outlast their spin sleep. */
+static void test_stress_pv(void)
+{
+	uint64_t sleeps0, kicks0, sleeps, kicks;
+
+	spin_pv_set(true);
+	spin_pv_counts(&sleeps0, &kicks0);
+	test_stress(MAX_THREADS);
+	spin_pv_counts(&sleeps, &kicks);
+	spin_pv_set(false);
+	printf("# paravirtual, %d threads: %lu sleeps, %lu kicks\n", MAX_THREADS,
+	       (unsigned long)(sleeps - sleeps0), (unsigned long)(kicks - kicks0));
+}
+
+/* How long the holder keeps the lock in test_pv_handover: far past the waiter's spin. */
+#define PV_HOLD_MS 50
+/* A kicked sleeper must own the lock well within the sleep's own time bound. */
+#define PV_HANDOVER_MAX_NS (PLATFORM_WAIT_MAX_NS / 4)
+
+struct pv_handover {
+	spinlock_t lock;
+	uint64_t released_ns; /* when the holder unlocked */
+	uint64_t acquired_ns; /* when the waiter got the lock */
+	int queued;	      /* the waiter has its ticket */
+};
+
+static void *pv_waiter(void *arg)
+{
+	struct pv_handover *h = arg;
+
+	host_set_cpu_id(1);
+	__atomic_store_n(&h->queued, 1, __ATOMIC_RELEASE);
+	spin_lock(&h->lock);
+	__atomic_store_n(&h->acquired_ns, platform_now_ns(), __ATOMIC_RELEASE);
+	spin_unlock(&h->lock);
+	return NULL;
+}
+
+/*
+ * One waiter that must sleep (the holder keeps the lock PV_HOLD_MS) and
+ * must be woken by the unlock's kick, not by its sleep's time bound: the
+ * hand-over takes well under PLATFORM_WAIT_MAX_NS, the counts show one
+ * sleep and one kick, and the sleepers flag is gone once the lock is free.
+ */
+static void test_pv_handover(void)
+{
+	struct pv_handover h = {.lock = SPINLOCK_INIT};
+	struct timespec hold = {0, PV_HOLD_MS * 1000000L};
+	uint64_t sleeps0, kicks0, sleeps, kicks, handover;
+	pthread_t tid;
+
+	spin_pv_set(true);
+	host_set_cpu_count(2);
+	spin_pv_counts(&sleeps0, &kicks0);
+	spin_lock(&h.lock);
+	pthread_create(&tid, NULL, pv_waiter, &h);
+	while (!__atomic_load_n(&h.queued, __ATOMIC_ACQUIRE))
+		sched_yield();
+	nanosleep(&hold, NULL);
+	__atomic_store_n(&h.released_ns, platform_now_ns(), __ATOMIC_RELEASE);
+	spin_unlock(&h.lock);
+	pthread_join(tid, NULL);
+	spin_pv_counts(&sleeps, &kicks);
+	spin_pv_set(false);
+	handover = h.acquired_ns - h.released_ns;
+	printf("# paravirtual hand-over to a sleeper: %lu us, %lu sleeps, %lu kicks\n",
+	       (unsigned long)(handover / 1000), (unsigned long)(sleeps - sleeps0),
+	       (unsigned long)(kicks - kicks0));
+	CHECK(sleeps - sleeps0 >= 1, "the waiter never slept (held %d ms)", PV_HOLD_MS);
+	CHECK(kicks - kicks0 >= 1, "the unlock kicked nobody");
+	CHECK(handover < PV_HANDOVER_MAX_NS,
+	      "hand-over took %lu us: woken by the time bound, "
+	      "not a kick (lost wake-up)",
+	      (unsigned long)(handover / 1000));
+	CHECK(spin_value_unlocked(h.lock), "free lock still flagged: head %x tail %x",
+	      h.lock.tickets.head, h.lock.tickets.tail);
 }
 
 #ifdef SPINLOCK_DEBUG
@@ -267,5 +358,7 @@ int main(void)
 #endif
 	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++)
 		test_stress(thread_counts[i]);
+	test_stress_pv();
+	test_pv_handover();
 	return check_exit("test_spinlock");
 }

@@ -31,7 +31,7 @@ BUILD="$ROOT/build/model"
 # Both limits may be raised from the environment on a slow machine.
 MEMLIM_MB=${MEMLIM_MB:-1024}
 TIMEOUT_S=${TIMEOUT_S:-90}
-DEPTH=200000
+DEPTH=2000000
 
 VERIFICATIONS='
 ticket_safety               ticket.pml            -                             safety    pass
@@ -50,6 +50,12 @@ mutant_dead_after_unlock    lockref_safety.pml    -DMUTANT_DEAD_AFTER_UNLOCK    
 mutant_put_or_lock_unlocks  lockref_safety.pml    -DMUTANT_PUT_OR_LOCK_UNLOCKS  safety    assert:put_or_lock_contract
 mutant_plain_store          lockref_safety.pml    -DMUTANT_PLAIN_STORE          safety    assert:no_lost_update
 mutant_unbounded            lockref_liveness.pml  -DMUTANT_UNBOUNDED            liveness  ltl:ops_complete
+pv_safety                   spinlock_pv.pml       -DSTRAY_KICKS                 safety    pass
+pv_progress                 spinlock_pv.pml       -                             liveness  pass
+mutant_pv_skip_recheck      spinlock_pv.pml       -DMUTANT_SKIP_RECHECK         safety    assert:no_lost_wakeup
+mutant_pv_kick_first        spinlock_pv.pml       -DMUTANT_KICK_BEFORE_RELEASE  safety    assert:no_lost_wakeup
+mutant_pv_skip_recheck_live spinlock_pv.pml       -DMUTANT_SKIP_RECHECK,-DNO_WATCHDOG liveness ltl:progress
+mutant_pv_kick_first_live   spinlock_pv.pml       -DMUTANT_KICK_BEFORE_RELEASE,-DNO_WATCHDOG liveness ltl:progress
 '
 
 for tool in spin gcc timeout; do

@@ -17,7 +17,7 @@
  * Each atomic step below is one access to the lock word in the C code: the
  * grab is spin_lock()'s XADD, the wait is the load in spin_wait_for()'s loop
  * that finds the head at our ticket (the loads before it change nothing, so
- * the model blocks instead), the release is spin_unlock()'s store of head + 1
+ * the model blocks instead), the release is spin_unlock()'s store of head + one ticket
  * (only the holder writes the head, so its load and store may be one step).  Spin is
  * sequentially consistent; README.md says why that is faithful to x86.
  * The wait has no timeout here: the model shows that, under weak fairness,
