@@ -253,9 +253,13 @@ void cmdline_parse(const char *line)
 	    .console = CONSOLE_SERIAL | CONSOLE_SCREEN,
 	    .exit = EXIT_AUTO,
 	};
-	if (len == CMDLINE_MAX)
+	if (len == CMDLINE_MAX) {
 		printk("cmdline: longer than %u bytes; the rest is ignored\n", CMDLINE_MAX - 1);
-	memcpy(raw_copy, line, len < CMDLINE_MAX ? len : CMDLINE_MAX - 1);
+		len = CMDLINE_MAX - 1;
+	}
+	/* Terminated here: an earlier, longer line's tail must not show through. */
+	memcpy(raw_copy, line, len);
+	raw_copy[len] = '\0';
 	opts.raw = raw_copy;
 	memcpy(buf, raw_copy, sizeof(buf));
 
