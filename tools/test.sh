@@ -47,6 +47,12 @@ while read -r name expect cmd; do
         check "host-$name-must-fail" sh -c '! "$@"' sh $cmd
     fi
 done < <(make -s -C tests/host list)
+# fs/ against the host's VFS (tests/diff): it chroots, so root only.
+if [ "$(id -u)" -eq 0 ]; then
+    check fs-vs-linux make -s -C tests/diff run
+else
+    echo "SKIP fs-vs-linux: needs root (it chroots into a temporary directory)"
+fi
 check bench-report-tool python3 tools/test_bench_report.py
 if [ -f tools/mkfont.py ]; then
     check font-up-to-date python3 tools/mkfont.py --check
