@@ -23,6 +23,16 @@
 struct kernel_options opts;
 static char raw_copy[CMDLINE_MAX];
 
+/*
+ * Words are separated by any ASCII white space, as Linux separates its
+ * command line: a newline inside a word would otherwise break the one
+ * line its error message must be (found by tests/fuzz/fuzz_cmdline.c).
+ */
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
 /* Parse a decimal or 0x-hex number in [lo, hi]. */
 static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
@@ -264,12 +274,12 @@ void cmdline_parse(const char *line)
 	memcpy(buf, raw_copy, sizeof(buf));
 
 	for (char *p = buf; *p;) {
-		while (*p == ' ' || *p == '\t')
+		while (is_space(*p))
 			p++;
 		if (!*p)
 			break;
 		char *word = p;
-		while (*p && *p != ' ' && *p != '\t')
+		while (*p && !is_space(*p))
 			p++;
 		if (*p)
 			*p++ = '\0';

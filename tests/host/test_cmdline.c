@@ -76,6 +76,13 @@ int main(void)
 	CHECK(parse("torture.secs=0") == 1 && parse("torture.secs=3601") == 1,
 	      "out-of-range seconds accepted");
 
+	/* Any white space separates words: a newline in a word made a two-line message. */
+	CHECK(parse("seed=7\nquick\r\n") == 0 && opts.seed == 7 && opts.quick,
+	      "newline-separated words: '%s'", last_line);
+	CHECK(parse("bogus\nword") == 2 &&
+		  strchr(last_line, '\n') == last_line + strlen(last_line) - 1,
+	      "each bad word gets one line: '%s'", last_line);
+
 	/* Over the limit: cut at 1023 bytes, said once, and still terminated. */
 	memset(longline, 'q', sizeof(longline) - 1);
 	longline[sizeof(longline) - 1] = '\0';
