@@ -5,6 +5,7 @@
 #   make test     host tests, model checks, kernel boots; ends "N passed, N failed"
 #   make bench    boot with run=bench, then build/bench/report.md and scaling.png
 #   make bochs    boot under Bochs, serial on stdout
+#   make fuzz     every libFuzzer harness of tests/fuzz, FUZZ_SECONDS (60) each
 #   make deps     install what all of the above needs (Debian 12, as root)
 #
 # Variables (INTERFACE.md): SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT.
@@ -17,6 +18,7 @@ MEM      ?= 512M
 CPU      ?= auto
 CMDLINE  ?=
 TIMEOUT  ?= 300
+FUZZ_SECONDS ?= 60
 export SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT
 
 CC      := gcc
@@ -43,7 +45,7 @@ OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)
 KERNEL := $(BUILD)/kernel.elf
 ISO    := $(BUILD)/lockref.iso
 
-.PHONY: all run test bench bochs deps clean format host-tests
+.PHONY: all run test bench bochs deps clean format host-tests fuzz
 all: $(ISO) $(BUILD)/kernel.asm
 
 $(BUILD)/obj/%.o: %.c Makefile
@@ -87,15 +89,19 @@ test: $(ISO)
 host-tests:
 	$(MAKE) -C tests/host all
 
+fuzz:
+	$(MAKE) -C tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
+
 deps:
 	apt-get update
 	apt-get install -y --no-install-recommends make gcc libc6-dev nasm python3 \
 		grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools \
 		qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term \
-		spin gnuplot-nox util-linux perl clang-format
+		spin gnuplot-nox util-linux perl clang-format clang libclang-rt-14-dev
 
 format:
-	clang-format -i $(wildcard boot/*.h kernel/*.[ch] lib/*.[ch] fs/*.[ch] tests/host/*.[ch])
+	clang-format -i $(wildcard boot/*.h kernel/*.[ch] lib/*.[ch] fs/*.[ch] tests/host/*.[ch] \
+		tests/fuzz/*.[ch] tests/diff/*.[ch])
 
 clean:
 	rm -rf $(BUILD)

@@ -47,6 +47,8 @@ while read -r name expect cmd; do
         check "host-$name-must-fail" sh -c '! "$@"' sh $cmd
     fi
 done < <(make -s -C tests/host list)
+# Every fuzz harness briefly (make fuzz runs them longer): crashes, hangs, failed checks.
+check fuzz-short make -s -C tests/fuzz run FUZZ_SECONDS=${FUZZ_TEST_SECONDS:-20}
 # fs/ against the host's VFS (tests/diff): it chroots, so root only.
 if [ "$(id -u)" -eq 0 ]; then
     check fs-vs-linux make -s -C tests/diff run
