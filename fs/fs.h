@@ -43,7 +43,8 @@
  * do_rmdir, do_renameat2, vfs_rename, lookup_open; checked against the
  * real system calls by tests/diff/fs_vs_linux.c).  Each operation first
  * walks to the parent of its last component (a rename walks the source's,
- * then the target's), where the walk's errors arise in path order.  Then:
+ * then the target's), where the walk's errors arise in path order, an
+ * empty or too long path's first.  Then:
  *
  *   create   "/", "." or ".." -EEXIST; a file with a trailing slash
  *            -EISDIR; parent removed -ENOENT; name too long

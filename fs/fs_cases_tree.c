@@ -168,6 +168,8 @@ static void case_rename_error_order(struct fs_tc *tc)
 	char lname[FS_NAME_MAX + 3];
 
 	memcpy(lname, tc_long(tc, "/", 'n', FS_NAME_MAX + 1), FS_NAME_MAX + 3);
+	/* The source's walk before anything about the target, even an empty target path. */
+	CHECK_FAILS(tc, fs_rename(tc->fs, "/x/y", ""), -FS_ENOTDIR);
 	/* The target's walk before the source's name; the source before the target's name. */
 	CHECK_FAILS(tc, fs_rename(tc->fs, lname, "/nope/z"), -FS_ENOENT);
 	CHECK_FAILS(tc, fs_rename(tc->fs, "/nope", lname), -FS_ENOENT);

@@ -41,8 +41,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_OPS	       64
-#define PATH_BYTES     1200 /* the longest generated path: 3 long names and slashes */
+#define MAX_OPS 64
+/* The longest generated path: FS_PATH_MAX bytes of short names, or 3 long names and slashes. */
+#define PATH_BYTES     (FS_PATH_MAX + 1200)
 #define TREE_BYTES     65536
 #define CHILD_SECONDS  20 /* a sequence takes milliseconds; a silent child is killed */
 #define FS_SLOTS       4096
@@ -107,6 +108,12 @@ static void random_path(char *buf)
 		memset(max_name, 'm', FS_NAME_MAX);
 	}
 	buf[0] = '\0';
+	if (rng(200) == 0) {
+		/* One byte too many for FS_PATH_MAX (with its NUL), of short names. */
+		while (strlen(buf) < FS_PATH_MAX)
+			append(buf, "a/");
+		return;
+	}
 	switch (rng(40)) {
 	case 0:
 		return; /* "" */
