@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The kernel command line parser (kernel/cmdline.c): defaults, every kind of
 # bad word, repeated calls; printk is the test's own recorder.
 HOST_TESTS += test_cmdline
