@@ -5,8 +5,9 @@
 Seeds are small valid inputs in each harness's input format (see the top of
 each fuzz_*.c), so the fuzzer starts from inputs that get deep into the
 parsers instead of spending its time finding a checksum or a magic number.
-Run it again after changing a format; regression inputs (regress-*) found by
-fuzzing are kept by hand beside the seeds.
+Run it again after changing a format.  Inputs that once found a bug are kept
+as regress-*: the memory-map entry below 2^64 that put the heap at 0 (written
+here), and inputs saved from libFuzzer's artifacts (kept by hand).
 """
 import os
 import struct
@@ -15,10 +16,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MiB, GiB = 1 << 20, 1 << 30
 
 
-def write(harness, name, data):
+def write(harness, name, data, prefix="seed-"):
     d = os.path.join(HERE, "corpus", harness)
     os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, "seed-" + name), "wb") as f:
+    with open(os.path.join(d, prefix + name), "wb") as f:
         f.write(data)
 
 
@@ -33,7 +34,7 @@ BOGUS = (0xFFFFFFFFFFFFFF00, 0x17, 1)  # the entry that once put the heap at 0
 # memmap: floor, ceiling, two reserved ranges, then entries.
 head = struct.pack("<6Q", MiB, 4 * GiB, MiB, 3 * MiB, 96 * MiB, 96 * MiB + 4096)
 write("memmap", "qemu", head + entries(*QEMU_MAP))
-write("memmap", "bogus-top", head + entries(BOGUS, *QEMU_MAP))
+write("memmap", "heap-at-0", head + entries(BOGUS, *QEMU_MAP), "regress-")
 write("memmap", "split", head + entries((MiB + 123, 200 * MiB, 1), (4 * GiB, GiB, 1)))
 
 
@@ -56,7 +57,7 @@ fb = struct.pack("<QIIIBBH", 0xFD000000, 4096, 1024, 768, 32, 1, 0) + bytes([16,
 rsdp2 = b"RSD PTR " + bytes(28)
 write("multiboot2", "qemu", mb2(tag(1, b"run=tests quick\0"), tag(2, b"GRUB 2.06\0"),
                                 mmap_tag(QEMU_MAP), tag(8, fb), tag(15, rsdp2), tag(12, bytes(8))))
-write("multiboot2", "bogus-top", mb2(tag(1, b"\0"), mmap_tag([BOGUS] + QEMU_MAP)))
+write("multiboot2", "heap-at-0", mb2(tag(1, b"\0"), mmap_tag([BOGUS] + QEMU_MAP)), "regress-")
 
 
 # acpi: flags (bit 0: fix checksums), room for CPUs, then chunks (u64 address, u16 length, bytes).
