@@ -9,6 +9,7 @@
 #                 then build/bench-native/report.md and scaling.png
 #   make bochs    boot under Bochs, serial on stdout
 #   make debug    boot under QEMU stopped, with a gdb stub; tools/kernel.gdb attaches
+#   make fuzz     every libFuzzer harness of tests/fuzz, FUZZ_SECONDS (60) each
 #   make deps     install what all of the above needs (Debian 12, as root)
 #   make V=1 ...  any of the above with full command lines
 #
@@ -22,6 +23,7 @@ MEM      ?= 512M
 CPU      ?= auto
 CMDLINE  ?=
 TIMEOUT  ?= 300
+FUZZ_SECONDS ?= 60
 export SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT
 
 include tools/quiet.mk
@@ -84,7 +86,7 @@ NATIVE_CFLAGS := -std=gnu11 -O2 -g -pthread -mcx16 -Wall -Wextra -Werror \
 $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_HOST_SRCS)): NATIVE_CFLAGS += -iquote kernel \
 	-iquote tests/host
 
-.PHONY: all run test bench bench-native bochs debug deps clean format host-tests
+.PHONY: all run test bench bench-native bochs debug deps clean format host-tests fuzz
 all: $(ISO) $(BUILD)/kernel.asm
 
 $(patsubst %.c,$(BUILD)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
@@ -157,12 +159,15 @@ test: $(ISO)
 host-tests:
 	$(MAKE) -C tests/host all
 
+fuzz:
+	$(MAKE) -C tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
+
 deps:
 	apt-get update
 	apt-get install -y --no-install-recommends make gcc libc6-dev nasm python3 \
 		grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools \
 		qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term \
-		spin gnuplot-nox util-linux perl clang-format
+		spin gnuplot-nox util-linux perl clang-format clang libclang-rt-14-dev
 
 format:
 	clang-format -i $(wildcard kernel/*.[ch] kernel/*/*.[ch] lib/*.[ch] fs/*.[ch] fs/*/*.[ch] \

@@ -39,6 +39,35 @@
  * file), -FS_ENAMETOOLONG (above), -FS_EIO (the fs read poison: a
  * use-after-free bug, also counted in fs_stats.poison_reads).
  *
+ * Which error, when several apply: Linux's (6.x do_mkdirat, do_unlinkat,
+ * do_rmdir, do_renameat2, vfs_rename, lookup_open; checked against the
+ * real system calls by tests/diff/fs_vs_linux.c).  Each operation first
+ * walks to the parent of its last component (a rename walks the source's,
+ * then the target's), where the walk's errors arise in path order, an
+ * empty or too long path's first.  Then:
+ *
+ *   create   "/", "." or ".." -EEXIST; a file with a trailing slash
+ *            -EISDIR; parent removed -ENOENT; name too long
+ *            -ENAMETOOLONG; name taken -EEXIST.
+ *   unlink   "/", "." or ".." -EISDIR; parent removed -ENOENT; name too
+ *            long; missing -ENOENT; a directory -EISDIR; a file with a
+ *            trailing slash -ENOTDIR.
+ *   rmdir    "/" -EBUSY, "." -EINVAL, ".." -ENOTEMPTY; parent removed;
+ *            name too long; missing; a file -ENOTDIR; not empty -ENOTEMPTY.
+ *   rename   "/", "." or ".." as either last component -EBUSY; source's
+ *            parent removed, source name too long, source missing
+ *            (-ENOENT); target's parent removed, target name too long; a
+ *            file source with a trailing slash on either path -ENOTDIR;
+ *            a directory into its own subtree -EINVAL; onto an ancestor of
+ *            the source -ENOTEMPTY; onto itself: success, nothing done;
+ *            a directory onto a file -ENOTDIR, a file onto a directory
+ *            -EISDIR; onto a non-empty directory -ENOTEMPTY; -ENOMEM.
+ *
+ * So a last component's length is checked where Linux checks it, when the
+ * name is looked up in its directory ("create /<256 bytes>/" is -EISDIR,
+ * "rename /<256 bytes> /missing/x" is -ENOENT); a component in the middle
+ * of a path is looked up at once, so its length is checked at its turn.
+ *
  * Concurrency: every operation may run on any CPU at any time, on the
  * same fs, except fs_new, fs_destroy and fs_audit.  Lock order, fixed so
  * no two operations deadlock: the fs's rename lock, then node locks
@@ -142,14 +171,14 @@ int fs_create(struct fs *fs, const char *path, enum fs_type type, struct fs_node
 
 /*
  * Remove the file at @path.  Errors besides the walk's: -FS_EISDIR (a
- * directory), -FS_EBUSY ("/"), -FS_EINVAL ("." or "..").
+ * directory, including "/", "." and ".."), -FS_ENOENT.
  */
 int fs_unlink(struct fs *fs, const char *path);
 
 /*
  * Remove the empty directory at @path.  Errors besides the walk's:
- * -FS_ENOTDIR (a file), -FS_ENOTEMPTY, -FS_EBUSY ("/"), -FS_EINVAL ("."
- * or "..").
+ * -FS_ENOTDIR (a file), -FS_ENOTEMPTY (not empty, or ".."), -FS_EBUSY
+ * ("/"), -FS_EINVAL ("."), -FS_ENOENT.
  */
 int fs_rmdir(struct fs *fs, const char *path);
 
@@ -157,9 +186,10 @@ int fs_rmdir(struct fs *fs, const char *path);
  * Move the node at @from to @to, within a directory or across, replacing
  * what @to names where POSIX allows (a file by a file, an empty directory
  * by a directory).  Renaming a node onto itself succeeds and does nothing.
- * Errors besides the walks': -FS_EINVAL (a directory into its own subtree,
- * or "." / ".." as either last component), -FS_EBUSY ("/" as either),
- * -FS_ENOTDIR (a directory onto a file), -FS_EISDIR (a file onto a
+ * Errors besides the walks': -FS_EINVAL (a directory into its own
+ * subtree), -FS_EBUSY ("/", "." or ".." as either last component),
+ * -FS_ENOTDIR (a directory onto a file, or a trailing slash after a
+ * file), -FS_EISDIR (a file onto a
  * directory), -FS_ENOTEMPTY (onto a non-empty directory, or onto an
  * ancestor of @from), -FS_ENOENT (@from missing or a parent removed),
  * -FS_ENOMEM.

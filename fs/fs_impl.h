@@ -208,17 +208,27 @@ void fs_table_insert(struct fs *fs, struct fs_node *dir, struct fs_node *child);
 struct fs_last {
 	struct fs_node *dir; /* a counted reference */
 	const char *name;    /* inside the caller's path, not NUL-terminated */
-	uint32_t len, hash;
+	uint32_t len;	     /* may exceed FS_NAME_MAX: fs_last_check says so */
+	uint32_t hash;	     /* of a name of at most FS_NAME_MAX bytes */
 	bool trailing_slash;
-	enum { FS_LAST_NAME, FS_LAST_DOT, FS_LAST_ROOT } kind; /* a name, "."/"..", or none ("/") */
+	/* A name, ".", "..", or none ("/": only slashes). */
+	enum { FS_LAST_NAME, FS_LAST_DOT, FS_LAST_DOTDOT, FS_LAST_ROOT } kind;
 };
 
 /*
  * Resolve all of @path but its last component.  Returns 0 with @last
- * filled (drop last->dir with fs_put) or a walk error; -FS_ENAMETOOLONG if
- * the last component is too long.
+ * filled (drop last->dir with fs_put) or a walk error.  The last name's
+ * length is not checked here: Linux checks it only when it looks the name
+ * up in its directory, after errors it finds first (fs.h, "Errors").
  */
 int fs_walk_parent(struct fs *fs, const char *path, struct fs_last *last);
+
+/*
+ * The checks of looking @last's name up in its directory, in Linux's
+ * order: -FS_ENOENT if last->dir was removed, -FS_ENAMETOOLONG if the name
+ * is over FS_NAME_MAX bytes, else 0.  Caller holds last->dir's lock.
+ */
+int fs_last_check(const struct fs_last *last);
 
 /* Count a rare event. */
 static inline void fs_count(uint64_t *counter)

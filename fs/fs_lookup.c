@@ -253,7 +253,9 @@ static int fs_walk(struct fs *fs, const char *p, const char *end, struct fs_node
 		}
 		len = fs_name_ok((size_t)(p - s));
 		if (!len) {
-			err = -FS_ENAMETOOLONG;
+			/* As in a lookup: a removed directory has no names, long or not. */
+			err = __atomic_load_n(&cur->removed, __ATOMIC_RELAXED) ? -FS_ENOENT
+									       : -FS_ENAMETOOLONG;
 			break;
 		}
 		if (fs_is_dot(s, len))
@@ -326,14 +328,23 @@ int fs_walk_parent(struct fs *fs, const char *path, struct fs_last *last)
 		fs_put(fs, last->dir);
 		return -FS_ENOTDIR;
 	}
+	/* A name fs_name_ok refuses keeps its length, for fs_last_check to refuse in turn. */
 	last->len = fs_name_ok((size_t)(end - s));
-	if (!last->len) {
-		fs_put(fs, last->dir);
-		return -FS_ENAMETOOLONG;
-	}
+	if (!last->len)
+		last->len = (uint32_t)(end - s);
 	last->name = s;
-	last->hash = fs_name_hash(s, last->len);
-	last->kind =
-	    fs_is_dot(s, last->len) || fs_is_dotdot(s, last->len) ? FS_LAST_DOT : FS_LAST_NAME;
+	last->hash = last->len <= FS_NAME_MAX ? fs_name_hash(s, last->len) : 0;
+	last->kind = fs_is_dot(s, last->len)	  ? FS_LAST_DOT
+		     : fs_is_dotdot(s, last->len) ? FS_LAST_DOTDOT
+						  : FS_LAST_NAME;
+	return 0;
+}
+
+int fs_last_check(const struct fs_last *last)
+{
+	if (last->dir->removed)
+		return -FS_ENOENT;
+	if (last->len > FS_NAME_MAX)
+		return -FS_ENAMETOOLONG;
 	return 0;
 }

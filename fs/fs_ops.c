@@ -84,11 +84,10 @@ int fs_create(struct fs *fs, const char *path, enum fs_type type, struct fs_node
 		goto out;
 	}
 	fs_node_lock(dir);
-	if (dir->removed)
-		err = -FS_ENOENT;
-	else if (fs_child_locked(fs, dir, last.name, last.len, last.hash))
+	err = fs_last_check(&last);
+	if (!err && fs_child_locked(fs, dir, last.name, last.len, last.hash))
 		err = -FS_EEXIST;
-	else
+	if (!err)
 		err = fs_create_locked(fs, dir, &last, type, out);
 	fs_node_unlock(dir);
 out:
@@ -117,6 +116,33 @@ static bool fs_detach_locked(struct fs *fs, struct fs_node *dir, struct fs_node 
 	return true;
 }
 
+/*
+ * What unlink (@want_dir false) or rmdir of "/", "." or ".." gives: Linux's
+ * do_unlinkat says -EISDIR to all three; do_rmdir says -EBUSY to "/",
+ * -EINVAL to "." and -ENOTEMPTY to ".." (it names a directory that holds
+ * at least the one the path came through).
+ */
+static int fs_remove_dots_error(int kind, bool want_dir)
+{
+	if (!want_dir)
+		return -FS_EISDIR;
+	return kind == FS_LAST_ROOT ? -FS_EBUSY : kind == FS_LAST_DOT ? -FS_EINVAL : -FS_ENOTEMPTY;
+}
+
+/* Why unlink (@want_dir false) or rmdir cannot remove @c (NULL: missing), or 0. */
+static int fs_remove_type_error(const struct fs_node *c, bool want_dir, bool trailing_slash)
+{
+	if (!c)
+		return -FS_ENOENT;
+	if (want_dir && !fs_is_dir(c))
+		return -FS_ENOTDIR;
+	if (!want_dir && fs_is_dir(c))
+		return -FS_EISDIR;
+	if (trailing_slash && !fs_is_dir(c))
+		return -FS_ENOTDIR;
+	return 0;
+}
+
 /* unlink (@want_dir false) and rmdir (true). */
 static int fs_remove(struct fs *fs, const char *path, bool want_dir)
 {
@@ -132,19 +158,14 @@ static int fs_remove(struct fs *fs, const char *path, bool want_dir)
 		return err;
 	dir = last.dir;
 	if (last.kind != FS_LAST_NAME) {
-		err = last.kind == FS_LAST_ROOT ? -FS_EBUSY : -FS_EINVAL;
+		err = fs_remove_dots_error(last.kind, want_dir);
 		goto out;
 	}
 	fs_node_lock(dir);
-	c = fs_child_locked(fs, dir, last.name, last.len, last.hash);
-	if (!c)
-		err = -FS_ENOENT;
-	else if (want_dir && !fs_is_dir(c))
-		err = -FS_ENOTDIR;
-	else if (!want_dir && fs_is_dir(c))
-		err = -FS_EISDIR;
-	else if (last.trailing_slash && !fs_is_dir(c))
-		err = -FS_ENOTDIR;
+	err = fs_last_check(&last);
+	c = err ? NULL : fs_child_locked(fs, dir, last.name, last.len, last.hash);
+	if (!err)
+		err = fs_remove_type_error(c, want_dir, last.trailing_slash);
 	if (!err) {
 		fs_node_lock(c);
 		if (want_dir && c->nchildren)
@@ -248,28 +269,28 @@ static int fs_rename_locked(struct fs *fs, const struct fs_last *a, const struct
 	int err = 0;
 
 	fs_lock_parents(fs, p1, p2);
-	if (p1->removed || p2->removed) {
+	/* Linux's order (fs.h): the source's name, then the target's, then their relation. */
+	err = fs_last_check(a);
+	s = err ? NULL : fs_child_locked(fs, p1, a->name, a->len, a->hash);
+	if (!err && !s)
 		err = -FS_ENOENT;
+	if (!err)
+		err = fs_last_check(b);
+	if (err)
 		goto unlock_parents;
-	}
-	s = fs_child_locked(fs, p1, a->name, a->len, a->hash);
-	if (!s) {
-		err = -FS_ENOENT;
-		goto unlock_parents;
-	}
 	t = fs_child_locked(fs, p2, b->name, b->len, b->hash);
 	if ((a->trailing_slash || b->trailing_slash) && !fs_is_dir(s))
 		err = -FS_ENOTDIR;
-	else if (t == s)
-		goto unlock_parents; /* onto itself: nothing to do */
 	else if (fs_is_dir(s) && fs_is_ancestor(fs, s, p2))
 		err = -FS_EINVAL;
+	else if (t && fs_is_ancestor(fs, t, p1))
+		err = -FS_ENOTEMPTY;
+	else if (t == s)
+		goto unlock_parents; /* onto itself: nothing to do */
 	else if (t && fs_is_dir(s) && !fs_is_dir(t))
 		err = -FS_ENOTDIR;
 	else if (t && !fs_is_dir(s) && fs_is_dir(t))
 		err = -FS_EISDIR;
-	else if (t && fs_is_ancestor(fs, t, p1))
-		err = -FS_ENOTEMPTY;
 	if (err)
 		goto unlock_parents;
 	/* s and t are children of locked parents and ancestors of neither: by address. */
@@ -326,12 +347,11 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 		fs_put(fs, a.dir);
 		return err;
 	}
-	if (a.kind == FS_LAST_ROOT || b.kind == FS_LAST_ROOT)
+	/* "/", "." or ".." as either last component: Linux's do_renameat2 says -EBUSY. */
+	if (a.kind != FS_LAST_NAME || b.kind != FS_LAST_NAME) {
 		err = -FS_EBUSY;
-	else if (a.kind == FS_LAST_DOT || b.kind == FS_LAST_DOT)
-		err = -FS_EINVAL;
-	if (err)
 		goto out;
+	}
 	spin_lock(&fs->rename_lock);
 	err = fs_rename_locked(fs, &a, &b, &done);
 	spin_unlock(&fs->rename_lock);

@@ -26,6 +26,16 @@
 struct kernel_options opts;
 static char raw_copy[CMDLINE_MAX];
 
+/*
+ * Words are separated by any ASCII white space, as Linux separates its
+ * command line: a newline inside a word would otherwise break the one
+ * line its error message must be (found by tests/fuzz/fuzz_cmdline.c).
+ */
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
 /* Parse a decimal or 0x-hex number in [lo, hi]. */
 static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
@@ -276,19 +286,23 @@ void cmdline_parse(const char *line)
 	    .exit = EXIT_AUTO,
 	    .spinlock_pv = PV_AUTO,
 	};
-	if (len == CMDLINE_MAX)
+	if (len == CMDLINE_MAX) {
 		platform_log("cmdline: longer than %u bytes; the rest is ignored", CMDLINE_MAX - 1);
-	memcpy(raw_copy, line, len < CMDLINE_MAX ? len : CMDLINE_MAX - 1);
+		len = CMDLINE_MAX - 1;
+	}
+	/* Terminated here: an earlier, longer line's tail must not show through. */
+	memcpy(raw_copy, line, len);
+	raw_copy[len] = '\0';
 	opts.raw = raw_copy;
 	memcpy(buf, raw_copy, sizeof(buf));
 
 	for (char *p = buf; *p;) {
-		while (*p == ' ' || *p == '\t')
+		while (is_space(*p))
 			p++;
 		if (!*p)
 			break;
 		char *word = p;
-		while (*p && *p != ' ' && *p != '\t')
+		while (*p && !is_space(*p))
 			p++;
 		if (*p)
 			*p++ = '\0';

@@ -20,8 +20,6 @@
 #define MIN_CLASS_SHIFT 4 /* 16 bytes */
 #define MAX_CLASS_SHIFT 12
 #define NCLASSES	(MAX_CLASS_SHIFT - MIN_CLASS_SHIFT + 1)
-#define IDENTITY_LIMIT	(4ull << 30)
-#define LOW_MEMORY_END	(1ull << 20) /* leave real-mode memory to firmware and the trampoline */
 #define FALLBACK_POOL	(16u << 20)
 
 struct free_block {
@@ -44,11 +42,9 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 
 void heap_init(const struct boot_info *bi, uint64_t info_start, uint64_t info_end)
 {
-	const struct mem_range reserved[] = {
-	    {(uintptr_t)kernel_start, (uintptr_t)kernel_end},
-	    {info_start, info_end},
-	};
-	struct mem_range r = memmap_largest_free(bi, LOW_MEMORY_END, IDENTITY_LIMIT, reserved, 2);
+	struct mem_range r = memmap_heap_range(
+	    bi, (struct mem_range){(uintptr_t)kernel_start, (uintptr_t)kernel_end},
+	    (struct mem_range){info_start, info_end});
 
 	if (r.end - r.start < FALLBACK_POOL) {
 		printk("heap: %s; using the built-in %u MiB pool\n",

@@ -16,14 +16,30 @@ struct mem_range {
 	uint64_t start, end; /* [start, end) */
 };
 
+/* The heap stays above real-mode memory (firmware's, the AP trampoline's)... */
+#define HEAP_FLOOR (1ull << 20)
+/* ...and below the end of the identity map boot/entry.asm builds. */
+#define HEAP_CEILING (4ull << 30)
+
 /*
  * The largest available (type 1) range of @bi's memory map inside
  * [@floor, @ceiling), after cutting out each of the @nreserved ranges
  * (keeping the larger side of each cut), page-aligned.  Zero-length and
- * wrapping entries are skipped.  Returns an empty range (start == end)
- * when there is no map or nothing usable.
+ * wrapping entries are skipped, and so is anything no whole page of fits.
+ * A non-empty result always lies inside one available entry, inside
+ * [@floor, @ceiling), clear of every reserved range, with page-aligned
+ * ends, whatever the entries say (bases near 2^64 included).  Returns
+ * {0, 0} when there is no map or nothing usable.
  */
 struct mem_range memmap_largest_free(const struct boot_info *bi, uint64_t floor, uint64_t ceiling,
 				     const struct mem_range *reserved, unsigned nreserved);
+
+/*
+ * The heap's range as heap_init picks it: the largest free range in
+ * [HEAP_FLOOR, HEAP_CEILING) clear of the kernel image and the boot
+ * information.  Same contract as memmap_largest_free.
+ */
+struct mem_range memmap_heap_range(const struct boot_info *bi, struct mem_range kernel,
+				   struct mem_range info);
 
 #endif /* KERNEL_MEMMAP_H */

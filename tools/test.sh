@@ -47,6 +47,14 @@ while read -r name expect cmd; do
         check "host-$name-must-fail" sh -c '! "$@"' sh $cmd
     fi
 done < <(make -s -C tests/host list)
+# Every fuzz harness briefly (make fuzz runs them longer): crashes, hangs, failed checks.
+check fuzz-short make -s -C tests/fuzz run FUZZ_SECONDS=${FUZZ_TEST_SECONDS:-20}
+# fs/ against the host's VFS (tests/diff): it chroots, so root only.
+if [ "$(id -u)" -eq 0 ]; then
+    check fs-vs-linux make -s -C tests/diff run
+else
+    echo "SKIP fs-vs-linux: needs root (it chroots into a temporary directory)"
+fi
 check bench-report-tool python3 tools/test_bench_report.py
 # The benchmarks on the host's cores (make bench-native), short: they must build without
 # kernel headers and pass their own checks; the figures are not judged here.

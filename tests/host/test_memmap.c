@@ -4,10 +4,13 @@
  * Maps as firmware really sends them, and as it should not: missing,
  * empty, zero-length entries, entries that wrap around 2^64, reserved
  * types, and the kernel image sitting in the middle of the best region.
+ * Last, the same through the boot path: a memory-map tag in a Multiboot2
+ * information list, decoded by mb2_parse, then memmap_heap_range.
  */
 #include "memmap.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MiB (1ull << 20)
@@ -36,6 +39,63 @@ static void expect(const char *name, struct mem_range got, uint64_t start, uint6
 	} else {
 		printf("ok %s\n", name);
 	}
+}
+
+/* An 8-aligned Multiboot2 information list: a memory-map tag with @n entries, then the end tag. */
+static uint8_t *mb2_info_with_map(const struct mb2_mmap_entry *e, uint32_t n)
+{
+	uint32_t map_size = 16 + n * (uint32_t)sizeof(*e);
+	uint32_t total = 8 + ((map_size + 7) & ~7u) + 8;
+	uint32_t words[] = {total, 0, 6, map_size, sizeof(*e), 0};
+	uint8_t *p = aligned_alloc(8, total);
+
+	memset(p, 0, total);
+	memcpy(p, words, sizeof(words));
+	memcpy(p + sizeof(words), e, n * sizeof(*e));
+	/* The end tag (type 0, size 8) is the zeroed type plus this size. */
+	p[total - 4] = 8;
+	return p;
+}
+
+/*
+ * The boot path on a crafted list: mb2_parse, then the heap's own choice
+ * (memmap_heap_range) with the kernel image at 1-3 MiB and the list itself
+ * reserved.  The entry near 2^64 must not move the heap to 0.
+ */
+static void boot_path(void)
+{
+	const struct mb2_mmap_entry map[] = {
+	    {0, 0x9fc00, 1, 0},
+	    {0xffffffffffffff00ull, 0x17, 1, 0},
+	    {MiB, 127 * MiB, 1, 0},
+	    {0xfffc0000, 0x40000, 2, 0},
+	};
+	const struct mem_range kernel = {1 * MiB, 3 * MiB}, info = {96 * MiB, 96 * MiB + 4096};
+	struct boot_info bi;
+	uint8_t *list = mb2_info_with_map(map, 4);
+	const char *err = mb2_parse(MB2_BOOT_MAGIC, list, &bi);
+
+	if (err || bi.mmap_count != 4) {
+		printf("not ok boot path: mb2_parse: %s, %u entries\n", err ? err : "no error",
+		       bi.mmap_count);
+		failures++;
+	} else {
+		expect("boot path: heap below the boot info, not at 0",
+		       memmap_heap_range(&bi, kernel, info), 3 * MiB, 96 * MiB);
+	}
+	free(list);
+
+	const struct mb2_mmap_entry only_bogus[] = {{0xffffffffffffff00ull, 0x17, 1, 0}};
+	list = mb2_info_with_map(only_bogus, 1);
+	err = mb2_parse(MB2_BOOT_MAGIC, list, &bi);
+	if (err) {
+		printf("not ok boot path, bogus entry only: mb2_parse: %s\n", err);
+		failures++;
+	} else {
+		expect("boot path: only a bogus entry gives no range (the built-in pool)",
+		       memmap_heap_range(&bi, kernel, info), 0, 0);
+	}
+	free(list);
 }
 
 int main(void)
@@ -98,6 +158,45 @@ int main(void)
 	const struct mb2_mmap_entry reserved_only[] = {{MiB, 99 * MiB, 2, 0}};
 	bi = map_of(reserved_only, 1);
 	expect("only reserved memory", memmap_largest_free(&bi, MiB, 4 * GiB, NULL, 0), 0, 0);
+
+	/*
+	 * Regression (found by fuzzing): an entry just below 2^64 passes the
+	 * wrap check; clamped to the ceiling it is empty, and rounding its start
+	 * up to a page used to carry to 0, giving [0, ceiling): the heap over
+	 * the kernel.
+	 */
+	const struct mb2_mmap_entry near_top[] = {{0xffffffffffffff00ull, 0x17, 1, 0}};
+	bi = map_of(near_top, 1);
+	expect("entry just below 2^64 gives nothing",
+	       memmap_largest_free(&bi, MiB, 4 * GiB, kernel, 1), 0, 0);
+	expect("same with no reserved range", memmap_largest_free(&bi, MiB, 4 * GiB, NULL, 0), 0,
+	       0);
+
+	const struct mb2_mmap_entry near_top_and_ram[] = {
+	    {0xffffffffffffff00ull, 0x17, 1, 0},
+	    {MiB, 63 * MiB, 1, 0},
+	};
+	bi = map_of(near_top_and_ram, 2);
+	expect("entry below 2^64 beside real RAM",
+	       memmap_largest_free(&bi, MiB, 4 * GiB, kernel, 1), 3 * MiB, 64 * MiB);
+
+	/* With no ceiling to clamp to, rounding a start near 2^64 must not wrap either. */
+	const struct mb2_mmap_entry top_page[] = {{0xfffffffffffff001ull, 0xffe, 1, 0}};
+	bi = map_of(top_page, 1);
+	expect("no whole page below 2^64", memmap_largest_free(&bi, 0, UINT64_MAX, NULL, 0), 0, 0);
+
+	/* Below the floor entirely: clamping makes start > end; nothing, not [floor, ...). */
+	const struct mb2_mmap_entry low_only[] = {{0x1000, 0x9e000, 1, 0}};
+	bi = map_of(low_only, 1);
+	expect("entry wholly below the floor", memmap_largest_free(&bi, MiB, 4 * GiB, kernel, 1), 0,
+	       0);
+
+	/* Less than a page after the cut: rounding must not produce start > end. */
+	const struct mb2_mmap_entry sliver[] = {{3 * MiB - 0x800, 0x1000, 1, 0}};
+	bi = map_of(sliver, 1);
+	expect("sliver beside the kernel", memmap_largest_free(&bi, MiB, 4 * GiB, kernel, 1), 0, 0);
+
+	boot_path();
 
 	printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
 	return failures != 0;

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fuzz_cmdline.c - libFuzzer harness for kernel/cmdline.c.
+ *
+ * The input, cut at its first newline, gives two command lines parsed one
+ * after the other (the second call must not see the first: a stale tail
+ * was a real bug).  After each parse, every option must hold a value its
+ * table allows, opts.raw must be exactly the line (cut at 1023 bytes), and
+ * every printed message must be one "cmdline: ..." line.
+ */
+#include "cmdline.h"
+#include "console.h"
+#include "fuzz_check.h"
+#include "platform.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The parser's limit: the line it keeps is at most this long (cmdline.c). */
+#define KEPT_MAX 1023
+
+void printk(const char *fmt, ...)
+{
+	char line[PRINTK_MAX + 1];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	FUZZ_CHECK(strncmp(line, "cmdline: ", 9) == 0, "printed '%s'", line);
+	/* Longer than PRINTK_MAX, printk cuts it (console.h); else it is one whole line. */
+	FUZZ_CHECK(n >= PRINTK_MAX || (n > 0 && line[n - 1] == '\n' && !memchr(line, '\n', n - 1)),
+		   "not one line: '%s'", line);
+}
+
+static int is_one_of(const char *s, const char *const *names)
+{
+	for (; *names; names++)
+		if (strcmp(s, *names) == 0)
+			return 1;
+	return 0;
+}
+
+static void parse_and_check(const char *line)
+{
+	static const char *const policies[] = {"mainline", "v7", "locked", NULL};
+	size_t kept = strnlen(line, KEPT_MAX);
+
+	cmdline_parse(line);
+	FUZZ_CHECK(strlen(opts.raw) == kept && memcmp(opts.raw, line, kept) == 0,
+		   "raw '%.40s' is not the line '%.40s'", opts.raw, line);
+	FUZZ_CHECK(opts.run && !(opts.run & ~SUITES_ALL), "run %#x", opts.run);
+	FUZZ_CHECK(opts.torture_ms >= 1 && opts.torture_ms <= 3600 * 1000, "torture_ms %u",
+		   opts.torture_ms);
+	FUZZ_CHECK(opts.bench_ms >= 1 && opts.bench_ms <= 60000, "bench_ms %u", opts.bench_ms);
+	FUZZ_CHECK(opts.bench_trials >= 1 && opts.bench_trials <= 101, "trials %u",
+		   opts.bench_trials);
+	FUZZ_CHECK(is_one_of(opts.lockref_policy, policies), "policy '%.16s'", opts.lockref_policy);
+	FUZZ_CHECK(opts.lockref_retries == -1 ||
+		       (opts.lockref_retries >= 1 && opts.lockref_retries <= 1000000),
+		   "retries %d", opts.lockref_retries);
+	FUZZ_CHECK(opts.lockref_wait >= -1 && opts.lockref_wait <= 1, "wait %d", opts.lockref_wait);
+	FUZZ_CHECK(opts.smp_max >= 1 && opts.smp_max <= MAX_CPUS, "smp_max %u", opts.smp_max);
+	FUZZ_CHECK(opts.busted <= BUSTED_SPINLOCK && opts.fault <= FAULT_PF &&
+		       opts.exit <= EXIT_REBOOT,
+		   "enum out of range");
+	FUZZ_CHECK(opts.console >= 1 && opts.console <= (CONSOLE_SERIAL | CONSOLE_SCREEN),
+		   "console %u", opts.console);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1);
+	char *second;
+
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	second = strchr(buf, '\n');
+	if (second)
+		*second++ = '\0';
+	parse_and_check(buf);
+	if (second)
+		parse_and_check(second);
+	free(buf);
+	return 0;
+}

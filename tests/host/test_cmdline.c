@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_cmdline.c - kernel/cmdline.c on good, bad and repeated command lines.
+ *
+ * printk is replaced by a recorder, so the test can check that a bad word
+ * gets its one line naming the word and what was expected.  The parser is
+ * called several times in a row on purpose: each call must start from the
+ * defaults and from an empty copy of the line (a second, shorter line once
+ * inherited the first one's tail).
+ */
+#include "check.h"
+#include "cmdline.h"
+#include "console.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static char last_line[PRINTK_MAX];
+static unsigned lines;
+
+void printk(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_line, sizeof(last_line), fmt, ap);
+	va_end(ap);
+	lines++;
+}
+
+/* Parse @line; return how many lines it printed. */
+static unsigned parse(const char *line)
+{
+	unsigned before = lines;
+
+	last_line[0] = '\0';
+	cmdline_parse(line);
+	return lines - before;
+}
+
+int main(void)
+{
+	char longline[1500];
+
+	CHECK(parse("") == 0, "empty line printed: %s", last_line);
+	CHECK(opts.run == SUITES_ALL && opts.seed == 1 && !opts.quick && opts.raw[0] == '\0',
+	      "defaults: run %#x seed %llu raw '%s'", opts.run, (unsigned long long)opts.seed,
+	      opts.raw);
+
+	/* Regression: the second, shorter line used to read "seed=7 quick". */
+	parse("run=fs quick");
+	CHECK(opts.run == SUITE_FS && opts.quick, "first line: run %#x", opts.run);
+	CHECK(parse("seed=7") == 0, "printed: %s", last_line);
+	CHECK(strcmp(opts.raw, "seed=7") == 0, "raw is '%s', want 'seed=7'", opts.raw);
+	CHECK(!opts.quick, "quick inherited from the previous line");
+	CHECK(opts.run == SUITES_ALL && opts.seed == 7, "run %#x seed %llu", opts.run,
+	      (unsigned long long)opts.seed);
+
+	parse(" \trun=boot,lockref\tseed=0x10  lockref.policy=v7 smp.max=2 ");
+	CHECK(opts.run == (SUITE_BOOT | SUITE_LOCKREF) && opts.seed == 16 &&
+		  strcmp(opts.lockref_policy, "v7") == 0 && opts.smp_max == 2,
+	      "run %#x seed %llu policy %s smp.max %u", opts.run, (unsigned long long)opts.seed,
+	      opts.lockref_policy, opts.smp_max);
+
+	CHECK(parse("seed=12x") == 1 && strstr(last_line, "'seed=12x': expected a number"),
+	      "bad number: '%s'", last_line);
+	CHECK(opts.seed == 1, "bad seed changed it to %llu", (unsigned long long)opts.seed);
+	CHECK(parse("seed=18446744073709551616") == 1, "overflowing seed accepted");
+	CHECK(parse("bogus=1") == 1 && strstr(last_line, "unknown option 'bogus=1'"), "'%s'",
+	      last_line);
+	CHECK(parse("quick=1") == 1 && !opts.quick, "flag with a value: '%s'", last_line);
+	CHECK(parse("run=") == 1 && parse("run=,") == 1 && parse("run=boot,,fs") == 1 &&
+		  parse("run=nothing") == 1,
+	      "bad run= lists accepted");
+	CHECK(parse("torture.secs=0") == 1 && parse("torture.secs=3601") == 1,
+	      "out-of-range seconds accepted");
+
+	/* Any white space separates words: a newline in a word made a two-line message. */
+	CHECK(parse("seed=7\nquick\r\n") == 0 && opts.seed == 7 && opts.quick,
+	      "newline-separated words: '%s'", last_line);
+	CHECK(parse("bogus\nword") == 2 &&
+		  strchr(last_line, '\n') == last_line + strlen(last_line) - 1,
+	      "each bad word gets one line: '%s'", last_line);
+
+	/* Over the limit: cut at 1023 bytes, said once, and still terminated. */
+	memset(longline, 'q', sizeof(longline) - 1);
+	longline[sizeof(longline) - 1] = '\0';
+	memcpy(longline, "quick ", 6);
+	CHECK(parse(longline) == 2 && strlen(opts.raw) == 1023 && opts.quick,
+	      "long line: raw %zu bytes, last '%s'", strlen(opts.raw), last_line);
+	CHECK(parse("quick") == 0 && strcmp(opts.raw, "quick") == 0,
+	      "after the long line raw is %zu bytes", strlen(opts.raw));
+
+	printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
+	return failures != 0;
+}
