@@ -50,6 +50,7 @@ NASMFLAGS := -f elf64 -Werror
 # What the kernel links, by room: the x86-64 platform, the portable library
 # and filesystem, then the suites (boot tests, torture, fs cases, benchmarks).
 PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/apic.c kernel/cmdline.c \
+	kernel/cmdline_apply.c \
 	kernel/console.c kernel/cpuinfo.c kernel/font8x16.c kernel/heap.c kernel/idt.c \
 	kernel/ktest.c kernel/main.c kernel/memmap.c kernel/multiboot2.c kernel/percpu.c \
 	kernel/platform.c kernel/power.c kernel/screen.c kernel/serial.c kernel/smp.c \
@@ -79,7 +80,8 @@ NATIVE      := $(BUILD)/bench-native
 NATIVE_BIN  := $(NATIVE)/bench_native
 NATIVE_PORTABLE_SRCS := $(filter-out kernel/bench/bench_ktest.c,$(filter kernel/bench/%,$(SUITE_SRCS))) \
 	$(filter-out lib/string.c,$(LIB_SRCS)) $(FS_SRCS)
-NATIVE_HOST_SRCS := tests/bench/bench_native.c tests/host/platform_host.c kernel/cmdline.c
+NATIVE_HOST_SRCS := tests/bench/bench_native.c tests/host/platform_host.c kernel/cmdline.c \
+	kernel/cmdline_apply.c
 NATIVE_OBJS := $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_PORTABLE_SRCS) $(NATIVE_HOST_SRCS))
 NATIVE_CFLAGS := -std=gnu11 -O2 -g -pthread -mcx16 -Wall -Wextra -Werror \
 	-iquote lib -iquote fs -iquote kernel/bench -MMD -MP

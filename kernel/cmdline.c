@@ -9,7 +9,6 @@
 #include "cmdline.h"
 
 #include "lockref.h"
-#include "lockref16.h"
 #include "platform.h"
 #include "string.h"
 
@@ -315,34 +314,4 @@ void cmdline_parse(const char *line)
 		opts.bench_ms = opts.quick ? QUICK_BENCH_MS : DEFAULT_BENCH_MS;
 	if (!opts.bench_trials)
 		opts.bench_trials = opts.quick ? QUICK_TRIALS : DEFAULT_TRIALS;
-}
-
-void cmdline_apply_lockref(void)
-{
-	struct platform_facts cpu = platform_facts();
-	struct lockref_policy p;
-
-	if (!lockref_policy_by_name(opts.lockref_policy, &p))
-		lockref_policy_by_name("mainline", &p);
-	if (opts.lockref_retries >= 0)
-		p.retries = (unsigned)opts.lockref_retries;
-	if (opts.lockref_wait >= 0)
-		p.wait_unlocked = opts.lockref_wait;
-	/*
-	 * REX.W CMPXCHG exists on every CPU in 64-bit mode; CMPXCHG8B has a
-	 * CPUID bit of its own (set on every x86-64 CPU so far, but the bit
-	 * is what counts).
-	 */
-	if (opts.lockref_cas == LOCKREF_CAS_CMPXCHG8B && !cpu.cx8) {
-		platform_log("cmdline: 'lockref.cas=cmpxchg8b': this CPU lacks CMPXCHG8B "
-			     "(CPUID.01H:EDX.CX8); expected cmpxchg8b or cmpxchgq, using cmpxchgq");
-		opts.lockref_cas = LOCKREF_CAS_CMPXCHGQ;
-	}
-	p.cas = (enum lockref_cas)opts.lockref_cas;
-	lockref_set_policy(&p);
-	lockref16_set_cx16(cpu.cx16);
-	platform_log("lockref: policy %s, %u lockless attempts, %s, %s; 16-byte form on %s",
-		     opts.lockref_policy, p.retries,
-		     p.wait_unlocked ? "waits for the lock to be free" : "no wait",
-		     lockref_cas_names[p.cas], cpu.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
 }

@@ -227,12 +227,25 @@ static void host_vprint(const char *fmt, va_list ap)
 	pthread_mutex_unlock(&host_log_lock);
 }
 
+static void (*host_log_hook)(const char *line);
+
+void host_set_log_hook(void (*hook)(const char *line))
+{
+	host_log_hook = hook;
+}
+
 void platform_log(const char *fmt, ...)
 {
+	char line[PLATFORM_LINE_MAX + 1];
 	va_list ap;
 
 	va_start(ap, fmt);
-	host_vprint(fmt, ap);
+	if (host_log_hook) {
+		vsnprintf(line, sizeof(line), fmt, ap);
+		host_log_hook(line);
+	} else {
+		host_vprint(fmt, ap);
+	}
 	va_end(ap);
 }
 

@@ -18,4 +18,11 @@ void host_set_cpu_count(unsigned n);
  */
 void host_set_relax_yield(bool yield);
 
+/*
+ * Send each platform_log line (formatted, no newline) to @hook instead of
+ * stdout, so a test can check what the code under test logs; NULL restores
+ * printing.
+ */
+void host_set_log_hook(void (*hook)(const char *line));
+
 #endif

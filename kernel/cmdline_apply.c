@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmdline_apply.c - hand the lockref.*= words to the library, once at boot.
+ *
+ * Kept apart from the parser (cmdline.c) so the parser stays pure C with no
+ * library behind it: the host test and the fuzzer take it alone.  Portable
+ * (platform.h only), so the kernel and the native benchmark program set the
+ * boot policy the same way.
+ */
+#include "cmdline.h"
+
+#include "lockref.h"
+#include "lockref16.h"
+#include "platform.h"
+
+void cmdline_apply_lockref(void)
+{
+	struct platform_facts cpu = platform_facts();
+	struct lockref_policy p;
+
+	if (!lockref_policy_by_name(opts.lockref_policy, &p))
+		lockref_policy_by_name("mainline", &p);
+	if (opts.lockref_retries >= 0)
+		p.retries = (unsigned)opts.lockref_retries;
+	if (opts.lockref_wait >= 0)
+		p.wait_unlocked = opts.lockref_wait;
+	/*
+	 * REX.W CMPXCHG exists on every CPU in 64-bit mode; CMPXCHG8B has a
+	 * CPUID bit of its own (set on every x86-64 CPU so far, but the bit
+	 * is what counts).
+	 */
+	if (opts.lockref_cas == LOCKREF_CAS_CMPXCHG8B && !cpu.cx8) {
+		platform_log("cmdline: 'lockref.cas=cmpxchg8b': this CPU lacks CMPXCHG8B "
+			     "(CPUID.01H:EDX.CX8); expected cmpxchg8b or cmpxchgq, using cmpxchgq");
+		opts.lockref_cas = LOCKREF_CAS_CMPXCHGQ;
+	}
+	p.cas = (enum lockref_cas)opts.lockref_cas;
+	lockref_set_policy(&p);
+	lockref16_set_cx16(cpu.cx16);
+	platform_log("lockref: policy %s, %u lockless attempts, %s, %s; 16-byte form on %s",
+		     opts.lockref_policy, p.retries,
+		     p.wait_unlocked ? "waits for the lock to be free" : "no wait",
+		     lockref_cas_names[p.cas], cpu.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
+}
