@@ -104,6 +104,7 @@ static struct {
 	struct spin_cpu *cpu;		   /* ncpus of them; NULL if set-up failed */
 	uint32_t printed[SPIN_INVARIANTS]; /* failure lines printed (torture_fail) */
 	unsigned ncpus;
+	uint64_t pv_sleeps, pv_kicks; /* spin_pv_counts() at the start */
 } spin_torture __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 static void spin_fail(struct ktest_ctx *t, struct spin_cpu *c, enum spin_invariant inv,
@@ -143,6 +144,7 @@ static void spin_setup(struct ktest_ctx *t)
 	if (busted)
 		ktest_diag(t, "torture.busted=spinlock: running on spin_lock_busted, which "
 			      "excludes nobody; this test must fail");
+	spin_pv_counts(&spin_torture.pv_sleeps, &spin_torture.pv_kicks);
 	torture_clock_init(&spin_torture.clock, torture_duration_ns());
 }
 
@@ -233,6 +235,17 @@ static void spin_check_fifo(struct ktest_ctx *t, uint64_t total)
 			  overtaken, total, 2 * spin_torture.ncpus, max_ahead, worst, allowed);
 }
 
+/* Whether waiters slept (paravirtual mode), counted over every lock during the run. */
+static void spin_report_pv(struct ktest_ctx *t)
+{
+	uint64_t sleeps, kicks;
+
+	spin_pv_counts(&sleeps, &kicks);
+	ktest_diag(t, "spinlock: paravirtual mode %s: %lu sleeps, %lu kicks during the run",
+		   spin_pv_enabled() ? "on" : "off", sleeps - spin_torture.pv_sleeps,
+		   kicks - spin_torture.pv_kicks);
+}
+
 /* CPU 0, after every CPU stopped: the end-of-run invariants and the statistics lines. */
 static void spin_report(struct ktest_ctx *t)
 {
@@ -287,6 +300,7 @@ static void spin_report(struct ktest_ctx *t)
 						 hist[b]);
 	ktest_diag(t, "spinlock: wait for the lock (1 in %u timed), log2(cycles):count%s",
 		   SPIN_TIME_EVERY, line);
+	spin_report_pv(t);
 }
 
 void torture_spinlock_run(struct ktest_ctx *t)
