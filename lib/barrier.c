@@ -41,12 +41,12 @@ static void report_missing(struct barrier *b, unsigned round, uint64_t timeout_n
 
 	missing[0] = '\0';
 	for (unsigned i = 0; i < b->total && len < sizeof(missing); i++)
-		if (b->arrived_round[i] != round + 1)
+		if (__atomic_load_n(&b->arrived_round[i], __ATOMIC_RELAXED) != round + 1)
 			len += (size_t)ksnprintf(missing + len, sizeof(missing) - len, " %u", i);
 	platform_log("barrier '%s': timed out in round %u waiting for %u of %u CPUs (none "
 		     "arrived for %lu ms); missing:%s",
-		     what, round, b->remaining, b->total, (unsigned long)(timeout_ns / 1000000),
-		     missing);
+		     what, round, __atomic_load_n(&b->remaining, __ATOMIC_RELAXED), b->total,
+		     (unsigned long)(timeout_ns / 1000000), missing);
 }
 
 /* Kick every CPU that marked itself asleep: after a release or a break. */

@@ -107,6 +107,5 @@ int main(void)
 			      i, MISSING_CPU);
 	CHECK(bar.broken, "missing: the barrier did not break");
 
-	printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
-	return failures != 0;
+	return check_exit("test_barrier");
 }

@@ -9,14 +9,15 @@
  */
 #include "memmap.h"
 
+#include "check.h"
+
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MiB (1ull << 20)
 #define GiB (1ull << 30)
-
-static int failures;
 
 static struct boot_info map_of(const struct mb2_mmap_entry *e, uint32_t n)
 {
@@ -31,14 +32,9 @@ static struct boot_info map_of(const struct mb2_mmap_entry *e, uint32_t n)
 
 static void expect(const char *name, struct mem_range got, uint64_t start, uint64_t end)
 {
-	if (got.start != start || got.end != end) {
-		printf("not ok %s: got [%llx, %llx), want [%llx, %llx)\n", name,
-		       (unsigned long long)got.start, (unsigned long long)got.end,
-		       (unsigned long long)start, (unsigned long long)end);
-		failures++;
-	} else {
-		printf("ok %s\n", name);
-	}
+	CHECK(got.start == start && got.end == end, "%s: got [%llx, %llx), want [%llx, %llx)", name,
+	      (unsigned long long)got.start, (unsigned long long)got.end, (unsigned long long)start,
+	      (unsigned long long)end);
 }
 
 /* An 8-aligned Multiboot2 information list: a memory-map tag with @n entries, then the end tag. */
@@ -75,11 +71,11 @@ static void boot_path(void)
 	uint8_t *list = mb2_info_with_map(map, 4);
 	const char *err = mb2_parse(MB2_BOOT_MAGIC, list, &bi);
 
-	if (err || bi.mmap_count != 4) {
-		printf("not ok boot path: mb2_parse: %s, %u entries\n", err ? err : "no error",
-		       bi.mmap_count);
-		failures++;
-	} else {
+	bool parsed = !err && bi.mmap_count == 4;
+
+	CHECK(parsed, "boot path: mb2_parse: %s, %u entries", err ? err : "no error",
+	      bi.mmap_count);
+	if (parsed) {
 		expect("boot path: heap below the boot info, not at 0",
 		       memmap_heap_range(&bi, kernel, info), 3 * MiB, 96 * MiB);
 	}
@@ -88,10 +84,8 @@ static void boot_path(void)
 	const struct mb2_mmap_entry only_bogus[] = {{0xffffffffffffff00ull, 0x17, 1, 0}};
 	list = mb2_info_with_map(only_bogus, 1);
 	err = mb2_parse(MB2_BOOT_MAGIC, list, &bi);
-	if (err) {
-		printf("not ok boot path, bogus entry only: mb2_parse: %s\n", err);
-		failures++;
-	} else {
+	CHECK(!err, "boot path, bogus entry only: mb2_parse: %s", err);
+	if (!err) {
 		expect("boot path: only a bogus entry gives no range (the built-in pool)",
 		       memmap_heap_range(&bi, kernel, info), 0, 0);
 	}
@@ -198,6 +192,5 @@ int main(void)
 
 	boot_path();
 
-	printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
-	return failures != 0;
+	return check_exit("test_memmap");
 }

@@ -7,11 +7,11 @@
  */
 #include "multiboot2.h"
 
+#include "check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
 
 struct builder {
 	uint8_t buf[4096];
@@ -49,25 +49,16 @@ static void expect(const char *name, uint32_t magic, uint8_t *info, const char *
 {
 	const char *err = mb2_parse(magic, info, bi);
 
-	if (!want_substr && err) {
-		printf("not ok %s: unexpected error \"%s\"\n", name, err);
-		failures++;
-	} else if (want_substr && (!err || !strstr(err, want_substr))) {
-		printf("not ok %s: wanted error containing \"%s\", got \"%s\"\n", name, want_substr,
-		       err ? err : "(none)");
-		failures++;
-	} else {
-		printf("ok %s\n", name);
-	}
+	if (want_substr)
+		CHECK(err && strstr(err, want_substr),
+		      "%s: wanted an error containing \"%s\", got \"%s\"", name, want_substr,
+		      err ? err : "(none)");
+	else
+		CHECK(!err, "%s: unexpected error \"%s\"", name, err);
 }
 
-#define CHECK(name, cond)                                                                          \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			printf("not ok %s: %s\n", name, #cond);                                    \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
+/* A check named by the case it belongs to. */
+#define CHECK_NAMED(name, cond) CHECK(cond, "%s", name)
 
 int main(void)
 {
@@ -102,11 +93,12 @@ int main(void)
 	tag(&b, 0, 8, NULL, 0);
 	info = finish(&b, b.len);
 	expect("good list", MB2_BOOT_MAGIC, info, NULL, &bi);
-	CHECK("cmdline", strcmp(bi.cmdline, "quick s=1") == 0);
-	CHECK("mmap count", bi.mmap_count == 2 && mb2_mmap_at(&bi, 1)->base == 0x100000);
-	CHECK("framebuffer", bi.has_fb && bi.fb.addr == fbaddr && bi.fb.width == 1024 &&
-				 bi.fb.bpp == 32 && bi.fb.red_pos == 16 && bi.fb.blue_size == 8);
-	CHECK("acpi new preferred", bi.rsdp_is_v2 && bi.rsdp_len == 36);
+	CHECK_NAMED("cmdline", strcmp(bi.cmdline, "quick s=1") == 0);
+	CHECK_NAMED("mmap count", bi.mmap_count == 2 && mb2_mmap_at(&bi, 1)->base == 0x100000);
+	CHECK_NAMED("framebuffer", bi.has_fb && bi.fb.addr == fbaddr && bi.fb.width == 1024 &&
+				       bi.fb.bpp == 32 && bi.fb.red_pos == 16 &&
+				       bi.fb.blue_size == 8);
+	CHECK_NAMED("acpi new preferred", bi.rsdp_is_v2 && bi.rsdp_len == 36);
 	free(info);
 
 	/* An empty but valid list: no tags at all is not an error (callers warn). */
@@ -114,7 +106,7 @@ int main(void)
 	tag(&b, 0, 8, NULL, 0);
 	info = finish(&b, b.len);
 	expect("only end tag", MB2_BOOT_MAGIC, info, NULL, &bi);
-	CHECK("defaults", bi.cmdline[0] == 0 && !bi.mmap && !bi.rsdp && !bi.has_fb);
+	CHECK_NAMED("defaults", bi.cmdline[0] == 0 && !bi.mmap && !bi.rsdp && !bi.has_fb);
 	expect("bad magic", 0x2badb002, info, "magic", &bi);
 	free(info);
 
@@ -188,7 +180,7 @@ int main(void)
 	tag(&b, 0, 8, NULL, 0);
 	info = finish(&b, b.len);
 	expect("empty mmap", MB2_BOOT_MAGIC, info, NULL, &bi);
-	CHECK("empty mmap count", bi.mmap && bi.mmap_count == 0);
+	CHECK_NAMED("empty mmap count", bi.mmap && bi.mmap_count == 0);
 	free(info);
 
 	/* A truncated RGB framebuffer tag. */
@@ -199,6 +191,5 @@ int main(void)
 	expect("short framebuffer", MB2_BOOT_MAGIC, info, "framebuffer", &bi);
 	free(info);
 
-	printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
-	return failures != 0;
+	return check_exit("test_multiboot2");
 }
