@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * errno.h - the error numbers fs/ returns, negated (0 or -FS_Exxx).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fs.h - a tiny in-memory filesystem whose nodes live on lockrefs.
  *

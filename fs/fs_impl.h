@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fs_impl.h - the inside of the fs, shared by its .c files only.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fs_lookup.c - path walking: fs_lookup and the parent walk of the
  * operations that change the tree, and the child tables they search.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fs_ops.c - the operations that change the tree: create, unlink, rmdir,
  * rename.

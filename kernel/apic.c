@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * apic.c - local APIC access and inter-processor interrupts.
  *

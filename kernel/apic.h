@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * apic.h - the local APIC, in x2APIC mode when the CPU has it, else xAPIC.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cmdline.c - parse "key=value" words and bare flags into `opts`.
  *

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: MIT
 /*
- * cmdline.h - the kernel command line (INTERFACE.md), parsed once at boot.
+ * cmdline.h - the kernel command line (docs/interface.md), parsed once at boot.
  *
  * Every other file reads the result from `opts`.  An unknown word, or a
  * value that does not parse, prints one "cmdline: ..." line naming the word

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heap.c - a small allocator: power-of-two size classes carved from pages,
  * and whole pages for anything bigger.

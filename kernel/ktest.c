@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ktest.c - find the registered tests, run them, print KTAP version 1.
  *
@@ -13,7 +14,7 @@
  *   ok 1 boot
  *
  * The top-level plan is printed before any test runs, so a crash shows as
- * a short plan; skips are "ok N name # SKIP reason" (FACTS.md: prove
+ * a short plan; skips are "ok N name # SKIP reason" (docs/tools.md: prove
  * treats "not ok ... # SKIP" as a failure).
  */
 #include "ktest.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * main.c - the boot CPU's path from long mode to the test results.
  *

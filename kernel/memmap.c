@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * memmap.c - pick the largest usable piece of the memory map.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * memmap.h - choose the heap's memory from the Multiboot2 memory map.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * platform.c - lib/platform.h on bare metal.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * smp.c - start the other CPUs with INIT-SIPI-SIPI and keep them idle,
  * ready for work.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * trap.c - what happens on an interrupt or exception, and panic.
  *

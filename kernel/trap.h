@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * trap.h - interrupt and exception entry: the IDT, the saved frame, panic.
  */

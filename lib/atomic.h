@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * atomic.h - the few x86-64 atomic operations the locks are built from.
  *

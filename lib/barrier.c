@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * barrier.c - sense-reversing barrier (Mellor-Crummey and Scott, 1991).
  *

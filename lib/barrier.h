@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * barrier.h - a sense-reversing barrier for a known number of CPUs, with a
  * timeout that names the CPUs that never arrived.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * platform.h - the only door from portable code to the machine.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * spinlock.c - the ticket spinlock of spinlock.h, plain or paravirtual.
  *

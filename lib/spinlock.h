@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * spinlock.h - a 4-byte ticket spinlock that can sleep when CPUs are virtual.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test.sh - every check the project has, for `make test` and CI.
 #
 # Host unit and stress tests (plain, ASan/UBSan, TSan), the Spin models,

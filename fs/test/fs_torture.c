@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fs_torture.c - every CPU at once on one small fs, then a full audit.
  *

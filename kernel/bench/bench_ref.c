@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench_ref.c - the reference-count implementations of bench_ref.h, their
  * loops, and the reset, check and description hooks of their specs.

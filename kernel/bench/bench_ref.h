@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench_ref.h - the reference counts the benchmarks compare, behind one
  * interface: a plain atomic counter, a ticket lock guarding a count, the
@@ -44,7 +45,7 @@ struct bench_ref_impl {
 	bool pv;
 };
 
-/* The INTERFACE.md implementations, in the order tables list them. */
+/* The docs/interface.md implementations, in the order tables list them. */
 enum {
 	BENCH_IMPL_XADD,
 	BENCH_IMPL_SPINLOCK,

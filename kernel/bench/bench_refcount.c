@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench_refcount.c - the scaling curve (refcount) and its variant with a
  * lock holder (convoy), for every implementation of bench_ref.h.
  *
  * refcount: one shared object per implementation; CPUs 0 .. N-1 take and
  * drop references on it as fast as they can, for N = 1, 2, ... every
- * online CPU.  It answers the seed's headline question: how much more
+ * online CPU.  It answers the v7 series' headline question: how much more
  * reference-count traffic a lockref carries than a lock around a count,
  * and how close it gets to a bare atomic counter.
  *

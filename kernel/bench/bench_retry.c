@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: MIT
 /*
- * bench_retry.c - the seed's retry-policy table, measured here.
+ * bench_retry.c - the v7 series' retry-policy table, measured here.
  *
  * Waiman Long's v7 cover letter tabulated AIM7 throughput on 80 CPUs for
  * two families of lockless policy: wait until the lock is free, then try

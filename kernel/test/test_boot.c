@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_boot.c - the `boot` suite: did the machine come up the way we think?
  *

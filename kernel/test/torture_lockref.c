@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * torture_lockref.c - the lockref under fire on every CPU (suite lockref).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * torture_spinlock.c - the ticket lock under fire on every CPU (suite spinlock).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * platform_host.c - lib/platform.h on a hosted POSIX system.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_memmap.c - kernel/memmap.c on crafted Multiboot2 memory maps.
  *

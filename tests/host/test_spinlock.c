@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_spinlock.c - the ticket spinlock of lib/spinlock.c on host threads.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_torture.c - the boot-time torture tests (kernel/torture_*.c) on host
  * threads, so the sanitizers see the harness as well as the locks.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/model/run.sh - run every Spin verification of the lock models.
 #
 # Why it exists: the models only prove something if they are checked, and
