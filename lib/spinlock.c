@@ -14,7 +14,7 @@
  * 8.2.2), so no LOCK prefix is needed.
  *
  * Paravirtual mode (the idea of Linux 3.12's paravirt ticket locks; this
- * is our own code).  A waiter spins SPIN_PV_SPINS times, then:
+ * is our own code).  A waiter spins a while (SPIN_PV_SPINS, SPIN_PV_MIN_NS), then:
  *   W1  writes (lock, ticket) into its CPU's slot in spin_pv_slots;
  *   W2  sets SPIN_TAIL_SLEEPERS in the lock word with a locked
  *       compare-exchange (which gives up if the head already is its ticket);
@@ -56,14 +56,18 @@
 /* Waiters look at the clock once per this many PAUSEs: cheap, yet a timeout is noticed soon. */
 #define SPIN_CLOCK_EVERY (1u << 14)
 /*
- * Paravirtual mode: PAUSEs before a waiter sleeps.  Short on purpose: a
- * few microseconds on hardware, tens under QEMU TCG (where PAUSE leaves
- * the vCPU loop).  Measured under TCG, 4 vCPUs on 2 busy host cores, the
- * refcount benchmark at 4 CPUs kept 0.43x of its 2-CPU throughput with
- * 2^8, 0.39x with 2^6, and 0.05x with 2^12: spinning longer only burns
- * the time slices the holder and the next waiter need.
+ * Paravirtual mode: a waiter sleeps once it has made SPIN_PV_SPINS PAUSEs
+ * and waited SPIN_PV_MIN_NS, whichever comes later.  Under QEMU TCG, where
+ * PAUSE leaves the vCPU loop, the count decides: measured with 4 vCPUs on
+ * 2 busy host cores, the refcount benchmark at 4 CPUs kept 0.43x of its
+ * 2-CPU throughput with 2^8 PAUSEs, 0.39x with 2^6 and 0.05x with 2^12
+ * (spinning longer only burns the time slices the holder and the next
+ * waiter need).  On hardware 2^8 PAUSEs take a few microseconds, less than
+ * a plain queue of lock holders may: there the time decides, so a waiter
+ * whose turn is near does not pay a sleep and a kick.
  */
-#define SPIN_PV_SPINS (1u << 8)
+#define SPIN_PV_SPINS  (1u << 8)
+#define SPIN_PV_MIN_NS (50u * 1000)
 
 /* Paravirtual mode on: read on every unlock, written only when no lock is contended. */
 static bool spin_pv;
@@ -252,12 +256,13 @@ static __attribute__((noreturn)) void spin_deadlock(spinlock_t *lock, uint16_t t
  */
 static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t ticket)
 {
-	uint64_t since = platform_now_ns();
+	uint64_t start = platform_now_ns(), since = start;
 	uint16_t head, seen = atomic_load16(&lock->tickets.head);
 	unsigned spins = 0;
 
 	while ((head = atomic_load16(&lock->tickets.head)) != ticket) {
-		bool sleep = ++spins % SPIN_PV_SPINS == 0 && spin_pv_enabled();
+		bool sleep = ++spins % SPIN_PV_SPINS == 0 && spin_pv_enabled() &&
+			     platform_now_ns() - start >= SPIN_PV_MIN_NS;
 
 		if (sleep)
 			spin_pv_sleep(lock, ticket);
