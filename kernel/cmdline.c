@@ -13,7 +13,6 @@
 #include "platform.h"
 #include "string.h"
 
-#define CMDLINE_MAX	   1024
 #define DEFAULT_SEED	   1
 #define DEFAULT_TORTURE_MS 2000
 #define QUICK_TORTURE_MS   300

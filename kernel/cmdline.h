@@ -12,6 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The longest command line kept, with its NUL; the rest is ignored, with one line saying so. */
+#define CMDLINE_MAX 1024
+
 /* Suites, in the order they run; run= takes their names. */
 #define SUITE_BOOT     (1u << 0)
 #define SUITE_SPINLOCK (1u << 1)

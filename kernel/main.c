@@ -17,6 +17,7 @@
 #include "multiboot2.h"
 #include "percpu.h"
 #include "power.h"
+#include "printf.h"
 #include "test/fault_inject.h"
 #include "smp.h"
 #include "spinlock.h"
@@ -61,16 +62,20 @@ static void setup_spinlock_pv(void)
 
 static void print_env(void)
 {
-	printk(
-	    "# ENV "
-	    "{\"platform\":\"kernel\",\"cpus_found\":%u,\"cpus_online\":%u,\"apic\":\"%s\","
-	    "\"tsc_khz\":%lu,"
-	    "\"tsc_source\":\"%s\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\",\"cx16\":%s,"
-	    "\"cmdline\":\"%s\",\"seed\":%lu,\"lockref_policy\":\"%s\",\"lockref_cas\":\"%s\"}\n",
-	    smp_cpus_found(), smp_cpus_online(), apic_is_x2apic() ? "x2apic" : "xapic", tsc_khz(),
-	    tsc_source(), tsc_is_invariant() ? "true" : "false", cpuinfo_hypervisor_name(),
-	    cpuinfo.cx16 ? "true" : "false", opts.raw, opts.seed, opts.lockref_policy,
-	    lockref_cas_names[opts.lockref_cas]);
+	char cmdline_json[CMDLINE_MAX * 2];
+
+	json_escape(cmdline_json, sizeof(cmdline_json), opts.raw);
+	printk("# ENV "
+	       "{\"platform\":\"kernel\",\"cpus_found\":%u,\"cpus_online\":%u,\"apic\":\"%s\","
+	       "\"tsc_khz\":%lu,"
+	       "\"tsc_source\":\"%s\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\",\"cx16\":%s,"
+	       "\"cmdline\":\"%s\",\"seed\":%lu,\"lockref_policy\":\"%s\",\"lockref_cas\":\"%s\","
+	       "\"spinlock_pv\":%s}\n",
+	       smp_cpus_found(), smp_cpus_online(), apic_is_x2apic() ? "x2apic" : "xapic",
+	       tsc_khz(), tsc_source(), tsc_is_invariant() ? "true" : "false",
+	       cpuinfo_hypervisor_name(), cpuinfo.cx16 ? "true" : "false", cmdline_json, opts.seed,
+	       opts.lockref_policy, lockref_cas_names[opts.lockref_cas],
+	       spin_pv_enabled() ? "true" : "false");
 }
 
 void kernel_main(uint32_t magic, uint64_t info_addr)

@@ -205,3 +205,18 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+void json_escape(char *out, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	if (size == 0)
+		return;
+	for (; *s && n + 2 < size; s++) {
+		if (*s == '"' || *s == '\\')
+			out[n++] = '\\';
+		if ((unsigned char)*s >= ' ')
+			out[n++] = *s;
+	}
+	out[n] = '\0';
+}

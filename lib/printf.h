@@ -22,4 +22,11 @@
 int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int ksnprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/*
+ * Copy @s into @out (@size bytes, NUL-terminated) as the inside of a JSON
+ * string: '"' and '\\' escaped, control characters dropped, cut whole if
+ * @out is too small.  For free text inside a "# ENV {...}" line.
+ */
+void json_escape(char *out, size_t size, const char *s);
+
 #endif /* LIB_PRINTF_H */

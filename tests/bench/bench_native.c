@@ -42,6 +42,7 @@
 #include "cmdline.h"
 #include "cpu.h"
 #include "platform.h"
+#include "printf.h"
 #include "platform_host.h"
 
 /* The longest command line the words make (kernel/cmdline.c cuts at the same length). */
@@ -294,20 +295,6 @@ static bool native_invariant_tsc(void)
 	       (cpuid(CPUID_EXT_POWER, 0).edx & CPUIDX7_EDX_INVTSC);
 }
 
-/* @s as the inside of a JSON string: quotes and backslashes escaped, control bytes dropped. */
-static void json_escape(char *out, size_t size, const char *s)
-{
-	size_t n = 0;
-
-	for (; *s && n + 2 < size; s++) {
-		if (*s == '"' || *s == '\\')
-			out[n++] = '\\';
-		if ((unsigned char)*s >= ' ')
-			out[n++] = *s;
-	}
-	out[n] = '\0';
-}
-
 static void native_print_env(unsigned nthreads)
 {
 	struct platform_facts f = platform_facts();
@@ -321,11 +308,12 @@ static void native_print_env(unsigned nthreads)
 	platform_print("# ENV {\"platform\":\"native\",\"cpu_model\":\"%s\",\"cpus_found\":%u,"
 		       "\"cpus_online\":%u,\"pinned\":%s,\"tsc_khz\":%llu,"
 		       "\"tsc_source\":\"calibrated\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\","
-		       "\"cx16\":%s,\"cmdline\":\"%s\",\"seed\":%llu,\"lockref_policy\":\"%s\"}",
+		       "\"cx16\":%s,\"cmdline\":\"%s\",\"seed\":%llu,\"lockref_policy\":\"%s\","
+		       "\"lockref_cas\":\"%s\"}",
 		       model_json, ncores, nthreads, pinned ? "true" : "false",
 		       (unsigned long long)f.cycles_khz, native_invariant_tsc() ? "true" : "false",
 		       hv, f.cx16 ? "true" : "false", cmdline_json, (unsigned long long)opts.seed,
-		       opts.lockref_policy);
+		       opts.lockref_policy, lockref_cas_names[opts.lockref_cas]);
 }
 
 /* --cpus=N: a count from 1 to MAX_CPUS, or exit with a line saying what was expected. */

@@ -56,5 +56,12 @@ int main(void)
 	small[0] = 'x';
 	n = ksnprintf(small, 0, "%d", 12345);
 	CHECK(n == 5 && small[0] == 'x', "size 0 wrote or returned %d", n);
+	/* JSON strings: quote and backslash escaped, control bytes dropped, cut whole. */
+	char json[16];
+
+	json_escape(json, sizeof(json), "a\"b\\c\nd");
+	CHECK(strcmp(json, "a\\\"b\\\\cd") == 0, "json_escape gave %s", json);
+	json_escape(json, 4, "\"\"\"");
+	CHECK(strcmp(json, "\\\"") == 0, "json_escape cut an escape in half: %s", json);
 	return check_exit("test_printf");
 }
