@@ -131,14 +131,24 @@ void platform_irq_restore(unsigned long saved)
 		sti();
 }
 
+/*
+ * Formats the caller's own variadic arguments (after fmt) into the array line, so that each
+ * platform_* output below is written whole by one printk (or panic).  A macro because
+ * va_start must run in the variadic function itself.
+ */
+#define FORMAT_LINE(line, fmt)                                                                     \
+	do {                                                                                       \
+		va_list ap_;                                                                       \
+		va_start(ap_, fmt);                                                                \
+		kvsnprintf(line, sizeof(line), fmt, ap_);                                          \
+		va_end(ap_);                                                                       \
+	} while (0)
+
 void platform_log(const char *fmt, ...)
 {
 	char line[PRINTK_MAX];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	FORMAT_LINE(line, fmt);
 	printk("%s%s\n", console_log_prefix(), line);
 }
 
@@ -151,21 +161,15 @@ _Static_assert(PLATFORM_LINE_MAX + LOG_PREFIX_ROOM <= PRINTK_MAX,
 void platform_print(const char *fmt, ...)
 {
 	char line[PRINTK_MAX];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	FORMAT_LINE(line, fmt);
 	printk("%s\n", line);
 }
 
 void platform_panic(const char *fmt, ...)
 {
 	char line[PRINTK_MAX];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	FORMAT_LINE(line, fmt);
 	panic("%s", line);
 }
