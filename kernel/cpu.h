@@ -51,44 +51,25 @@ static inline struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
 	return r;
 }
 
-static inline void outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port) : "memory");
-}
+/*
+ * Port I/O of one width: out<w>(port, v) and in<w>(port), for w = b (8 bits),
+ * w (16) and l (32), each the single instruction of that name.
+ */
+#define DEFINE_PORT_IO(w, type)                                                                    \
+	static inline void out##w(uint16_t port, type v)                                           \
+	{                                                                                          \
+		__asm__ volatile("out" #w " %0, %1" : : "a"(v), "Nd"(port) : "memory");            \
+	}                                                                                          \
+	static inline type in##w(uint16_t port)                                                    \
+	{                                                                                          \
+		type v;                                                                            \
+		__asm__ volatile("in" #w " %1, %0" : "=a"(v) : "Nd"(port) : "memory");             \
+		return v;                                                                          \
+	}
 
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port) : "memory");
-	return v;
-}
-
-static inline void outw(uint16_t port, uint16_t v)
-{
-	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port) : "memory");
-}
-
-static inline uint16_t inw(uint16_t port)
-{
-	uint16_t v;
-
-	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port) : "memory");
-	return v;
-}
-
-static inline void outl(uint16_t port, uint32_t v)
-{
-	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port) : "memory");
-}
-
-static inline uint32_t inl(uint16_t port)
-{
-	uint32_t v;
-
-	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port) : "memory");
-	return v;
-}
+DEFINE_PORT_IO(b, uint8_t)
+DEFINE_PORT_IO(w, uint16_t)
+DEFINE_PORT_IO(l, uint32_t)
 
 static inline uint64_t rdmsr(uint32_t msr)
 {
