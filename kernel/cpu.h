@@ -117,35 +117,24 @@ static inline uint64_t rdtscp_ordered(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-static inline uint64_t read_cr4(void)
-{
-	uint64_t v;
-
-	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
-	return v;
-}
-
 /* Write back and invalidate every cache (before entering a sleep state, ACPI 6.5 7.4.2). */
 static inline void wbinvd(void)
 {
 	__asm__ volatile("wbinvd" : : : "memory");
 }
 
-static inline uint64_t read_cr2(void)
-{
-	uint64_t v;
+/* read_cr<n>(): control register n (2: the page-fault address, 3: the page-table root, 4). */
+#define DEFINE_READ_CR(n)                                                                          \
+	static inline uint64_t read_cr##n(void)                                                    \
+	{                                                                                          \
+		uint64_t v;                                                                        \
+		__asm__ volatile("mov %%cr" #n ", %0" : "=r"(v));                                  \
+		return v;                                                                          \
+	}
 
-	__asm__ volatile("mov %%cr2, %0" : "=r"(v));
-	return v;
-}
-
-static inline uint64_t read_cr3(void)
-{
-	uint64_t v;
-
-	__asm__ volatile("mov %%cr3, %0" : "=r"(v));
-	return v;
-}
+DEFINE_READ_CR(2)
+DEFINE_READ_CR(3)
+DEFINE_READ_CR(4)
 
 static inline void write_cr3(uint64_t v)
 {
