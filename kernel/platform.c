@@ -131,24 +131,11 @@ void platform_irq_restore(unsigned long saved)
 		sti();
 }
 
-/*
- * Formats the caller's own variadic arguments (after fmt) into the array line, so that each
- * platform_* output below is written whole by one printk (or panic).  A macro because
- * va_start must run in the variadic function itself.
- */
-#define FORMAT_LINE(line, fmt)                                                                     \
-	do {                                                                                       \
-		va_list ap_;                                                                       \
-		va_start(ap_, fmt);                                                                \
-		kvsnprintf(line, sizeof(line), fmt, ap_);                                          \
-		va_end(ap_);                                                                       \
-	} while (0)
-
 void platform_log(const char *fmt, ...)
 {
 	char line[PRINTK_MAX];
 
-	FORMAT_LINE(line, fmt);
+	KSNPRINTF_ARGS(line, fmt);
 	printk("%s%s\n", console_log_prefix(), line);
 }
 
@@ -162,7 +149,7 @@ void platform_print(const char *fmt, ...)
 {
 	char line[PRINTK_MAX];
 
-	FORMAT_LINE(line, fmt);
+	KSNPRINTF_ARGS(line, fmt);
 	printk("%s\n", line);
 }
 
@@ -170,6 +157,6 @@ void platform_panic(const char *fmt, ...)
 {
 	char line[PRINTK_MAX];
 
-	FORMAT_LINE(line, fmt);
+	KSNPRINTF_ARGS(line, fmt);
 	panic("%s", line);
 }

@@ -41,11 +41,8 @@ static const char *tc_basename(const char *file)
 void tc_fail(struct fs_tc *tc, const char *file, int line, const char *fmt, ...)
 {
 	char msg[TC_LINE], out[TC_LINE];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
+	KSNPRINTF_ARGS(msg, fmt);
 	ksnprintf(out, sizeof(out), "%s: %s:%d: %s", tc->name, tc_basename(file), line, msg);
 	tc->failed = true;
 	tc->r->fail(tc->r->arg, out);

@@ -156,14 +156,11 @@ static void torture_fail(struct fs_torture *t, const char *fmt, ...)
 static void torture_fail(struct fs_torture *t, const char *fmt, ...)
 {
 	char line[256];
-	va_list ap;
 
 	__atomic_store_n(&t->failed, true, __ATOMIC_RELAXED);
 	if (__atomic_fetch_add(&t->fail_lines, 1, __ATOMIC_RELAXED) >= TORTURE_FAIL_LINES)
 		return;
-	va_start(ap, fmt);
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	KSNPRINTF_ARGS(line, fmt);
 	t->r->fail(t->r->arg, line);
 }
 
@@ -173,11 +170,8 @@ static void torture_diag(struct fs_torture *t, const char *fmt, ...)
 static void torture_diag(struct fs_torture *t, const char *fmt, ...)
 {
 	char line[256];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	KSNPRINTF_ARGS(line, fmt);
 	t->r->diag(t->r->arg, line);
 }
 
