@@ -117,6 +117,23 @@ static inline uint64_t rdtscp_ordered(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/*
+ * End of a measured region on any CPU: rdtscp_ordered() where the CPU has
+ * RDTSCP (@have_rdtscp, CPUID.80000001H:EDX.RDTSCP), else LFENCE; RDTSC;
+ * LFENCE.  Nested KVM hides RDTSCP, and executing it anyway kills the VM
+ * ("emulation failure"): without it, LFENCE before RDTSC waits for earlier
+ * instructions and LFENCE after holds later ones.
+ */
+static inline uint64_t rdtsc_end(bool have_rdtscp)
+{
+	uint32_t lo, hi;
+
+	if (have_rdtscp)
+		return rdtscp_ordered();
+	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
 /* Write back and invalidate every cache (before entering a sleep state, ACPI 6.5 7.4.2). */
 static inline void wbinvd(void)
 {

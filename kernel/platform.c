@@ -91,19 +91,9 @@ uint64_t platform_cycles_begin(void)
 	return rdtsc_ordered();
 }
 
-/*
- * Nested KVM here hides RDTSCP, and executing it anyway kills the VM
- * ("emulation failure"): without it, LFENCE before RDTSC waits for earlier
- * instructions and LFENCE after holds later ones.
- */
 uint64_t platform_cycles_end(void)
 {
-	uint32_t lo, hi;
-
-	if (cpuinfo.rdtscp)
-		return rdtscp_ordered();
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
+	return rdtsc_end(cpuinfo.rdtscp);
 }
 
 struct platform_facts platform_facts(void)
