@@ -79,6 +79,18 @@ static uint64_t tc_hash(const char *s, uint64_t type, uint64_t ino)
 	return h ^ (h >> 31);
 }
 
+void fs_path_up(char *path, size_t len)
+{
+	while (len > 1 && path[len - 1] != '/')
+		len--;
+	path[len > 1 ? len - 1 : 1] = '\0';
+}
+
+void fs_path_down(char *path, size_t size, size_t len, const char *name)
+{
+	ksnprintf(path + len, size - len, "%s%s", len > 1 ? "/" : "", name);
+}
+
 void tc_snap(struct fs_tc *tc, const char *file, int line, struct tc_snap *snap)
 {
 	unsigned depth = 0;
@@ -100,13 +112,10 @@ void tc_snap(struct fs_tc *tc, const char *file, int line, struct tc_snap *snap)
 			/* This directory is done: back up to its parent. */
 			if (depth-- == 0)
 				return;
-			while (len > 1 && tc->path[len - 1] != '/')
-				len--;
-			tc->path[len > 1 ? len - 1 : 1] = '\0';
+			fs_path_up(tc->path, len);
 			continue;
 		}
-		ksnprintf(tc->path + len, sizeof(tc->path) - len, "%s%s", len > 1 ? "/" : "",
-			  tc->ent.name);
+		fs_path_down(tc->path, sizeof(tc->path), len, tc->ent.name);
 		h = tc_hash(tc->path, tc->ent.type, tc->ent.ino);
 		snap->entries++;
 		snap->sum += h;

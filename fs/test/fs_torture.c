@@ -486,13 +486,10 @@ static void torture_teardown(struct fs_torture *t)
 			if (err)
 				torture_fail(t, "teardown: rmdir %s: %s", t->path,
 					     fs_errno_name(err));
-			while (len > 1 && t->path[len - 1] != '/')
-				len--;
-			t->path[len > 1 ? len - 1 : 1] = '\0';
+			fs_path_up(t->path, len);
 			continue;
 		}
-		ksnprintf(t->path + len, sizeof(t->path) - len, "%s%s", len > 1 ? "/" : "",
-			  t->ent.name);
+		fs_path_down(t->path, sizeof(t->path), len, t->ent.name);
 		if (t->ent.type == FS_DIR)
 			continue;
 		err = fs_unlink(t->fs, t->path);
