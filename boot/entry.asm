@@ -29,8 +29,6 @@ DEBUG_EXIT_FAIL     equ 0x11
 
 %include "boot/control_regs.inc"
 
-MSR_EFER            equ 0xc0000080
-EFER_LME            equ 1 << 8
 CPUID_EXT_MAX       equ 0x80000000
 CPUID_EXT_FEATURES  equ 0x80000001
 CPUID_EDX_LM        equ 1 << 29
@@ -157,17 +155,7 @@ _start:
 	jz .set_cr4
 	or eax, CR4_MCE
 .set_cr4:
-	mov cr4, eax
-	mov eax, boot_pml4
-	mov cr3, eax
-	; EFER is read-modify-write on purpose: the bits firmware may leave
-	; (NXE, SCE) are harmless here, and LMA is the CPU's to set.
-	mov ecx, MSR_EFER               ; long mode enable, active once paging is on
-	rdmsr
-	or eax, EFER_LME
-	wrmsr
-	mov eax, CR0_KERNEL             ; written whole: paging on, caches on: IA-32e mode
-	mov cr0, eax
+	ENABLE_LONG_MODE boot_pml4
 	lgdt [gdt64_pointer]            ; 32-bit lgdt reads the low 4 base bytes
 	jmp GDT_CODE64:long_mode_entry  ; load the 64-bit CS: now in 64-bit mode
 
@@ -205,13 +193,7 @@ boot_fail32:
 bits 64
 extern kernel_main
 long_mode_entry:
-	mov ax, GDT_DATA
-	mov ds, ax
-	mov es, ax
-	mov ss, ax
-	xor eax, eax
-	mov fs, ax
-	mov gs, ax
+	LOAD_DATA_SEGMENTS GDT_DATA
 	lgdt [gdt64_pointer]            ; reload with the full 64-bit base
 	mov rsp, boot_stack_top
 	xor ebp, ebp                    ; a zero frame pointer ends backtraces

@@ -23,8 +23,6 @@ TP_ARG          equ TP_OFFSET + 32      ; u64: argument for ap_entry
 
 %include "boot/control_regs.inc"
 
-MSR_EFER        equ 0xc0000080
-EFER_LME        equ 1 << 8
 GDT_CODE64      equ 0x08
 GDT_DATA        equ 0x10
 
@@ -40,29 +38,13 @@ trampoline_start:
 	; CR4 as the boot CPU runs it (PAE, and MCE where the CPU has it),
 	; written whole: what firmware left here must not survive.
 	mov eax, [TP_CR4]
-	mov cr4, eax
-	mov eax, [TP_CR3]               ; the boot CPU's identity map
-	mov cr3, eax
-	mov ecx, MSR_EFER
-	rdmsr
-	or eax, EFER_LME                ; long mode becomes active with paging
-	wrmsr
-	; CR0 written whole: protection and paging at once (IA-32e), and CD
-	; and NW cleared: INIT left this CPU with its caches disabled.
-	mov eax, CR0_KERNEL
-	mov cr0, eax
+	ENABLE_LONG_MODE [TP_CR3]       ; the boot CPU's identity map
 	; The far jump loads the 64-bit code segment: from here on, 64-bit mode.
 	jmp dword GDT_CODE64:(TRAMPOLINE_BASE + ap_long_mode - trampoline_start)
 
 bits 64
 ap_long_mode:
-	mov ax, GDT_DATA
-	mov ds, ax
-	mov es, ax
-	mov ss, ax
-	xor eax, eax
-	mov fs, ax
-	mov gs, ax
+	LOAD_DATA_SEGMENTS GDT_DATA
 	mov rsp, [TRAMPOLINE_BASE + TP_STACK]
 	mov rdi, [TRAMPOLINE_BASE + TP_ARG]
 	xor ebp, ebp                    ; a zero frame pointer ends backtraces

@@ -218,9 +218,10 @@ struct fs_last {
 
 /*
  * Resolve all of @path but its last component.  Returns 0 with @last
- * filled (drop last->dir with fs_put) or a walk error.  The last name's
- * length is not checked here: Linux checks it only when it looks the name
- * up in its directory, after errors it finds first (fs.h, "Errors").
+ * filled (drop last->dir with fs_put), -FS_EINVAL for a NULL @fs, or a
+ * walk error.  The last name's length is not checked here: Linux checks it
+ * only when it looks the name up in its directory, after errors it finds
+ * first (fs.h, "Errors").
  */
 int fs_walk_parent(struct fs *fs, const char *path, struct fs_last *last);
 

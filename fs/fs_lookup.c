@@ -306,6 +306,8 @@ int fs_walk_parent(struct fs *fs, const char *path, struct fs_last *last)
 	size_t plen;
 	int err;
 
+	if (!fs)
+		return -FS_EINVAL;
 	err = fs_path_check(path, &plen);
 	if (err)
 		return err;

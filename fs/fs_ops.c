@@ -70,7 +70,7 @@ int fs_create(struct fs *fs, const char *path, enum fs_type type, struct fs_node
 	struct fs_node *dir;
 	int err;
 
-	if (!fs || (type != FS_FILE && type != FS_DIR))
+	if (type != FS_FILE && type != FS_DIR)
 		return -FS_EINVAL;
 	err = fs_walk_parent(fs, path, &last);
 	if (err)
@@ -152,8 +152,6 @@ static int fs_remove(struct fs *fs, const char *path, bool want_dir)
 	bool dead = false;
 	int err;
 
-	if (!fs)
-		return -FS_EINVAL;
 	err = fs_walk_parent(fs, path, &last);
 	if (err)
 		return err;
@@ -338,8 +336,6 @@ int fs_rename(struct fs *fs, const char *from, const char *to)
 	struct fs_last a, b;
 	int err;
 
-	if (!fs)
-		return -FS_EINVAL;
 	err = fs_walk_parent(fs, from, &a);
 	if (err)
 		return err;

@@ -221,22 +221,23 @@ bool fs_rcu_synchronize(struct fs_rcu *rcu, uint64_t timeout_ns)
 	return true;
 }
 
-uint64_t fs_rcu_pending(struct fs_rcu *rcu)
+/* One counter of rcu read under its lock, which every writer of the counters holds. */
+static uint64_t read_counter(struct fs_rcu *rcu, const uint64_t *counter)
 {
 	uint64_t n;
 
 	spin_lock(&rcu->lock);
-	n = rcu->pending;
+	n = *counter;
 	spin_unlock(&rcu->lock);
 	return n;
 }
 
+uint64_t fs_rcu_pending(struct fs_rcu *rcu)
+{
+	return read_counter(rcu, &rcu->pending);
+}
+
 uint64_t fs_rcu_grace_periods(struct fs_rcu *rcu)
 {
-	uint64_t n;
-
-	spin_lock(&rcu->lock);
-	n = rcu->grace_periods;
-	spin_unlock(&rcu->lock);
-	return n;
+	return read_counter(rcu, &rcu->grace_periods);
 }

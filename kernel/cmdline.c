@@ -123,58 +123,34 @@ struct option {
 	void (*store)(uint64_t v);
 };
 
-static void set_seed(uint64_t v)
-{
-	opts.seed = v;
-}
+/*
+ * An option's store: opts.field = (type)(v + offset), v being the number or the
+ * choice's index.  Offset 1 is for fields whose 0 means "not given".
+ */
+#define DEFINE_SETTER(name, field, type, offset)                                                   \
+	static void name(uint64_t v)                                                               \
+	{                                                                                          \
+		opts.field = (type)(v + (offset));                                                 \
+	}
+
+DEFINE_SETTER(set_seed, seed, uint64_t, 0)
+DEFINE_SETTER(set_bench_ms, bench_ms, unsigned, 0)
+DEFINE_SETTER(set_trials, bench_trials, unsigned, 0)
+DEFINE_SETTER(set_retries, lockref_retries, int, 0)
+DEFINE_SETTER(set_wait, lockref_wait, int, 0)
+DEFINE_SETTER(set_cas, lockref_cas, unsigned, 0)
+DEFINE_SETTER(set_smp_max, smp_max, unsigned, 0)
+DEFINE_SETTER(set_busted, busted, enum busted_kind, 1)
+DEFINE_SETTER(set_fault, fault, enum fault_kind, 1)
+DEFINE_SETTER(set_exit, exit, enum exit_kind, 0)
+DEFINE_SETTER(set_spinlock_pv, spinlock_pv, enum pv_kind, 0)
+DEFINE_SETTER(set_console, console, unsigned, 1)
+
 static void set_torture_s(uint64_t v)
 {
 	opts.torture_ms = (unsigned)v * 1000;
 }
-static void set_bench_ms(uint64_t v)
-{
-	opts.bench_ms = (unsigned)v;
-}
-static void set_trials(uint64_t v)
-{
-	opts.bench_trials = (unsigned)v;
-}
-static void set_retries(uint64_t v)
-{
-	opts.lockref_retries = (int)v;
-}
-static void set_wait(uint64_t v)
-{
-	opts.lockref_wait = (int)v;
-}
-static void set_cas(uint64_t v)
-{
-	opts.lockref_cas = (unsigned)v;
-}
-static void set_smp_max(uint64_t v)
-{
-	opts.smp_max = (unsigned)v;
-}
-static void set_busted(uint64_t v)
-{
-	opts.busted = (enum busted_kind)(v + 1);
-}
-static void set_fault(uint64_t v)
-{
-	opts.fault = (enum fault_kind)(v + 1);
-}
-static void set_exit(uint64_t v)
-{
-	opts.exit = (enum exit_kind)v;
-}
-static void set_spinlock_pv(uint64_t v)
-{
-	opts.spinlock_pv = (enum pv_kind)v;
-}
-static void set_console(uint64_t v)
-{
-	opts.console = (unsigned)v + 1;
-}
+
 static const char *const busted_names[] = {"lockref", "spinlock", NULL};
 static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
 static const char *const exit_names[] = {"auto", "halt", "reboot", NULL};

@@ -51,44 +51,25 @@ static inline struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
 	return r;
 }
 
-static inline void outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port) : "memory");
-}
+/*
+ * Port I/O of one width: out<w>(port, v) and in<w>(port), for w = b (8 bits),
+ * w (16) and l (32), each the single instruction of that name.
+ */
+#define DEFINE_PORT_IO(w, type)                                                                    \
+	static inline void out##w(uint16_t port, type v)                                           \
+	{                                                                                          \
+		__asm__ volatile("out" #w " %0, %1" : : "a"(v), "Nd"(port) : "memory");            \
+	}                                                                                          \
+	static inline type in##w(uint16_t port)                                                    \
+	{                                                                                          \
+		type v;                                                                            \
+		__asm__ volatile("in" #w " %1, %0" : "=a"(v) : "Nd"(port) : "memory");             \
+		return v;                                                                          \
+	}
 
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port) : "memory");
-	return v;
-}
-
-static inline void outw(uint16_t port, uint16_t v)
-{
-	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port) : "memory");
-}
-
-static inline uint16_t inw(uint16_t port)
-{
-	uint16_t v;
-
-	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port) : "memory");
-	return v;
-}
-
-static inline void outl(uint16_t port, uint32_t v)
-{
-	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port) : "memory");
-}
-
-static inline uint32_t inl(uint16_t port)
-{
-	uint32_t v;
-
-	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port) : "memory");
-	return v;
-}
+DEFINE_PORT_IO(b, uint8_t)
+DEFINE_PORT_IO(w, uint16_t)
+DEFINE_PORT_IO(l, uint32_t)
 
 static inline uint64_t rdmsr(uint32_t msr)
 {
@@ -136,12 +117,21 @@ static inline uint64_t rdtscp_ordered(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-static inline uint64_t read_cr4(void)
+/*
+ * End of a measured region on any CPU: rdtscp_ordered() where the CPU has
+ * RDTSCP (@have_rdtscp, CPUID.80000001H:EDX.RDTSCP), else LFENCE; RDTSC;
+ * LFENCE.  Nested KVM hides RDTSCP, and executing it anyway kills the VM
+ * ("emulation failure"): without it, LFENCE before RDTSC waits for earlier
+ * instructions and LFENCE after holds later ones.
+ */
+static inline uint64_t rdtsc_end(bool have_rdtscp)
 {
-	uint64_t v;
+	uint32_t lo, hi;
 
-	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
-	return v;
+	if (have_rdtscp)
+		return rdtscp_ordered();
+	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
 }
 
 /* Write back and invalidate every cache (before entering a sleep state, ACPI 6.5 7.4.2). */
@@ -150,21 +140,18 @@ static inline void wbinvd(void)
 	__asm__ volatile("wbinvd" : : : "memory");
 }
 
-static inline uint64_t read_cr2(void)
-{
-	uint64_t v;
+/* read_cr<n>(): control register n (2: the page-fault address, 3: the page-table root, 4). */
+#define DEFINE_READ_CR(n)                                                                          \
+	static inline uint64_t read_cr##n(void)                                                    \
+	{                                                                                          \
+		uint64_t v;                                                                        \
+		__asm__ volatile("mov %%cr" #n ", %0" : "=r"(v));                                  \
+		return v;                                                                          \
+	}
 
-	__asm__ volatile("mov %%cr2, %0" : "=r"(v));
-	return v;
-}
-
-static inline uint64_t read_cr3(void)
-{
-	uint64_t v;
-
-	__asm__ volatile("mov %%cr3, %0" : "=r"(v));
-	return v;
-}
+DEFINE_READ_CR(2)
+DEFINE_READ_CR(3)
+DEFINE_READ_CR(4)
 
 static inline void write_cr3(uint64_t v)
 {

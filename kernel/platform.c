@@ -91,19 +91,9 @@ uint64_t platform_cycles_begin(void)
 	return rdtsc_ordered();
 }
 
-/*
- * Nested KVM here hides RDTSCP, and executing it anyway kills the VM
- * ("emulation failure"): without it, LFENCE before RDTSC waits for earlier
- * instructions and LFENCE after holds later ones.
- */
 uint64_t platform_cycles_end(void)
 {
-	uint32_t lo, hi;
-
-	if (cpuinfo.rdtscp)
-		return rdtscp_ordered();
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
+	return rdtsc_end(cpuinfo.rdtscp);
 }
 
 struct platform_facts platform_facts(void)
@@ -134,11 +124,8 @@ void platform_irq_restore(unsigned long saved)
 void platform_log(const char *fmt, ...)
 {
 	char line[PRINTK_MAX];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	KSNPRINTF_ARGS(line, fmt);
 	printk("%s%s\n", console_log_prefix(), line);
 }
 
@@ -151,21 +138,15 @@ _Static_assert(PLATFORM_LINE_MAX + LOG_PREFIX_ROOM <= PRINTK_MAX,
 void platform_print(const char *fmt, ...)
 {
 	char line[PRINTK_MAX];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	KSNPRINTF_ARGS(line, fmt);
 	printk("%s\n", line);
 }
 
 void platform_panic(const char *fmt, ...)
 {
 	char line[PRINTK_MAX];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	KSNPRINTF_ARGS(line, fmt);
 	panic("%s", line);
 }

@@ -29,4 +29,17 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((forma
  */
 void json_escape(char *out, size_t size, const char *s);
 
+/*
+ * In a variadic function whose last named parameter is @fmt: format its own
+ * arguments into the array @buf (kvsnprintf, so cut to fit and terminated).
+ * A macro because va_start must run in the variadic function itself.
+ */
+#define KSNPRINTF_ARGS(buf, fmt)                                                                   \
+	do {                                                                                       \
+		va_list ap_;                                                                       \
+		va_start(ap_, fmt);                                                                \
+		kvsnprintf(buf, sizeof(buf), fmt, ap_);                                            \
+		va_end(ap_);                                                                       \
+	} while (0)
+
 #endif /* LIB_PRINTF_H */

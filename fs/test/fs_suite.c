@@ -41,11 +41,8 @@ static const char *tc_basename(const char *file)
 void tc_fail(struct fs_tc *tc, const char *file, int line, const char *fmt, ...)
 {
 	char msg[TC_LINE], out[TC_LINE];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
+	KSNPRINTF_ARGS(msg, fmt);
 	ksnprintf(out, sizeof(out), "%s: %s:%d: %s", tc->name, tc_basename(file), line, msg);
 	tc->failed = true;
 	tc->r->fail(tc->r->arg, out);
@@ -82,6 +79,18 @@ static uint64_t tc_hash(const char *s, uint64_t type, uint64_t ino)
 	return h ^ (h >> 31);
 }
 
+void fs_path_up(char *path, size_t len)
+{
+	while (len > 1 && path[len - 1] != '/')
+		len--;
+	path[len > 1 ? len - 1 : 1] = '\0';
+}
+
+void fs_path_down(char *path, size_t size, size_t len, const char *name)
+{
+	ksnprintf(path + len, size - len, "%s%s", len > 1 ? "/" : "", name);
+}
+
 void tc_snap(struct fs_tc *tc, const char *file, int line, struct tc_snap *snap)
 {
 	unsigned depth = 0;
@@ -103,13 +112,10 @@ void tc_snap(struct fs_tc *tc, const char *file, int line, struct tc_snap *snap)
 			/* This directory is done: back up to its parent. */
 			if (depth-- == 0)
 				return;
-			while (len > 1 && tc->path[len - 1] != '/')
-				len--;
-			tc->path[len > 1 ? len - 1 : 1] = '\0';
+			fs_path_up(tc->path, len);
 			continue;
 		}
-		ksnprintf(tc->path + len, sizeof(tc->path) - len, "%s%s", len > 1 ? "/" : "",
-			  tc->ent.name);
+		fs_path_down(tc->path, sizeof(tc->path), len, tc->ent.name);
 		h = tc_hash(tc->path, tc->ent.type, tc->ent.ino);
 		snap->entries++;
 		snap->sum += h;

@@ -24,6 +24,7 @@
 #define FS_FS_SUITE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lockref.h"
@@ -65,5 +66,14 @@ void fs_torture_run(struct fs_torture *t, unsigned cpu);
  * Returns true if the torture passed.
  */
 bool fs_torture_finish(struct fs_torture *t);
+
+/*
+ * Depth-first walks over the tree by path (the fingerprint, the torture's
+ * teardown) keep one absolute path of length @len in @path.
+ * fs_path_up cuts it back to its parent directory ("/a/b" to "/a", "/a" to "/");
+ * fs_path_down appends "/@name" (just @name after the root "/"), cut to fit @size.
+ */
+void fs_path_up(char *path, size_t len);
+void fs_path_down(char *path, size_t size, size_t len, const char *name);
 
 #endif /* FS_FS_SUITE_H */

@@ -156,14 +156,11 @@ static void torture_fail(struct fs_torture *t, const char *fmt, ...)
 static void torture_fail(struct fs_torture *t, const char *fmt, ...)
 {
 	char line[256];
-	va_list ap;
 
 	__atomic_store_n(&t->failed, true, __ATOMIC_RELAXED);
 	if (__atomic_fetch_add(&t->fail_lines, 1, __ATOMIC_RELAXED) >= TORTURE_FAIL_LINES)
 		return;
-	va_start(ap, fmt);
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	KSNPRINTF_ARGS(line, fmt);
 	t->r->fail(t->r->arg, line);
 }
 
@@ -173,11 +170,8 @@ static void torture_diag(struct fs_torture *t, const char *fmt, ...)
 static void torture_diag(struct fs_torture *t, const char *fmt, ...)
 {
 	char line[256];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	KSNPRINTF_ARGS(line, fmt);
 	t->r->diag(t->r->arg, line);
 }
 
@@ -492,13 +486,10 @@ static void torture_teardown(struct fs_torture *t)
 			if (err)
 				torture_fail(t, "teardown: rmdir %s: %s", t->path,
 					     fs_errno_name(err));
-			while (len > 1 && t->path[len - 1] != '/')
-				len--;
-			t->path[len > 1 ? len - 1 : 1] = '\0';
+			fs_path_up(t->path, len);
 			continue;
 		}
-		ksnprintf(t->path + len, sizeof(t->path) - len, "%s%s", len > 1 ? "/" : "",
-			  t->ent.name);
+		fs_path_down(t->path, sizeof(t->path), len, t->ent.name);
 		if (t->ent.type == FS_DIR)
 			continue;
 		err = fs_unlink(t->fs, t->path);

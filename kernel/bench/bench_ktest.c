@@ -32,22 +32,16 @@ static void bench_ktest(struct ktest_ctx *t, void (*fn)(struct bench_ctx *))
 void bench_fail(struct bench_ctx *t, const char *fmt, ...)
 {
 	char line[PLATFORM_LINE_MAX];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	KSNPRINTF_ARGS(line, fmt);
 	ktest_fail(t->runner, "%s", line);
 }
 
 void bench_diag(struct bench_ctx *t, const char *fmt, ...)
 {
 	char line[PLATFORM_LINE_MAX];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	KSNPRINTF_ARGS(line, fmt);
 	ktest_diag(t->runner, "%s", line);
 }
 

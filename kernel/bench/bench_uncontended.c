@@ -64,30 +64,25 @@ static void insn_xadd(void *arg, unsigned cpu, unsigned n)
 }
 
 /*
- * @n compare-exchanges that all succeed: nobody else writes the word, so
- * the expected value is always the one just stored.
+ * @n compare-exchanges by the 8-byte instruction @cas that all succeed:
+ * nobody else writes the word, so the expected value is always the one just
+ * stored.  A macro, not a function pointer, so that each loop calls its
+ * instruction inline, as the lockref it stands for does.
  */
-static void insn_cmpxchg8b(void *arg, unsigned cpu, unsigned n)
-{
-	struct insn_obj *o = arg;
-	uint64_t old = atomic_load64(&o->word);
+#define DEFINE_INSN_CMPXCHG64(name, cas)                                                           \
+	static void name(void *arg, unsigned cpu, unsigned n)                                      \
+	{                                                                                          \
+		struct insn_obj *o = arg;                                                          \
+		uint64_t old = atomic_load64(&o->word);                                            \
+                                                                                                   \
+		(void)cpu;                                                                         \
+		for (unsigned i = 0; i < n; i++)                                                   \
+			if (cas(&o->word, &old, old + 1))                                          \
+				old++;                                                             \
+	}
 
-	(void)cpu;
-	for (unsigned i = 0; i < n; i++)
-		if (atomic_cmpxchg64_8b(&o->word, &old, old + 1))
-			old++;
-}
-
-static void insn_cmpxchgq(void *arg, unsigned cpu, unsigned n)
-{
-	struct insn_obj *o = arg;
-	uint64_t old = atomic_load64(&o->word);
-
-	(void)cpu;
-	for (unsigned i = 0; i < n; i++)
-		if (atomic_cmpxchg64_q(&o->word, &old, old + 1))
-			old++;
-}
+DEFINE_INSN_CMPXCHG64(insn_cmpxchg8b, atomic_cmpxchg64_8b)
+DEFINE_INSN_CMPXCHG64(insn_cmpxchgq, atomic_cmpxchg64_q)
 
 /* The 128-bit operand is read once through CMPXCHG16B itself (a failed exchange loads it). */
 static void insn_cmpxchg16b(void *arg, unsigned cpu, unsigned n)

@@ -184,11 +184,8 @@ static void lr_fail(struct ktest_ctx *t, enum lr_invariant inv, const char *fmt,
 static void lr_fail(struct ktest_ctx *t, enum lr_invariant inv, const char *fmt, ...)
 {
 	char msg[TORTURE_MSG_MAX];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
+	KSNPRINTF_ARGS(msg, fmt);
 	torture_fail(t, &lr.cpu[t->cpu].fails[inv], &lr.printed[inv], lr_invariant_names[inv],
 		     "%s: %s", lr.label, msg);
 }

@@ -116,11 +116,8 @@ static void spin_fail(struct ktest_ctx *t, struct spin_cpu *c, enum spin_invaria
 		      const char *fmt, ...)
 {
 	char msg[TORTURE_MSG_MAX];
-	va_list ap;
 
-	va_start(ap, fmt);
-	kvsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
+	KSNPRINTF_ARGS(msg, fmt);
 	torture_fail(t, &c->fails[inv], &spin_torture.printed[inv], spin_invariant_names[inv], "%s",
 		     msg);
 }

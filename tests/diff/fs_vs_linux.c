@@ -267,7 +267,13 @@ static struct result linux_apply(const struct op *op)
 	return r;
 }
 
-static void linux_list(const char *dir, char *out)
+/*
+ * Call @visit on every file and directory below @dir (inside the chroot),
+ * recursing into directories: a directory before its children, or after
+ * them with @children_first (for removal, deepest first).
+ */
+static void linux_walk(const char *dir, bool children_first,
+		       void (*visit)(const char *path, bool is_dir, void *arg), void *arg)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -277,46 +283,51 @@ static void linux_list(const char *dir, char *out)
 	while ((e = readdir(d))) {
 		char path[PATH_BYTES];
 		struct stat st;
-		size_t len = strlen(out);
+		bool is_dir;
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
 		if (lstat(path, &st))
 			continue;
-		snprintf(out + len, TREE_BYTES - len, "%c %s\n", S_ISDIR(st.st_mode) ? 'D' : 'F',
-			 path);
-		if (S_ISDIR(st.st_mode))
-			linux_list(path, out);
+		is_dir = S_ISDIR(st.st_mode);
+		if (!children_first)
+			visit(path, is_dir, arg);
+		if (is_dir)
+			linux_walk(path, children_first, visit, arg);
+		if (children_first)
+			visit(path, is_dir, arg);
 	}
 	closedir(d);
+}
+
+/* One "D path" or "F path" line appended to the tree text @arg (TREE_BYTES). */
+static void list_one(const char *path, bool is_dir, void *arg)
+{
+	char *out = arg;
+	size_t len = strlen(out);
+
+	snprintf(out + len, TREE_BYTES - len, "%c %s\n", is_dir ? 'D' : 'F', path);
+}
+
+static void remove_one(const char *path, bool is_dir, void *arg)
+{
+	(void)arg;
+	if (is_dir)
+		rmdir(path);
+	else
+		unlink(path);
+}
+
+static void linux_list(const char *dir, char *out)
+{
+	linux_walk(dir, false, list_one, out);
 }
 
 /* Remove everything below @dir (inside the chroot), deepest first. */
 static void linux_clear(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char path[PATH_BYTES];
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
-		if (lstat(path, &st))
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			linux_clear(path);
-			rmdir(path);
-		} else {
-			unlink(path);
-		}
-	}
-	closedir(d);
+	linux_walk(dir, true, remove_one, NULL);
 }
 
 /* True if @dir holds nothing but "." and "..". */

@@ -139,13 +139,19 @@ uint64_t platform_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The cycle counter read @x86_read, the TSC on x86-64; elsewhere the monotonic
+ * clock stands in (and platform_facts().cycles_khz is then about 1000000).
+ */
+#if defined(__x86_64__)
+#define HOST_CYCLES(x86_read) (x86_read)
+#else
+#define HOST_CYCLES(x86_read) platform_now_ns()
+#endif
+
 uint64_t platform_cycles(void)
 {
-#if defined(__x86_64__)
-	return __builtin_ia32_rdtsc();
-#else
-	return platform_now_ns();
-#endif
+	return HOST_CYCLES(__builtin_ia32_rdtsc());
 }
 
 /* How long the cycle counter is timed against CLOCK_MONOTONIC to find its rate. */
@@ -185,25 +191,12 @@ struct platform_facts platform_facts(void)
 
 uint64_t platform_cycles_begin(void)
 {
-#if defined(__x86_64__)
-	return rdtsc_ordered();
-#else
-	return platform_now_ns();
-#endif
+	return HOST_CYCLES(rdtsc_ordered());
 }
 
 uint64_t platform_cycles_end(void)
 {
-#if defined(__x86_64__)
-	uint32_t lo, hi;
-
-	if (platform_facts().rdtscp)
-		return rdtscp_ordered();
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-#else
-	return platform_now_ns();
-#endif
+	return HOST_CYCLES(rdtsc_end(platform_facts().rdtscp));
 }
 
 unsigned long platform_irq_save(void)

@@ -104,12 +104,12 @@ static void scr_free(struct scr *s)
 	free(s);
 }
 
-/* A @width x @height framebuffer in @f with @pad bytes after each row; set up. */
-static struct scr *open_fb(const struct format *f, unsigned width, unsigned height, unsigned pad)
+/* The description of a @width x @height framebuffer in pixel format @f, rows @pitch bytes apart. */
+static struct screen_fb fb_desc(const struct format *f, unsigned width, unsigned height,
+				unsigned pitch)
 {
-	unsigned bytes_pp = (f->bpp + 7) / 8;
-	struct screen_fb fb = {
-	    .pitch = width * bytes_pp + pad,
+	return (struct screen_fb){
+	    .pitch = pitch,
 	    .width = width,
 	    .height = height,
 	    .bpp = f->bpp,
@@ -121,6 +121,13 @@ static struct scr *open_fb(const struct format *f, unsigned width, unsigned heig
 	    .blue_pos = f->blue_pos,
 	    .blue_size = f->blue_size,
 	};
+}
+
+/* A @width x @height framebuffer in @f with @pad bytes after each row; set up. */
+static struct scr *open_fb(const struct format *f, unsigned width, unsigned height, unsigned pad)
+{
+	unsigned bytes_pp = (f->bpp + 7) / 8;
+	struct screen_fb fb = fb_desc(f, width, height, width * bytes_pp + pad);
 	struct scr *s = scr_alloc(fb);
 	const char *why = NULL;
 
@@ -701,17 +708,7 @@ static void test_no_reads(void)
 	/* The smallest pixel screen (the traps make every access cost microseconds). */
 	const struct format *f = XRGB;
 	unsigned w = SCREEN_MIN_COLS * FONT_WIDTH + 3, h = SCREEN_MIN_ROWS * FONT_HEIGHT + 5;
-	s = scr_map((struct screen_fb){.pitch = w * 4,
-				       .width = w,
-				       .height = h,
-				       .bpp = f->bpp,
-				       .type = SCREEN_FB_RGB,
-				       .red_pos = f->red_pos,
-				       .red_size = f->red_size,
-				       .green_pos = f->green_pos,
-				       .green_size = f->green_size,
-				       .blue_pos = f->blue_pos,
-				       .blue_size = f->blue_size});
+	s = scr_map(fb_desc(f, w, h, w * 4));
 	s->bytes_pp = 4;
 	s->cols = SCREEN_MIN_COLS;
 	s->rows = SCREEN_MIN_ROWS;
