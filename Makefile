@@ -131,9 +131,12 @@ bochs: $(KERNEL)
 debug: $(KERNEL)
 	$(Q)DEBUG=1 tools/run-qemu.sh
 
+# The benchmark boots' command line: run=bench unless CMDLINE names the suites itself.
+BENCH_CMDLINE = $(strip $(if $(filter run=%,$(CMDLINE)),,run=bench) $(CMDLINE))
+
 bench: $(KERNEL)
 	@mkdir -p $(BUILD)/bench
-	$(Q)CMDLINE="run=bench $(CMDLINE)" tools/run-qemu.sh $(BUILD)/bench/serial.log; \
+	$(Q)CMDLINE="$(BENCH_CMDLINE)" tools/run-qemu.sh $(BUILD)/bench/serial.log; \
 		status=$$?; python3 tools/bench_report.py $(BUILD)/bench/serial.log $(BUILD)/bench \
 		&& exit $$status
 
@@ -149,7 +152,7 @@ $(NATIVE_BIN): $(NATIVE_OBJS)
 # CMDLINE takes the kernel's words; a `make bench` log, if there is one, is
 # set beside the native figures in the report.
 bench-native: $(NATIVE_BIN)
-	$(Q){ $(NATIVE_BIN) $(if $(CPUS),--cpus=$(CPUS)) run=bench $(CMDLINE); \
+	$(Q){ $(NATIVE_BIN) $(if $(CPUS),--cpus=$(CPUS)) $(BENCH_CMDLINE); \
 		echo $$? > $(NATIVE)/status; } | tee $(NATIVE)/serial.log; \
 		status=$$(cat $(NATIVE)/status); python3 tools/bench_report.py $(NATIVE)/serial.log \
 		$(NATIVE) $(if $(wildcard $(BUILD)/bench/serial.log),--against $(BUILD)/bench/serial.log) \
