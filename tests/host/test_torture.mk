@@ -12,5 +12,5 @@ test_torture_spinlock_BUSTED_CFLAGS := -DTEST_TORTURE_BUSTED
 
 HOST_TESTS += test_torture_lockref
 test_torture_lockref_SRCS := tests/host/test_torture.c $(TORTURE_SRCS)
-test_torture_lockref_ARGS := lockref 4 200
+test_torture_lockref_ARGS := lockref 4 400
 test_torture_lockref_BUSTED_CFLAGS := -DTEST_TORTURE_BUSTED
