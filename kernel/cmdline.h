@@ -63,6 +63,12 @@ void cmdline_parse(const char *line);
  */
 void cmdline_apply_lockref(void);
 
+/*
+ * Before any other CPU takes a lock: spinlock.pv= (auto is @auto_on, for
+ * the reason @why); prints one line saying which.
+ */
+void cmdline_apply_spinlock(bool auto_on, const char *why);
+
 /* The names of enum lockref_cas ("cmpxchg8b", "cmpxchgq"), for logs and # ENV. */
 extern const char *const lockref_cas_names[];
 

@@ -1,17 +1,37 @@
 // SPDX-License-Identifier: MIT
 /*
- * cmdline_apply.c - hand the lockref.*= words to the library, once at boot.
+ * cmdline_apply.c - hand the lockref.*= and spinlock.pv= words to the
+ * library, once at boot.
  *
  * Kept apart from the parser (cmdline.c) so the parser stays pure C with no
  * library behind it: the host test and the fuzzer take it alone.  Portable
  * (platform.h only), so the kernel and the native benchmark program set the
- * boot policy the same way.
+ * boot policy the same way, and neither ignores a word it was given.
  */
 #include "cmdline.h"
 
 #include "lockref.h"
 #include "lockref16.h"
 #include "platform.h"
+#include "spinlock.h"
+
+/*
+ * Sleeping waiters pay off when CPUs are virtual and may outnumber the
+ * host's cores; the caller says whether that is likely (@auto_on) and why.
+ */
+void cmdline_apply_spinlock(bool auto_on, const char *why)
+{
+	bool on = opts.spinlock_pv == PV_ON || (opts.spinlock_pv == PV_AUTO && auto_on);
+
+	spin_pv_set(on);
+	platform_log("spinlock: paravirtual (spin, then halt until kicked) %s (spinlock.pv=%s%s%s)",
+		     on ? "on" : "off",
+		     opts.spinlock_pv == PV_ON	  ? "on"
+		     : opts.spinlock_pv == PV_OFF ? "off"
+						  : "auto",
+		     opts.spinlock_pv == PV_AUTO ? ": " : "",
+		     opts.spinlock_pv == PV_AUTO ? why : "");
+}
 
 void cmdline_apply_lockref(void)
 {

@@ -41,25 +41,6 @@ static const struct screen_fb vga_text_mode = {
     .type = SCREEN_FB_EGA_TEXT,
 };
 
-/*
- * spinlock.pv=: sleeping waiters pay off when CPUs are virtual and may
- * outnumber the host's cores, so auto turns them on under a hypervisor.
- */
-static void setup_spinlock_pv(void)
-{
-	bool on = opts.spinlock_pv == PV_ON || (opts.spinlock_pv == PV_AUTO && cpuinfo.hypervisor);
-
-	spin_pv_set(on);
-	printk("spinlock: paravirtual (spin, then halt until kicked) %s (spinlock.pv=%s%s)\n",
-	       on ? "on" : "off",
-	       opts.spinlock_pv == PV_ON    ? "on"
-	       : opts.spinlock_pv == PV_OFF ? "off"
-					    : "auto",
-	       opts.spinlock_pv != PV_AUTO ? ""
-	       : cpuinfo.hypervisor	   ? ": CPUID reports a hypervisor"
-					   : ": no hypervisor in CPUID");
-}
-
 static void print_env(void)
 {
 	char cmdline_json[CMDLINE_MAX * 2];
@@ -104,9 +85,10 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	acpi_init(&bi); /* MADT, FADT, \_S5 */
 	apic_init(acpi.have_madt ? acpi.lapic_phys : 0);
 	cpus[0].apic_id = apic_id();
-	tsc_init();		 /* calibrated time for the AP start-up */
-	apic_timer_calibrate();	 /* bounds sleeping waits (platform_cpu_wait) */
-	setup_spinlock_pv();	 /* spinlock.pv=: spin, then halt until kicked? */
+	tsc_init();		/* calibrated time for the AP start-up */
+	apic_timer_calibrate(); /* bounds sleeping waits (platform_cpu_wait) */
+	cmdline_apply_spinlock(cpuinfo.hypervisor, cpuinfo.hypervisor ? "CPUID reports a hypervisor"
+								      : "no hypervisor in CPUID");
 	cmdline_apply_lockref(); /* lockref.*=: the boot policy */
 	smp_start_aps();	 /* every CPU, or a line saying why not */
 	print_env();
