@@ -15,38 +15,76 @@
  *
  * Paravirtual mode (the idea of Linux 3.12's paravirt ticket locks; this
  * is our own code).  A waiter spins a while (SPIN_PV_SPINS, SPIN_PV_MIN_NS), then:
- *   W1  writes (lock, ticket) into its CPU's slot in spin_pv_slots;
+ *   W1  writes (lock, ticket, ASLEEP) into its CPU's slot in spin_pv_slots
+ *       (ASLEEP_AGAIN if it was passed over before in this acquisition);
  *   W2  sets SPIN_TAIL_SLEEPERS in the lock word with a locked
  *       compare-exchange (which gives up if the head already is its ticket);
- *   W3  re-reads the head: if it is its ticket, it owns the lock, else
+ *   W3  re-reads the head: if it is its ticket, it does not sleep, else
  *   W4  sleeps in platform_cpu_wait, which returns at once if the word
- *       changed since W3, or on a kick, or after a bounded time.
+ *       changed since W3, or on a kick, or after a bounded time;
+ *   W5  takes its turn back: a compare-exchange of its slot from what W1
+ *       wrote to empty.  If an unlocker holds the slot (PASSING, below) it
+ *       waits for the outcome; if it finds the slot emptied, it was passed
+ *       over: its turn went by, and it takes a new ticket at the tail.
  * The unlocker:
  *   U1  advances the head with a locked XADD (not a plain store);
  *   U2  reads the tail: if SPIN_TAIL_SLEEPERS is set,
- *   U3  finds the CPU whose slot holds (lock, new head) and kicks it, and
- *       clears the flag if the lock is now free (nobody left to wake).
+ *   U3  looks for the slot that says (lock, new head, asleep).  If that CPU
+ *       was not passed over yet in this acquisition and another ticket
+ *       waits behind it, the unlocker passes it over: it turns the slot to
+ *       PASSING with a compare-exchange, spends the turn with a compare-
+ *       exchange of the head from the turn to the next, empties the slot,
+ *       kicks the CPU (so that it queues again) and goes on with the next
+ *       turn.  Otherwise it kicks the CPU and leaves it the lock;
+ *   U4  clears the flag if the lock is now free (nobody left to wake).
+ *
+ * Why pass over a sleeper.  Handing the lock to a sleeping CPU leaves it
+ * idle until that CPU wakes: under QEMU TCG on a 2-core host a kick takes
+ * 50-150 us to wake a vCPU, while two running vCPUs hand the lock on in
+ * well under a microsecond, and with more vCPUs than cores most turns
+ * fall to a sleeper.  Passing over moves the sleeper one round back and
+ * gives the turn to a CPU that is running.  Once per acquisition only: a
+ * CPU passed over announces ASLEEP_AGAIN when it sleeps again, and that
+ * turn waits for it, so every waiter is served within two rounds of the
+ * queue and nobody starves.  Among running waiters the lock stays FIFO.
+ *
+ * Who owns a turn.  The head reaching a sleeper's ticket makes the turn
+ * the sleeper's unless an unlocker reserves its slot first; both decide by
+ * a compare-exchange on the slot, so exactly one of them owns the turn:
+ * the sleeper (which then finds head == ticket and proceeds) or the
+ * unlocker (which spends it).  The unlocker spends it with a compare-
+ * exchange on the head, not an increment, because it may be stale: held
+ * up after U1 while 2^15 turns went by and a ticket of the same value came
+ * round, in which case the head is not the turn it thinks and the
+ * compare-exchange fails.  It then gives the slot back and kicks the CPU,
+ * since that CPU's own turn may have come while the slot was reserved and
+ * its unlocker, finding it PASSING, left it alone.  For the same reason
+ * one unlock passes over at most one sleeper per CPU.
  *
  * Why no wake-up is lost.  W2 and U1 are locked instructions on the same
  * word, and locked instructions have one total order that plain loads do
  * not pass (SDM Vol. 3A 8.2.2, 8.2.3.8/9).  Either U1 came first: then W3,
  * after W2, reads the new head (or a later one) and the waiter does not
  * sleep.  Or W2 came first: then U2, after U1, sees the flag (nobody clears
- * it while the waiter's ticket is outstanding: U3 clears it only when head
+ * it while the waiter's ticket is outstanding: U4 clears it only when head
  * == tail, i.e. no ticket is outstanding), and U3 sees the slot, which W1
- * wrote before W2; so the unlocker kicks.  The kick comes after U1, so if
- * the waiter has not yet compared the word in W4 it sees it changed and
- * does not sleep, and if it has, the kick ends the sleep
- * (platform_cpu_wait's contract).  That is why U1 is a locked XADD and not
- * the plain store: a store may wait in the store buffer while U2's load
- * goes ahead (SDM 8.2.3.4), letting U2 miss a flag that W2 sets while W3
- * still reads the old head.  tests/model/spinlock_pv.pml checks the
- * protocol, and that dropping W3, or kicking before U1, loses a wake-up.
+ * wrote before W2; so the unlocker kicks, whether it passes the CPU over
+ * or leaves it the lock.  The kick comes after U1, so if the waiter has
+ * not yet compared the word in W4 it sees it changed and does not sleep,
+ * and if it has, the kick ends the sleep (platform_cpu_wait's contract).
+ * That is why U1 is a locked XADD and not the plain store: a store may
+ * wait in the store buffer while U2's load goes ahead (SDM 8.2.3.4),
+ * letting U2 miss a flag that W2 sets while W3 still reads the old head.
+ * tests/model/spinlock_pv.pml checks the protocol, and that dropping W3 or
+ * kicking before U1 loses a wake-up, that reserving the slot with a plain
+ * store spends a turn the sleeper took back, that spending the turn with
+ * an increment lets a stale unlocker spend somebody else's, and that
+ * without the once-only rule a CPU can be passed over forever.
  *
  * A kicked CPU that finds the head not yet its ticket (a stray kick, or a
- * stale slot) simply waits again; a kick to a CPU that is not asleep only
- * ends its next sleep early.  Either way nobody takes the lock out of turn:
- * ownership is decided by the head alone.
+ * kick to an earlier wait) simply waits again; a kick to a CPU that is not
+ * asleep only ends its next sleep early.  Either way nobody takes the lock
+ * out of turn.
  */
 #include "spinlock.h"
 
@@ -72,14 +110,34 @@
 /* Paravirtual mode on: read on every unlock, written only when no lock is contended. */
 static bool spin_pv;
 
-/* Where each CPU announces the ticket it sleeps for (W1); lock NULL when it does not. */
+/*
+ * Where each CPU announces the ticket it sleeps for (W1): one 64-bit word,
+ * so that the sleeper taking its turn back (W5) and an unlocker passing it
+ * over (U3) decide by compare-exchanges on the same word.  The word is the
+ * ticket in bits 48-63, the lock's address in bits 2-47 (locks are 4-byte
+ * aligned, and a canonical x86-64 address is decided by its low 48 bits),
+ * and a SPIN_PV_* state in bits 0-1; 0 when the CPU announces nothing.
+ */
 struct spin_pv_slot {
-	const spinlock_t *lock;
-	uint16_t ticket;
+	uint64_t word;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
+/* Asleep for the ticket; an unlocker may pass it over. */
+#define SPIN_PV_ASLEEP 1u
+/* Asleep for the ticket, and passed over once already in this acquisition: its turn waits. */
+#define SPIN_PV_ASLEEP_AGAIN 2u
+/* An unlocker is passing it over; the CPU waits for the outcome (the word back, or 0). */
+#define SPIN_PV_PASSING 3u
+#define SPIN_PV_STATE	3u
+#define SPIN_PV_ADDR	0x0000fffffffffffcull
+
+static uint64_t spin_pv_slot_word(const spinlock_t *lock, uint16_t ticket, unsigned state)
+{
+	return (uint64_t)ticket << 48 | ((uintptr_t)lock & SPIN_PV_ADDR) | state;
+}
+
 static struct spin_pv_slot spin_pv_slots[MAX_CPUS];
-static uint64_t spin_pv_sleeps, spin_pv_kicks;
+static uint64_t spin_pv_sleeps, spin_pv_kicks, spin_pv_passes;
 
 #ifdef SPINLOCK_DEBUG
 
@@ -186,49 +244,136 @@ bool spin_pv_enabled(void)
 	return __atomic_load_n(&spin_pv, __ATOMIC_RELAXED);
 }
 
-void spin_pv_counts(uint64_t *sleeps, uint64_t *kicks)
+struct spin_pv_stats spin_pv_stats(void)
 {
-	*sleeps = __atomic_load_n(&spin_pv_sleeps, __ATOMIC_RELAXED);
-	*kicks = __atomic_load_n(&spin_pv_kicks, __ATOMIC_RELAXED);
+	return (struct spin_pv_stats){
+	    .sleeps = __atomic_load_n(&spin_pv_sleeps, __ATOMIC_RELAXED),
+	    .kicks = __atomic_load_n(&spin_pv_kicks, __ATOMIC_RELAXED),
+	    .passes = __atomic_load_n(&spin_pv_passes, __ATOMIC_RELAXED),
+	};
 }
 
-/* W1-W4 of the file comment: announce, re-check, sleep; returns on any wake. */
-static void spin_pv_sleep(spinlock_t *lock, uint16_t ticket)
+/* The ticket a queued CPU takes: the tail before the XADD, less the flag. */
+static uint16_t spin_take_ticket(spinlock_t *lock, uint32_t *old)
+{
+	*old = atomic_xadd32(&lock->val, SPIN_TICKET_ONE);
+	return (uint16_t)(*old >> SPIN_TICKET_BITS) & (uint16_t)~SPIN_TAIL_SLEEPERS;
+}
+
+/*
+ * W1-W5 of the file comment: announce, re-check, sleep, take the turn
+ * back.  @state is SPIN_PV_ASLEEP, or SPIN_PV_ASLEEP_AGAIN for a CPU passed
+ * over before.  Returns true if it was passed over: @ticket is then spent,
+ * and the caller queues again.
+ */
+static bool spin_pv_sleep(spinlock_t *lock, uint16_t ticket, unsigned state)
 {
 	struct spin_pv_slot *slot = &spin_pv_slots[platform_cpu_id()];
+	const uint64_t mine = spin_pv_slot_word(lock, ticket, state);
 	uint32_t word = atomic_load32(&lock->val);
+	uint64_t seen;
 
-	atomic_store16(&slot->ticket, ticket);
-	__atomic_store_n(&slot->lock, lock, __ATOMIC_RELEASE); /* W1 */
+	__atomic_store_n(&slot->word, mine, __ATOMIC_RELEASE); /* W1 */
 	do {
 		if ((uint16_t)word == ticket)
-			goto out;
+			goto take_back;
 	} while (!atomic_cmpxchg32(&lock->val, &word,
 				   word | (SPIN_TAIL_SLEEPERS << SPIN_TICKET_BITS))); /* W2 */
 	word = atomic_load32(&lock->val);
-	if ((uint16_t)word == ticket) /* W3 */
-		goto out;
-	__atomic_add_fetch(&spin_pv_sleeps, 1, __ATOMIC_RELAXED);
-	platform_cpu_wait(&lock->val, word); /* W4 */
-out:
-	__atomic_store_n(&slot->lock, NULL, __ATOMIC_RELEASE);
+	if ((uint16_t)word != ticket) { /* W3 */
+		__atomic_add_fetch(&spin_pv_sleeps, 1, __ATOMIC_RELAXED);
+		platform_cpu_wait(&lock->val, word); /* W4 */
+	}
+take_back: /* W5 */
+	for (;;) {
+		seen = mine;
+		if (__atomic_compare_exchange_n(&slot->word, &seen, 0, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return false;
+		if (seen == 0)
+			return true; /* the unlocker that passed us over emptied the slot */
+		platform_relax();    /* SPIN_PV_PASSING: wait for the outcome */
+	}
 }
 
-/* U3: wake whoever sleeps for @head, and drop the flag if nobody is left to wake. */
-static __attribute__((noinline)) void spin_pv_kick(spinlock_t *lock, uint16_t head)
+/* The CPU whose slot says it sleeps for @ticket of @lock, in either state; -1 if none. */
+static int spin_pv_sleeper(const spinlock_t *lock, uint16_t ticket, uint64_t *word)
 {
+	uint64_t asleep = spin_pv_slot_word(lock, ticket, SPIN_PV_ASLEEP);
+	uint64_t again = spin_pv_slot_word(lock, ticket, SPIN_PV_ASLEEP_AGAIN);
 	unsigned n = platform_cpu_count();
-	spinlock_t now;
 
 	for (unsigned cpu = 0; cpu < n; cpu++) {
-		struct spin_pv_slot *slot = &spin_pv_slots[cpu];
+		*word = __atomic_load_n(&spin_pv_slots[cpu].word, __ATOMIC_ACQUIRE);
+		if (*word == asleep || *word == again)
+			return (int)cpu;
+	}
+	return -1;
+}
 
-		if (__atomic_load_n(&slot->lock, __ATOMIC_ACQUIRE) == lock &&
-		    atomic_load16(&slot->ticket) == head) {
-			__atomic_add_fetch(&spin_pv_kicks, 1, __ATOMIC_RELAXED);
-			platform_cpu_kick(cpu);
+static void spin_pv_kick(unsigned cpu)
+{
+	__atomic_add_fetch(&spin_pv_kicks, 1, __ATOMIC_RELAXED);
+	platform_cpu_kick(cpu);
+}
+
+/*
+ * U3's pass-over of @cpu, asleep (slot word @word) for the turn @head.
+ * Reserves the slot, so that the sleeper cannot take its turn back
+ * meanwhile, then spends the turn with a compare-exchange on the head, and
+ * empties the slot: "you were passed over".  The compare-exchange fails
+ * only for a stale unlocker, held up after U1 while the head went round to
+ * a ticket of the same value; it gives the slot back, and kicks, because
+ * the sleeper's turn may have come meanwhile and its unlocker, finding the
+ * slot SPIN_PV_PASSING, left it alone.  Returns true if the turn was spent.
+ */
+static bool spin_pv_pass(spinlock_t *lock, unsigned cpu, uint64_t word, uint16_t head)
+{
+	struct spin_pv_slot *slot = &spin_pv_slots[cpu];
+	uint64_t passing = (word & ~(uint64_t)SPIN_PV_STATE) | SPIN_PV_PASSING;
+	uint16_t expect = head;
+
+	if (!__atomic_compare_exchange_n(&slot->word, &word, passing, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return false; /* it took its turn back (W5), so it is awake */
+	if (!__atomic_compare_exchange_n(&lock->tickets.head, &expect,
+					 (uint16_t)(head + SPIN_TICKET_STEP), false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&slot->word, word, __ATOMIC_RELEASE);
+		spin_pv_kick(cpu);
+		return false;
+	}
+	__atomic_store_n(&slot->word, 0, __ATOMIC_RELEASE);
+	spin_pv_kick(cpu); /* so that it queues again */
+	__atomic_add_fetch(&spin_pv_passes, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+/*
+ * U3-U4 of the file comment, for the turn of @head that U1 just began.
+ * Passes over at most one sleeper per CPU: more would mean tickets that
+ * came round again under a stale unlocker, not sleepers in a row.
+ */
+static __attribute__((noinline)) void spin_pv_wake(spinlock_t *lock, uint16_t head)
+{
+	unsigned passes = 0, ncpus = platform_cpu_count();
+	spinlock_t now;
+	uint64_t word;
+	int cpu;
+
+	while ((cpu = spin_pv_sleeper(lock, head, &word)) >= 0) {
+		uint16_t tail = atomic_load16(&lock->tickets.tail) & (uint16_t)~SPIN_TAIL_SLEEPERS;
+
+		if ((word & SPIN_PV_STATE) == SPIN_PV_ASLEEP_AGAIN ||
+		    tail == (uint16_t)(head + SPIN_TICKET_STEP) || passes == ncpus) {
+			/* Passed over once already, or nobody behind it: the turn waits for it. */
+			spin_pv_kick((unsigned)cpu);
 			break;
 		}
+		if (!spin_pv_pass(lock, (unsigned)cpu, word, head))
+			break;
+		passes++;
+		head = (uint16_t)(head + SPIN_TICKET_STEP);
 	}
 	now.val = atomic_load32(&lock->val);
 	if (now.tickets.head == (now.tickets.tail & ~SPIN_TAIL_SLEEPERS)) {
@@ -251,23 +396,35 @@ static __attribute__((noreturn)) void spin_deadlock(spinlock_t *lock, uint16_t t
 }
 
 /*
- * Wait until the head reaches @ticket.  Panics once the head has not moved
- * for SPIN_TIMEOUT_NS; in paravirtual mode sleeps between bursts of spinning.
+ * Wait until the head reaches @ticket and the turn is ours.  Panics once
+ * the head has not moved for SPIN_TIMEOUT_NS; in paravirtual mode sleeps
+ * between bursts of spinning, and queues again if passed over while asleep.
  */
 static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t ticket)
 {
 	uint64_t start = platform_now_ns(), since = start;
 	uint16_t head, seen = atomic_load16(&lock->tickets.head);
 	unsigned spins = 0;
+	bool passed = false;
 
 	while ((head = atomic_load16(&lock->tickets.head)) != ticket) {
-		bool sleep = ++spins % SPIN_PV_SPINS == 0 && spin_pv_enabled() &&
+		bool sleep = spin_pv_enabled() && ++spins >= SPIN_PV_SPINS &&
 			     platform_now_ns() - start >= SPIN_PV_MIN_NS;
 
-		if (sleep)
-			spin_pv_sleep(lock, ticket);
-		else
+		if (sleep) {
+			spins = 0;
+			if (spin_pv_sleep(lock, ticket,
+					  passed ? SPIN_PV_ASLEEP_AGAIN : SPIN_PV_ASLEEP)) {
+				uint32_t old;
+
+				/* Queued again: spin afresh before sleeping, the turn is near. */
+				passed = true;
+				ticket = spin_take_ticket(lock, &old);
+				start = platform_now_ns();
+			}
+		} else {
 			platform_relax();
+		}
 		if (!sleep && spins % SPIN_CLOCK_EVERY != 0)
 			continue;
 		if (head != seen) {
@@ -285,8 +442,7 @@ void spin_lock(spinlock_t *lock)
 	uint16_t ticket;
 
 	spin_debug_before_lock(lock);
-	old = atomic_xadd32(&lock->val, SPIN_TICKET_ONE);
-	ticket = (uint16_t)(old >> SPIN_TICKET_BITS) & (uint16_t)~SPIN_TAIL_SLEEPERS;
+	ticket = spin_take_ticket(lock, &old);
 	if ((uint16_t)old != ticket)
 		spin_wait_for(lock, ticket);
 	spin_debug_acquired(lock);
@@ -306,7 +462,7 @@ void spin_unlock(spinlock_t *lock)
 	head = (uint16_t)(atomic_xadd16(&lock->tickets.head, SPIN_TICKET_STEP) +
 			  SPIN_TICKET_STEP);						  /* U1 */
 	if (__builtin_expect(atomic_load16(&lock->tickets.tail) & SPIN_TAIL_SLEEPERS, 0)) /* U2 */
-		spin_pv_kick(lock, head);
+		spin_pv_wake(lock, head);
 }
 
 bool spin_trylock(spinlock_t *lock)

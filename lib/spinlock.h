@@ -13,10 +13,13 @@
  * to exactly one waiter, and when virtual CPUs outnumber the host's cores
  * that waiter is often descheduled while the others burn their time slices
  * spinning.  In paravirtual mode a waiter spins a bounded while, then
- * announces that it sleeps and halts; the unlocker that hands the lock to a
- * sleeping waiter's ticket wakes that CPU (platform_cpu_kick).  Off, the
- * lock is the plain ticket lock and never sleeps.  spinlock.c argues why no
- * wake-up is lost.
+ * announces that it sleeps and halts.  When the head reaches a sleeper's
+ * ticket, the unlocker wakes that CPU (platform_cpu_kick) and, the first
+ * time in that acquisition, passes it over: the turn goes to the next
+ * ticket, and the sleeper queues again when it wakes, so the lock does not
+ * idle while a vCPU wakes up.  The second time the turn waits for it, so
+ * nobody starves.  Off, the lock is the plain ticket lock and never sleeps.
+ * spinlock.c argues why no wake-up is lost and no turn is granted twice.
  *
  * Layout of the 32-bit word: head in bits 0-15 (the ticket being served),
  * tail in bits 16-31 (the next ticket to hand out).  Tickets advance by
@@ -107,8 +110,13 @@ void spin_unlock(spinlock_t *lock);
 void spin_pv_set(bool on);
 bool spin_pv_enabled(void);
 
-/* Since boot: waiters that went to sleep, and kicks sent to sleeping waiters. */
-void spin_pv_counts(uint64_t *sleeps, uint64_t *kicks);
+/* Paravirtual mode's counts since boot, summed over every lock. */
+struct spin_pv_stats {
+	uint64_t sleeps; /* waiters that went to sleep */
+	uint64_t kicks;	 /* kicks sent to sleeping waiters */
+	uint64_t passes; /* turns that went by a sleeping waiter to a running one */
+};
+struct spin_pv_stats spin_pv_stats(void);
 
 /*
  * Take @lock only if it is free right now.  Returns true with the lock held,

@@ -73,6 +73,10 @@
  *                  operation; fallbacks: operations that took the lock;
  *                  lockref_ops: lockref operations, all over the measured
  *                  trials (lib/lockref.h statistics).
+ *   pv_sleeps,     spinlock-pv and lockref-pv (refcount, convoy): per trial,
+ *   pv_kicks,      the mean over every trial run: waiters that went to
+ *   pv_passes      sleep, kicks sent to them, and turns that went past a
+ *                  sleeping waiter to a running one (spin_pv_stats()).
  *
  * Fractions and per-operation figures are printed in fixed point with
  * BENCH_DECIMALS decimals (the kernel has no floating point).

@@ -266,6 +266,18 @@ static void ref_reset(void *arg)
 	r->warnings = lockref_warnings();
 	r->convoy.next = 0;
 	r->convoy.holds = 0;
+	r->pv_start = spin_pv_stats();
+}
+
+/* CPU 0, after a trial: add the trial's paravirtual counts (every lock's, but only ours runs). */
+static void ref_sum_pv(struct bench_ref *r)
+{
+	struct spin_pv_stats now = spin_pv_stats();
+
+	r->pv_sum.sleeps += now.sleeps - r->pv_start.sleeps;
+	r->pv_sum.kicks += now.kicks - r->pv_start.kicks;
+	r->pv_sum.passes += now.passes - r->pv_start.passes;
+	r->pv_trials++;
 }
 
 /*
@@ -281,6 +293,7 @@ static bool ref_check(void *arg, char *why, size_t size)
 	uint64_t warnings = lockref_warnings() - r->warnings;
 
 	spin_pv_set(r->pv_boot); /* between trials, the boot's mode (spinlock.pv=) */
+	ref_sum_pv(r);
 	switch (r->impl->kind) {
 	case BENCH_REF_XADD:
 		count = (int64_t)atomic_load64(&o->counter);
@@ -313,7 +326,7 @@ static bool ref_check(void *arg, char *why, size_t size)
 	return false;
 }
 
-/* The policy behind a lockref form, for the BENCH line. */
+/* The BENCH line's extra fields: a lockref form's policy, a pv lock's counts, convoy settings. */
 static void ref_extra(void *arg, char *buf, size_t size)
 {
 	struct bench_ref *r = arg;
@@ -330,6 +343,15 @@ static void ref_extra(void *arg, char *buf, size_t size)
 	if (r->impl->kind == BENCH_REF_LOCKREF16 && n >= 0 && (size_t)n < size)
 		n += ksnprintf(buf + n, size - (size_t)n, ",\"cx16\":%s",
 			       platform_facts().cx16 ? "true" : "false");
+	if (r->impl->pv && r->pv_trials && n >= 0 && (size_t)n < size)
+		n += ksnprintf(buf + n, size - (size_t)n,
+			       ",\"pv_sleeps\":%llu,\"pv_kicks\":%llu,\"pv_passes\":%llu",
+			       (unsigned long long)(r->pv_sum.sleeps / r->pv_trials),
+			       (unsigned long long)(r->pv_sum.kicks / r->pv_trials),
+			       (unsigned long long)(r->pv_sum.passes / r->pv_trials));
+	/* The line ends this CPU count's run: the next one sums afresh. */
+	r->pv_sum = (struct spin_pv_stats){0};
+	r->pv_trials = 0;
 	if (r->convoy.every && n >= 0 && (size_t)n < size)
 		ksnprintf(buf + n, size - (size_t)n,
 			  ",\"hold_ns\":%llu,\"every_ns\":%llu,\"holds\":%llu",

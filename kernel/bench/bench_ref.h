@@ -97,7 +97,10 @@ struct bench_ref {
 	uint64_t warnings;		/* lockref_warnings() at reset */
 	volatile uint64_t errors;	/* put_or_lock came back with the lock held */
 	struct bench_ref_convoy convoy;
-	bool pv_boot; /* spin_pv_enabled() at init: restored after every trial */
+	bool pv_boot;		       /* spin_pv_enabled() at init: restored after every trial */
+	struct spin_pv_stats pv_start; /* spin_pv_stats() at reset */
+	struct spin_pv_stats pv_sum;   /* paravirtual counts, summed over the trials */
+	unsigned pv_trials;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 /* Make *@r drive @impl on @obj (count 1 after each reset, no preload, no convoy). */

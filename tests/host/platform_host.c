@@ -95,10 +95,19 @@ void platform_relax(void)
  * lands after the comparison ends the wait at once: nothing is lost.
  */
 static uint32_t host_kick_seq[MAX_CPUS];
+/* Calls of platform_cpu_wait by CPU, for tests that must know a CPU went to sleep. */
+static unsigned long host_waits[MAX_CPUS];
+
+unsigned long host_cpu_waits(unsigned cpu)
+{
+	return __atomic_load_n(&host_waits[cpu], __ATOMIC_ACQUIRE);
+}
 
 void platform_cpu_wait(const uint32_t *addr, uint32_t expected)
 {
 	uint32_t *seq = &host_kick_seq[platform_cpu_id()];
+
+	__atomic_add_fetch(&host_waits[platform_cpu_id()], 1, __ATOMIC_RELEASE);
 	uint32_t before = __atomic_load_n(seq, __ATOMIC_SEQ_CST);
 	struct timespec bound = {0, (long)PLATFORM_WAIT_MAX_NS};
 

@@ -11,6 +11,9 @@ void host_set_cpu_id(unsigned id);
 /* What platform_cpu_count() reports: the number of threads a test runs. */
 void host_set_cpu_count(unsigned n);
 
+/* How many times CPU @cpu has called platform_cpu_wait (slept or not). */
+unsigned long host_cpu_waits(unsigned cpu);
+
 /*
  * Whether platform_relax() yields the core now and then (the default, for
  * tests with more threads than cores); a benchmark turns it off and spins

@@ -10,7 +10,8 @@
  * the plain ticket lock, and at 8 threads in paravirtual mode too.
  * Paravirtual hand-over: a waiter made to sleep must be woken by the
  * unlock's kick (well before its sleep's time bound), and the sleepers flag
- * must be gone once the lock is free.
+ * must be gone once the lock is free.  Pass-over: a sleeping waiter's turn
+ * goes to a running waiter behind it, once per acquisition and not twice.
  *
  * Built with -DSPINLOCK_DEBUG it also checks, in child processes, that the
  * debug build panics on recursive locking and on unlock by a non-owner.
@@ -173,15 +174,17 @@ static void test_stress(unsigned threads)
 /* The stress again in paravirtual mode: waiters that outlast their spin sleep. */
 static void test_stress_pv(void)
 {
-	uint64_t sleeps0, kicks0, sleeps, kicks;
+	struct spin_pv_stats before, after;
 
 	spin_pv_set(true);
-	spin_pv_counts(&sleeps0, &kicks0);
+	before = spin_pv_stats();
 	test_stress(MAX_THREADS);
-	spin_pv_counts(&sleeps, &kicks);
+	after = spin_pv_stats();
 	spin_pv_set(false);
-	printf("# paravirtual, %d threads: %lu sleeps, %lu kicks\n", MAX_THREADS,
-	       (unsigned long)(sleeps - sleeps0), (unsigned long)(kicks - kicks0));
+	printf("# paravirtual, %d threads: %lu sleeps, %lu kicks, %lu turns passed over\n",
+	       MAX_THREADS, (unsigned long)(after.sleeps - before.sleeps),
+	       (unsigned long)(after.kicks - before.kicks),
+	       (unsigned long)(after.passes - before.passes));
 }
 
 /* How long the holder keeps the lock in test_pv_handover: far past the waiter's spin. */
@@ -218,12 +221,13 @@ static void test_pv_handover(void)
 {
 	struct pv_handover h = {.lock = SPINLOCK_INIT};
 	struct timespec hold = {0, PV_HOLD_MS * 1000000L};
-	uint64_t sleeps0, kicks0, sleeps, kicks, handover;
+	struct spin_pv_stats before, after;
+	uint64_t handover;
 	pthread_t tid;
 
 	spin_pv_set(true);
 	host_set_cpu_count(2);
-	spin_pv_counts(&sleeps0, &kicks0);
+	before = spin_pv_stats();
 	spin_lock(&h.lock);
 	pthread_create(&tid, NULL, pv_waiter, &h);
 	while (!__atomic_load_n(&h.queued, __ATOMIC_ACQUIRE))
@@ -232,20 +236,164 @@ static void test_pv_handover(void)
 	__atomic_store_n(&h.released_ns, platform_now_ns(), __ATOMIC_RELEASE);
 	spin_unlock(&h.lock);
 	pthread_join(tid, NULL);
-	spin_pv_counts(&sleeps, &kicks);
+	after = spin_pv_stats();
 	spin_pv_set(false);
 	handover = h.acquired_ns - h.released_ns;
 	printf("# paravirtual hand-over to a sleeper: %lu us, %lu sleeps, %lu kicks\n",
-	       (unsigned long)(handover / 1000), (unsigned long)(sleeps - sleeps0),
-	       (unsigned long)(kicks - kicks0));
-	CHECK(sleeps - sleeps0 >= 1, "the waiter never slept (held %d ms)", PV_HOLD_MS);
-	CHECK(kicks - kicks0 >= 1, "the unlock kicked nobody");
+	       (unsigned long)(handover / 1000), (unsigned long)(after.sleeps - before.sleeps),
+	       (unsigned long)(after.kicks - before.kicks));
+	CHECK(after.sleeps - before.sleeps >= 1, "the waiter never slept (held %d ms)", PV_HOLD_MS);
+	CHECK(after.kicks - before.kicks >= 1, "the unlock kicked nobody");
+	CHECK(after.passes == before.passes,
+	      "a lone sleeper was passed over: nobody was behind it");
 	CHECK(handover < PV_HANDOVER_MAX_NS,
 	      "hand-over took %lu us: woken by the time bound, "
 	      "not a kick (lost wake-up)",
 	      (unsigned long)(handover / 1000));
 	CHECK(spin_value_unlocked(h.lock), "free lock still flagged: head %x tail %x",
 	      h.lock.tickets.head, h.lock.tickets.tail);
+}
+
+/*
+ * test_pv_pass_over: CPU 0 holds the lock; CPU 1 queues and sleeps; CPU 2
+ * queues behind it.  CPU 0's unlock must pass the sleeping CPU 1 over and
+ * give the turn to CPU 2.  CPU 1 queues again and sleeps again while CPU 2
+ * holds; CPU 3 queues behind it.  CPU 2's unlock must now wait for CPU 1:
+ * a CPU is passed over once per acquisition, never twice.
+ */
+#define PV_PASS_CPUS	4
+#define PV_PASS_TRIES	5
+#define PV_PASS_WAIT_NS (5ull * 1000 * 1000 * 1000)
+
+static struct pv_pass {
+	spinlock_t lock;
+	unsigned places;	      /* acquisitions so far, counted inside the lock */
+	unsigned place[PV_PASS_CPUS]; /* by CPU: 1 for the first to get the lock after CPU 0 */
+	int release;		      /* CPU 2 may unlock */
+} pv_pass;
+
+static void *pv_pass_cpu(void *arg)
+{
+	unsigned cpu = (unsigned)(uintptr_t)arg;
+
+	host_set_cpu_id(cpu);
+	spin_lock(&pv_pass.lock);
+	__atomic_store_n(&pv_pass.place[cpu], ++pv_pass.places, __ATOMIC_RELEASE);
+	if (cpu == 2)
+		while (!__atomic_load_n(&pv_pass.release, __ATOMIC_ACQUIRE))
+			sched_yield();
+	spin_unlock(&pv_pass.lock);
+	return NULL;
+}
+
+/* Tickets taken and not yet served: the holder's and the waiters'. */
+static unsigned pv_pass_tickets(void)
+{
+	spinlock_t copy = {.val = __atomic_load_n(&pv_pass.lock.val, __ATOMIC_ACQUIRE)};
+
+	return (uint16_t)((copy.tickets.tail & ~SPIN_TAIL_SLEEPERS) - copy.tickets.head) /
+	       SPIN_TICKET_STEP;
+}
+
+static unsigned pv_pass_place(unsigned cpu)
+{
+	return __atomic_load_n(&pv_pass.place[cpu], __ATOMIC_ACQUIRE);
+}
+
+/* Wait for @cond; false (and a CHECK failure naming @what) after PV_PASS_WAIT_NS. */
+#define PV_PASS_AWAIT(cond, what)                                                                  \
+	({                                                                                         \
+		uint64_t until_ = platform_now_ns() + PV_PASS_WAIT_NS;                             \
+		while (!(cond) && platform_now_ns() < until_)                                      \
+			sched_yield();                                                             \
+		CHECK(cond, "pass-over: timed out waiting until %s", what);                        \
+		(bool)(cond);                                                                      \
+	})
+
+/* One run of the scenario; false (run it again) if CPU 2 was passed over too, which legitimately reorders it. */
+static bool pv_pass_over_once(void)
+{
+	struct spin_pv_stats s0, s1, s2;
+	pthread_t tid[PV_PASS_CPUS];
+	bool judged = false, holding = true;
+	unsigned long waits;
+
+	memset(&pv_pass, 0, sizeof(pv_pass));
+	spin_lock(&pv_pass.lock);
+	s0 = spin_pv_stats();
+	waits = host_cpu_waits(1);
+	pthread_create(&tid[1], NULL, pv_pass_cpu, (void *)(uintptr_t)1);
+	if (!PV_PASS_AWAIT(host_cpu_waits(1) > waits, "CPU 1 sleeps"))
+		goto out_one;
+	pthread_create(&tid[2], NULL, pv_pass_cpu, (void *)(uintptr_t)2);
+	if (!PV_PASS_AWAIT(pv_pass_tickets() == 3, "CPU 2 queues behind CPU 1"))
+		goto out_two;
+	waits = host_cpu_waits(1);
+	spin_unlock(&pv_pass.lock);
+	holding = false;
+	if (!PV_PASS_AWAIT(pv_pass_place(2), "CPU 2 gets the lock"))
+		goto out_two;
+	s1 = spin_pv_stats();
+	CHECK(s1.passes != s0.passes, "pass-over: CPU 1 slept with CPU 2 queued behind it, and "
+				      "its turn was not passed over");
+	if (s1.passes == s0.passes) {
+		judged = true;
+		goto out_two;
+	}
+	if (s1.passes - s0.passes > 1) {
+		printf("# pass-over: %lu turns passed over, CPU 2 slept too; again\n",
+		       (unsigned long)(s1.passes - s0.passes));
+		goto out_two;
+	}
+	CHECK(pv_pass_place(2) == 1 && pv_pass_place(1) == 0,
+	      "pass-over: CPU 1 slept and CPU 2 waited behind it, yet CPU 1 got the lock first");
+	/* CPU 1 queues again behind CPU 2 (which holds until released) and sleeps again. */
+	if (!PV_PASS_AWAIT(pv_pass_tickets() == 2 && host_cpu_waits(1) > waits,
+			   "CPU 1 queues and sleeps again"))
+		goto out_two;
+	pthread_create(&tid[3], NULL, pv_pass_cpu, (void *)(uintptr_t)3);
+	PV_PASS_AWAIT(pv_pass_tickets() == 3, "CPU 3 queues behind CPU 1");
+	__atomic_store_n(&pv_pass.release, 1, __ATOMIC_RELEASE);
+	pthread_join(tid[3], NULL);
+	s2 = spin_pv_stats();
+	CHECK(pv_pass_place(1) == 2 && pv_pass_place(3) == 3,
+	      "pass-over: CPU 1 was passed over twice in one acquisition (places: CPU 1 %u, "
+	      "CPU 3 %u)",
+	      pv_pass_place(1), pv_pass_place(3));
+	CHECK(s2.passes == s1.passes, "pass-over: %lu more turns passed over, expected none",
+	      (unsigned long)(s2.passes - s1.passes));
+	judged = true;
+out_two:
+	__atomic_store_n(&pv_pass.release, 1, __ATOMIC_RELEASE);
+	if (holding) {
+		spin_unlock(&pv_pass.lock); /* a timeout before our unlock: let them finish */
+		holding = false;
+	}
+	pthread_join(tid[2], NULL);
+out_one:
+	if (holding)
+		spin_unlock(&pv_pass.lock);
+	pthread_join(tid[1], NULL);
+	CHECK(!spin_is_locked(&pv_pass.lock), "pass-over: lock left held (head %u tail %u)",
+	      pv_pass.lock.tickets.head, pv_pass.lock.tickets.tail);
+	return judged;
+}
+
+static void test_pv_pass_over(void)
+{
+	unsigned tries = 0;
+	bool judged = false;
+
+	spin_pv_set(true);
+	host_set_cpu_count(PV_PASS_CPUS);
+	while (!judged && tries < PV_PASS_TRIES) {
+		tries++;
+		judged = pv_pass_over_once();
+	}
+	spin_pv_set(false);
+	printf("# paravirtual pass-over: %u run(s) of the scenario\n", tries);
+	CHECK(judged, "pass-over: CPU 2 was passed over too in each of %u runs; order unchecked",
+	      PV_PASS_TRIES);
 }
 
 #ifdef SPINLOCK_DEBUG
@@ -361,5 +509,6 @@ int main(void)
 		test_stress(thread_counts[i]);
 	test_stress_pv();
 	test_pv_handover();
+	test_pv_pass_over();
 	return check_exit("test_spinlock");
 }

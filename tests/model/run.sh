@@ -15,6 +15,8 @@
 #                                  failed assertion NAME (spinlock.pml, lockref.pml)
 #           ltl:NAME               >= 1 acceptance cycle, and the trail runs
 #                                  through the never claim of ltl NAME
+#           deadlock               >= 1 error, an invalid end state: every
+#                                  process blocked short of its end
 #
 # Prints "ok <name> (<states> states, <secs> s)" or "not ok <name> <why>"
 # per line (secs: generating, compiling and searching), exits 1 if any
@@ -30,9 +32,9 @@ BUILD="$ROOT/build/model"
 # Bounds for one verification: a search that needs more has outgrown the
 # model sizes in README.md and must fail loudly, not swap or run for hours.
 # Both limits may be raised from the environment on a slow machine.
-MEMLIM_MB=${MEMLIM_MB:-1024}
+MEMLIM_MB=${MEMLIM_MB:-2048}
 TIMEOUT_S=${TIMEOUT_S:-90}
-DEPTH=2000000
+DEPTH=4000000
 
 VERIFICATIONS='
 ticket_safety               ticket.pml            -                             safety    pass
@@ -57,6 +59,9 @@ mutant_pv_skip_recheck      spinlock_pv.pml       -DMUTANT_SKIP_RECHECK         
 mutant_pv_kick_first        spinlock_pv.pml       -DMUTANT_KICK_BEFORE_RELEASE  safety    assert:no_lost_wakeup
 mutant_pv_skip_recheck_live spinlock_pv.pml       -DMUTANT_SKIP_RECHECK,-DNO_WATCHDOG liveness ltl:progress
 mutant_pv_kick_first_live   spinlock_pv.pml       -DMUTANT_KICK_BEFORE_RELEASE,-DNO_WATCHDOG liveness ltl:progress
+mutant_pv_pass_blind        spinlock_pv.pml       -DMUTANT_PASS_BLIND           safety    assert:free_means_no_waiter
+mutant_pv_pass_always       spinlock_pv.pml       -DMUTANT_PASS_ALWAYS,-DNO_WATCHDOG liveness ltl:progress
+mutant_pv_pass_stale        spinlock_pv.pml       -DMUTANT_PASS_STALE           safety    deadlock
 '
 
 for tool in spin gcc timeout; do
@@ -111,7 +116,7 @@ verify() {
         ;;
     esac
     # shellcheck disable=SC2086
-    if ! gcc -O1 -w -DMEMLIM=$MEMLIM_MB $cflags -o pan pan.c >cc.log 2>&1; then
+    if ! gcc -O2 -w -DMEMLIM=$MEMLIM_MB -DCOLLAPSE $cflags -o pan pan.c >cc.log 2>&1; then
         echo "not ok $name pan does not compile: $(head -n 1 cc.log)"
         return 1
     fi
@@ -162,6 +167,12 @@ verify() {
         esac
         if [ "$found" -eq 0 ]; then
             echo "not ok $name failed, but not as ${expect}: $(grep -m 1 -E '^pan:[0-9]+:' pan.log)"
+            return 1
+        fi
+        ;;
+    deadlock)
+        if ! grep -q "invalid end state" pan.log; then
+            echo "not ok $name expected a deadlock: $(grep -m 1 -E '^pan:[0-9]+:' pan.log || echo "$errors errors")"
             return 1
         fi
         ;;
