@@ -45,8 +45,10 @@
  * fall to a sleeper.  Passing over moves the sleeper one round back and
  * gives the turn to a CPU that is running.  Once per acquisition only: a
  * CPU passed over announces ASLEEP_AGAIN when it sleeps again, and that
- * turn waits for it, so every waiter is served within two rounds of the
- * queue and nobody starves.  Among running waiters the lock stays FIFO.
+ * turn waits for it, so nobody starves.  The price is order: the CPU
+ * passed over queues again when it wakes, and the CPUs that ran meanwhile
+ * go first.  Among running waiters the lock stays FIFO, and plain mode
+ * (bare metal) is FIFO throughout.
  *
  * Who owns a turn.  The head reaching a sleeper's ticket makes the turn
  * the sleeper's unless an unlocker reserves its slot first; both decide by
@@ -97,10 +99,10 @@
  * Paravirtual mode: a waiter sleeps once it has made SPIN_PV_SPINS PAUSEs
  * and waited SPIN_PV_MIN_NS, whichever comes later.  Under QEMU TCG, where
  * PAUSE leaves the vCPU loop, the count decides: measured with 4 vCPUs on
- * 2 busy host cores, the refcount benchmark at 4 CPUs kept 0.43x of its
- * 2-CPU throughput with 2^8 PAUSEs, 0.39x with 2^6 and 0.05x with 2^12
- * (spinning longer only burns the time slices the holder and the next
- * waiter need).  On hardware 2^8 PAUSEs take a few microseconds, less than
+ * 2 busy host cores (before sleepers could be passed over), the refcount
+ * benchmark at 4 CPUs kept 0.43x of its 2-CPU throughput with 2^8 PAUSEs,
+ * 0.39x with 2^6 and 0.05x with 2^12 (spinning longer only burns the time
+ * slices the holder and the next waiter need).  On hardware 2^8 PAUSEs take a few microseconds, less than
  * a plain queue of lock holders may: there the time decides, so a waiter
  * whose turn is near does not pay a sleep and a kick.
  */

@@ -33,9 +33,16 @@
  *                   acquisitions and fails, in most runs: this catches a
  *                   grossly unfair lock, when the CPUs really run at once.
  *                   In paravirtual mode a sleeping CPU may be passed over
- *                   once per acquisition (spinlock.c), so up to
- *                   2 * (ncpus - 1) may come first: still under the bound,
- *                   which a CPU passed over twice would cross.
+ *                   once per acquisition (spinlock.c): it queues again when
+ *                   it wakes, and the CPUs that ran meanwhile go first.  So
+ *                   there each pass-over (spin_pv_stats) adds
+ *                   SPIN_OVERTAKES_PER_PASS to those allowed: the
+ *                   acquisition passed over, and one more because the kick
+ *                   that wakes it takes a core, which on an oversubscribed
+ *                   host (TSan, 4 threads on 2 cores: 0.1-0.3% overtaken,
+ *                   passes 0.3-0.6%) preempts another CPU inside its
+ *                   "asking" window.  A lock unfair in any other way still
+ *                   fails.
  *
  * Why not the per-CPU acquisition counts (printed all the same, with
  * max:min): counts also measure the scheduler.  A CPU the host deschedules
@@ -63,6 +70,8 @@
 /* Overtakes tolerated: this many per thousand acquisitions, and at least the floor. */
 #define SPIN_OVERTAKE_PER_MILLE 1u
 #define SPIN_OVERTAKE_FLOOR	16u
+/* And in paravirtual mode, this many per sleeper passed over (see the top of the file). */
+#define SPIN_OVERTAKES_PER_PASS 2u
 /* Room for the per-CPU and histogram lines. */
 #define SPIN_LINE_MAX 400u
 
@@ -213,7 +222,7 @@ static void spin_one(struct ktest_ctx *t, struct spin_cpu *me, struct torture_pa
 static void spin_check_fifo(struct ktest_ctx *t, uint64_t total)
 {
 	struct spin_cpu *cpu = spin_torture.cpu;
-	uint64_t overtaken = 0, max_ahead = 0, allowed;
+	uint64_t overtaken = 0, max_ahead = 0, allowed, passes;
 	unsigned worst = 0;
 
 	for (unsigned i = 0; i < spin_torture.ncpus; i++) {
@@ -226,10 +235,13 @@ static void spin_check_fifo(struct ktest_ctx *t, uint64_t total)
 	allowed = total * SPIN_OVERTAKE_PER_MILLE / 1000;
 	if (allowed < SPIN_OVERTAKE_FLOOR)
 		allowed = SPIN_OVERTAKE_FLOOR;
+	/* Each pass-over may overtake two acquisitions (see the top of the file). */
+	passes = spin_pv_stats().passes - spin_torture.pv.passes;
+	allowed += SPIN_OVERTAKES_PER_PASS * passes;
 	ktest_diag(t,
 		   "spinlock: fifo: %lu of %lu acquisitions overtaken (%u or more others first), "
-		   "%lu allowed; most others first: %lu on cpu %u",
-		   overtaken, total, 2 * spin_torture.ncpus, allowed, max_ahead, worst);
+		   "%lu allowed (%lu sleepers passed over); most others first: %lu on cpu %u",
+		   overtaken, total, 2 * spin_torture.ncpus, allowed, passes, max_ahead, worst);
 	if (overtaken > allowed)
 		spin_fail(t, &cpu[0], SPIN_FIFO,
 			  "%lu of %lu acquisitions had %u or more others go first (most: %lu, "
