@@ -106,11 +106,10 @@ unsigned long host_cpu_waits(unsigned cpu)
 void platform_cpu_wait(const uint32_t *addr, uint32_t expected)
 {
 	uint32_t *seq = &host_kick_seq[platform_cpu_id()];
-
-	__atomic_add_fetch(&host_waits[platform_cpu_id()], 1, __ATOMIC_RELEASE);
 	uint32_t before = __atomic_load_n(seq, __ATOMIC_SEQ_CST);
 	struct timespec bound = {0, (long)PLATFORM_WAIT_MAX_NS};
 
+	__atomic_add_fetch(&host_waits[platform_cpu_id()], 1, __ATOMIC_RELEASE);
 	if (__atomic_load_n(addr, __ATOMIC_SEQ_CST) != expected)
 		return;
 	syscall(SYS_futex, seq, FUTEX_WAIT_PRIVATE, before, &bound, NULL, 0);
