@@ -98,15 +98,17 @@
 /*
  * Paravirtual mode: a waiter sleeps once it has made SPIN_PV_SPINS PAUSEs
  * and waited SPIN_PV_MIN_NS, whichever comes later.  Under QEMU TCG, where
- * PAUSE leaves the vCPU loop, the count decides: measured with 4 vCPUs on
- * 2 busy host cores (before sleepers could be passed over), the refcount
- * benchmark at 4 CPUs kept 0.43x of its 2-CPU throughput with 2^8 PAUSEs,
- * 0.39x with 2^6 and 0.05x with 2^12 (spinning longer only burns the time
- * slices the holder and the next waiter need).  On hardware 2^8 PAUSEs take a few microseconds, less than
- * a plain queue of lock holders may: there the time decides, so a waiter
- * whose turn is near does not pay a sleep and a kick.
+ * PAUSE leaves the vCPU loop, the count decides: with 4 vCPUs on 2 idle
+ * host cores, refcount at 4 CPUs kept 0.41x-0.53x of its 2-CPU throughput
+ * with 2^6 PAUSEs (8 runs), 0.20x-0.57x with 2^8 (10 runs), 0.24x-0.39x
+ * with 2^4 and 0.13x-0.25x with 2^10 (spinning longer burns the time
+ * slices the holder and the next waiter need; shorter sends waiters to
+ * sleep, and kicks, when their turn was near).  On hardware 2^6 PAUSEs
+ * take well under a microsecond, less than a plain queue of lock holders
+ * may: there the time decides, so a waiter whose turn is near does not pay
+ * a sleep and a kick.
  */
-#define SPIN_PV_SPINS  (1u << 8)
+#define SPIN_PV_SPINS  (1u << 6)
 #define SPIN_PV_MIN_NS (50u * 1000)
 
 /* Paravirtual mode on: read on every unlock, written only when no lock is contended. */
