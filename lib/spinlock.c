@@ -275,7 +275,7 @@ static bool spin_pv_sleep(spinlock_t *lock, uint16_t ticket, unsigned state)
 	struct spin_pv_slot *slot = &spin_pv_slots[platform_cpu_id()];
 	const uint64_t mine = spin_pv_slot_word(lock, ticket, state);
 	uint32_t word = atomic_load32(&lock->val);
-	uint64_t seen;
+	uint64_t seen, since;
 
 	__atomic_store_n(&slot->word, mine, __ATOMIC_RELEASE); /* W1 */
 	do {
@@ -289,14 +289,21 @@ static bool spin_pv_sleep(spinlock_t *lock, uint16_t ticket, unsigned state)
 		platform_cpu_wait(&lock->val, word); /* W4 */
 	}
 take_back: /* W5 */
-	for (;;) {
+	since = platform_now_ns();
+	for (unsigned spins = 1;; spins++) {
 		seen = mine;
 		if (__atomic_compare_exchange_n(&slot->word, &seen, 0, false, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))
 			return false;
 		if (seen == 0)
 			return true; /* the unlocker that passed us over emptied the slot */
-		platform_relax();    /* SPIN_PV_PASSING: wait for the outcome */
+		/* SPIN_PV_PASSING: wait for the outcome, a few instructions away unless preempted. */
+		platform_relax();
+		if (spins % SPIN_CLOCK_EVERY == 0 && platform_now_ns() - since > SPIN_TIMEOUT_NS)
+			platform_panic("spinlock %p: cpu %u waited over %llu s for the unlocker "
+				       "passing it over (ticket %u) to finish: deadlock?",
+				       (void *)lock, platform_cpu_id(),
+				       (unsigned long long)(SPIN_TIMEOUT_NS / 1000000000u), ticket);
 	}
 }
 
