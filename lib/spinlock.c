@@ -275,7 +275,7 @@ static bool spin_pv_sleep(spinlock_t *lock, uint16_t ticket, unsigned state)
 	struct spin_pv_slot *slot = &spin_pv_slots[platform_cpu_id()];
 	const uint64_t mine = spin_pv_slot_word(lock, ticket, state);
 	uint32_t word = atomic_load32(&lock->val);
-	uint64_t seen, since;
+	uint64_t seen, since = 0;
 
 	__atomic_store_n(&slot->word, mine, __ATOMIC_RELEASE); /* W1 */
 	do {
@@ -289,8 +289,7 @@ static bool spin_pv_sleep(spinlock_t *lock, uint16_t ticket, unsigned state)
 		platform_cpu_wait(&lock->val, word); /* W4 */
 	}
 take_back: /* W5 */
-	since = platform_now_ns();
-	for (unsigned spins = 1;; spins++) {
+	for (unsigned spins = 0;; spins++) {
 		seen = mine;
 		if (__atomic_compare_exchange_n(&slot->word, &seen, 0, false, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))
@@ -298,8 +297,11 @@ take_back: /* W5 */
 		if (seen == 0)
 			return true; /* the unlocker that passed us over emptied the slot */
 		/* SPIN_PV_PASSING: wait for the outcome, a few instructions away unless preempted. */
+		if (spins == 0)
+			since = platform_now_ns();
 		platform_relax();
-		if (spins % SPIN_CLOCK_EVERY == 0 && platform_now_ns() - since > SPIN_TIMEOUT_NS)
+		if (spins % SPIN_CLOCK_EVERY == SPIN_CLOCK_EVERY - 1 &&
+		    platform_now_ns() - since > SPIN_TIMEOUT_NS)
 			platform_panic("spinlock %p: cpu %u waited over %llu s for the unlocker "
 				       "passing it over (ticket %u) to finish: deadlock?",
 				       (void *)lock, platform_cpu_id(),
@@ -419,11 +421,10 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
 	bool passed = false;
 
 	while ((head = atomic_load16(&lock->tickets.head)) != ticket) {
-		bool sleep = spin_pv_enabled() && ++spins >= SPIN_PV_SPINS &&
+		bool sleep = ++spins % SPIN_PV_SPINS == 0 && spin_pv_enabled() &&
 			     platform_now_ns() - start >= SPIN_PV_MIN_NS;
 
 		if (sleep) {
-			spins = 0;
 			if (spin_pv_sleep(lock, ticket,
 					  passed ? SPIN_PV_ASLEEP_AGAIN : SPIN_PV_ASLEEP)) {
 				uint32_t old;
