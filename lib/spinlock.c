@@ -99,8 +99,8 @@
  * Paravirtual mode: a waiter sleeps once it has made SPIN_PV_SPINS PAUSEs
  * and waited SPIN_PV_MIN_NS, whichever comes later.  Under QEMU TCG, where
  * PAUSE leaves the vCPU loop, the count decides: with 4 vCPUs on 2 idle
- * host cores, refcount at 4 CPUs kept 0.41x-0.53x of its 2-CPU throughput
- * with 2^6 PAUSEs (8 runs), 0.20x-0.57x with 2^8 (10 runs), 0.24x-0.39x
+ * host cores, refcount at 4 CPUs kept 0.39x-0.64x of its 2-CPU throughput
+ * with 2^6 PAUSEs (16 runs), 0.20x-0.57x with 2^8 (10 runs), 0.24x-0.39x
  * with 2^4 and 0.13x-0.25x with 2^10 (spinning longer burns the time
  * slices the holder and the next waiter need; shorter sends waiters to
  * sleep, and kicks, when their turn was near).  On hardware 2^6 PAUSEs
