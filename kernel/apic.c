@@ -167,6 +167,11 @@ void apic_send_ipi(uint32_t id, uint8_t vector)
 	icr_send(id, ICR_FIXED | ICR_ASSERT | vector);
 }
 
+void apic_send_nmi(uint32_t id)
+{
+	icr_send(id, ICR_NMI | ICR_ASSERT);
+}
+
 /*
  * One NMI per CPU that smp.c brought online, by APIC id.  Not the
  * all-but-self shorthand: that also reaches CPUs never started (smp.max=,

@@ -29,6 +29,9 @@ struct cpu {
 	volatile uint64_t work_seq;  /* bumped by the sender for each job */
 	volatile uint64_t done_seq;  /* set to work_seq by the CPU when finished */
 	volatile uint64_t ipis_seen; /* test IPIs received (boot suite) */
+	/* Fence NMIs asked of this CPU by another, and answered by it; see fence.c. */
+	uint64_t fence_asked;
+	uint64_t fence_answered;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 #define PERCPU_INDEX_OFFSET 8

@@ -5,7 +5,8 @@
  * The portable code in lib/ and fs/ reaches the machine only through
  * these functions: CPU number from the GS-based per-CPU block, PAUSE,
  * the kernel heap, the TSC, CPUID facts, RFLAGS.IF, printk and panic, and
- * sleeping waits: HLT, ended by a kick IPI or the local APIC timer.
+ * sleeping waits: HLT, ended by a kick IPI or the local APIC timer; and
+ * a fence on every other CPU, by NMI (fence.c).
  */
 #include "platform.h"
 
@@ -13,6 +14,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "cpuinfo.h"
+#include "fence.h"
 #include "heap.h"
 #include "printf.h"
 #include "percpu.h"
@@ -64,6 +66,12 @@ void platform_cpu_kick(unsigned cpu)
 	/* The caller's stores first: a WRMSR to the x2APIC ICR does not order them (SDM 11.12.3). */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	apic_send_ipi(cpus[cpu].apic_id, VEC_KICK);
+}
+
+bool platform_fence_others(void)
+{
+	fence_others();
+	return true;
 }
 
 void *platform_alloc(size_t size, size_t align)

@@ -12,6 +12,7 @@
 #include "apic.h"
 #include "console.h"
 #include "cpu.h"
+#include "fence.h"
 #include "percpu.h"
 #include "power.h"
 
@@ -143,6 +144,8 @@ void trap_dispatch(struct trap_frame *tf)
 	case VEC_NMI:
 		if (panicking_cpu != NO_PANIC || machine_is_stopping())
 			cpu_halt_forever();
+		if (fence_answer_nmi())
+			return; /* no EOI: an NMI does not go through the APIC's in-service bits */
 		panic_exception(tf);
 	case VEC_SPURIOUS:
 		return; /* the APIC expects no EOI for its spurious vector (SDM 11.9) */

@@ -117,6 +117,23 @@ void platform_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void platform_cpu_wait(const uint32_t *addr, uint32_t expected);
 void platform_cpu_kick(unsigned cpu);
 
+/*
+ * Have every other CPU run a full memory barrier, and return once each
+ * has: whatever a CPU stored before its barrier is then visible to the
+ * caller, and whatever it loads after its barrier sees what the caller
+ * stored before the call.  The barrier interrupts each CPU between two of
+ * its instructions, so a compiler barrier (not a fence) is enough to keep
+ * two accesses of that CPU on one side of it in program order.  For the
+ * paravirtual spinlock, which arms its sleeping with it (spinlock.c).
+ * Costly (an interrupt to every CPU): for rare events only.  Kernel: an NMI
+ * to each online CPU, which works with interrupts off; a CPU that does not
+ * answer within PLATFORM_FENCE_MAX_NS is a panic that names it.  Host:
+ * membarrier(2).  Returns false, after saying why once, if the platform
+ * cannot do it.
+ */
+#define PLATFORM_FENCE_MAX_NS (10ull * 1000 * 1000 * 1000)
+bool platform_fence_others(void);
+
 /* Report an unrecoverable error, stop every CPU, and never return. */
 __attribute__((noreturn, format(printf, 1, 2))) void platform_panic(const char *fmt, ...);
 

@@ -9,12 +9,14 @@
  * owner's unlock advances the head to our ticket.  The 16-bit halves wrap
  * independently, which is why the tail carries out of bit 31 harmlessly.
  *
- * Plain unlock is a 16-bit store of head + SPIN_TICKET_STEP: only the owner
+ * Unlock is a 16-bit store of head + SPIN_TICKET_STEP: only the owner
  * writes the head, and an x86 store has release semantics (SDM Vol. 3A
  * 8.2.2), so no LOCK prefix is needed.
  *
  * Paravirtual mode (the idea of Linux 3.12's paravirt ticket locks; this
  * is our own code).  A waiter spins a while (SPIN_PV_SPINS, SPIN_PV_MIN_NS), then:
+ *   W0  makes sure sleeping is armed (below); if another CPU is arming it
+ *       right now, it spins on instead;
  *   W1  writes (lock, ticket, ASLEEP) into its CPU's slot in spin_pv_slots
  *       (ASLEEP_AGAIN if it was passed over before in this acquisition);
  *   W2  sets SPIN_TAIL_SLEEPERS in the lock word with a locked
@@ -27,16 +29,49 @@
  *       waits for the outcome; if it finds the slot emptied, it was passed
  *       over: its turn went by, and it takes a new ticket at the tail.
  * The unlocker:
- *   U1  advances the head with a locked XADD (not a plain store);
- *   U2  reads the tail: if SPIN_TAIL_SLEEPERS is set,
- *   U3  looks for the slot that says (lock, new head, asleep).  If that CPU
+ *   U1  advances the head with the plain store above;
+ *   U2  reads the mode: unless sleeping is armed, that is all;
+ *   U3  armed: a full fence (MFENCE), then reads the tail: if
+ *       SPIN_TAIL_SLEEPERS is set,
+ *   U4  looks for the slot that says (lock, new head, asleep).  If that CPU
  *       was not passed over yet in this acquisition and another ticket
  *       waits behind it, the unlocker passes it over: it turns the slot to
  *       PASSING with a compare-exchange, spends the turn with a compare-
  *       exchange of the head from the turn to the next, empties the slot,
  *       kicks the CPU (so that it queues again) and goes on with the next
  *       turn.  Otherwise it kicks the CPU and leaves it the lock;
- *   U4  clears the flag if the lock is now free (nobody left to wake).
+ *   U5  clears the flag if the lock is now free (nobody left to wake).
+ *
+ * Why arm.  An unlock must not miss a waiter that is about to sleep, so
+ * its store to the head (U1) and its load of the flag (U3) need a full
+ * fence between them: x86 lets a load pass an earlier store to another
+ * address (SDM 8.2.3.4), and then U3 could miss a flag that W2 sets while
+ * W3 still reads the old head.  A fence costs about as much as the rest of
+ * an uncontended lock and unlock together, and most runs never sleep: a
+ * guest with a core per vCPU, or any short wait.  So the mode
+ * (spin_pv_mode) starts ON, where an unlock is U1 and U2, exactly what a
+ * plain ticket lock pays plus one load of a line every CPU keeps cached.
+ * The first waiter that needs to sleep arms it: it moves the mode from ON
+ * to ARMING with a compare-exchange, has every other CPU run a full fence
+ * (platform_fence_others: an NMI to each on bare metal, membarrier(2) on a
+ * host), and then stores ARMED.  Every unlock after that pays U3's fence.
+ * spin_pv_set(), which is called only while no lock is contended,
+ * disarms it again.
+ *
+ * Who owns a turn.  The head reaching a sleeper's ticket makes the turn
+ * the sleeper's unless an unlocker reserves its slot first; both decide by
+ * a compare-exchange on the slot, so exactly one of them owns the turn:
+ * the sleeper (which then finds head == ticket and proceeds) or the
+ * unlocker (which spends it).  The unlocker spends it with a compare-
+ * exchange on the head, not an increment, because it may be stale: held
+ * up after U1 while 2^15 turns went by and a ticket of the same value came
+ * round, in which case the head is not the turn it thinks and the
+ * compare-exchange fails.  It then gives the slot back and kicks the CPU,
+ * since that CPU's own turn may have come while the slot was reserved and
+ * its unlocker, finding it PASSING, left it alone.  For the same reason
+ * one unlock passes over at most one sleeper per CPU.  The owner's plain
+ * U1 cannot race with such a compare-exchange: while a CPU owns turn t, no
+ * other CPU holds ticket t, so no slot says (lock, t, asleep) to reserve.
  *
  * Why pass over a sleeper.  Handing the lock to a sleeping CPU leaves it
  * idle until that CPU wakes: under QEMU TCG on a 2-core host a kick takes
@@ -50,38 +85,37 @@
  * go first.  Among running waiters the lock stays FIFO, and plain mode
  * (bare metal) is FIFO throughout.
  *
- * Who owns a turn.  The head reaching a sleeper's ticket makes the turn
- * the sleeper's unless an unlocker reserves its slot first; both decide by
- * a compare-exchange on the slot, so exactly one of them owns the turn:
- * the sleeper (which then finds head == ticket and proceeds) or the
- * unlocker (which spends it).  The unlocker spends it with a compare-
- * exchange on the head, not an increment, because it may be stale: held
- * up after U1 while 2^15 turns went by and a ticket of the same value came
- * round, in which case the head is not the turn it thinks and the
- * compare-exchange fails.  It then gives the slot back and kicks the CPU,
- * since that CPU's own turn may have come while the slot was reserved and
- * its unlocker, finding it PASSING, left it alone.  For the same reason
- * one unlock passes over at most one sleeper per CPU.
- *
- * Why no wake-up is lost.  W2 and U1 are locked instructions on the same
- * word, and locked instructions have one total order that plain loads do
- * not pass (SDM Vol. 3A 8.2.2, 8.2.3.8/9).  Either U1 came first: then W3,
- * after W2, reads the new head (or a later one) and the waiter does not
- * sleep.  Or W2 came first: then U2, after U1, sees the flag (nobody clears
- * it while the waiter's ticket is outstanding: U4 clears it only when head
- * == tail, i.e. no ticket is outstanding), and U3 sees the slot, which W1
- * wrote before W2; so the unlocker kicks, whether it passes the CPU over
- * or leaves it the lock.  The kick comes after U1, so if the waiter has
- * not yet compared the word in W4 it sees it changed and does not sleep,
- * and if it has, the kick ends the sleep (platform_cpu_wait's contract).
- * That is why U1 is a locked XADD and not the plain store: a store may
- * wait in the store buffer while U2's load goes ahead (SDM 8.2.3.4),
- * letting U2 miss a flag that W2 sets while W3 still reads the old head.
+ * Why no wake-up is lost.  Take the unlock U whose U1 stores the waiter's
+ * ticket into the head, and what its U2 reads.
+ *   ARMING or ARMED: U3's fence makes U1 visible before U3's load.  W2 is
+ *       a locked instruction, and a later load does not pass it (SDM
+ *       8.2.2).  If U3's load came before W2, U1 was visible before W2 and
+ *       W3 reads the ticket: the waiter does not sleep.  If after, U3 sees
+ *       the flag (U5 clears it only when head == tail, i.e. no ticket is
+ *       outstanding, and the waiter's is) and U4 the slot, which W1 wrote
+ *       before W2; so the unlocker kicks, whether it passes the CPU over
+ *       or leaves it the lock.
+ *   ON: U2 came before the compare-exchange that began arming, since the
+ *       mode only moves ON, ARMING, ARMED until spin_pv_set.  The arming
+ *       CPU's fence then interrupted U's CPU at some instruction, and
+ *       every load after it reads ARMING or later; so U2, and U1 before it
+ *       in program order, came before that instruction, and the fence's
+ *       locked instruction made U1 visible before platform_fence_others
+ *       returned, before ARMED was stored, before the waiter's W0 read it,
+ *       before W3.  W3 reads the ticket: the waiter does not sleep.
+ * Hence a compiler barrier keeps U1 before U2 (an interrupt sees its own
+ * CPU in program order), and W0 waits for ARMED, not ARMING.  The kick
+ * comes after U1, so if the waiter has not yet compared the word in W4 it
+ * sees it changed and does not sleep, and if it has, the kick ends the
+ * sleep (platform_cpu_wait's contract).
  * tests/model/spinlock_pv.pml checks the protocol, and that dropping W3 or
  * kicking before U1 loses a wake-up, that reserving the slot with a plain
  * store spends a turn the sleeper took back, that spending the turn with
  * an increment lets a stale unlocker spend somebody else's, and that
  * without the once-only rule a CPU can be passed over forever.
+ * tests/model/spinlock_pv_tso.pml gives the unlocker a store buffer and
+ * checks the arming: that a wake-up is lost if U2 is read before U1, if
+ * U3 has no fence, or if the arming CPU skips the fence round.
  *
  * A kicked CPU that finds the head not yet its ticket (a stray kick, or a
  * kick to an earlier wait) simply waits again; a kick to a CPU that is not
@@ -111,8 +145,15 @@
 #define SPIN_PV_SPINS  (1u << 6)
 #define SPIN_PV_MIN_NS (50u * 1000)
 
-/* Paravirtual mode on: read on every unlock, written only when no lock is contended. */
-static bool spin_pv;
+/*
+ * The mode, read by every unlock (U2): OFF, the plain lock; ON, paravirtual
+ * but no waiter has slept since spin_pv_set, so unlocks skip U3; ARMING,
+ * a waiter is having every other CPU fence; ARMED, waiters may sleep and
+ * unlocks fence and look for them.  Moves only forward, except in
+ * spin_pv_set, which runs only while no lock is contended.
+ */
+enum spin_pv_mode { SPIN_PV_OFF, SPIN_PV_ON, SPIN_PV_ARMING, SPIN_PV_ARMED };
+static uint8_t spin_pv_mode;
 
 /*
  * Where each CPU announces the ticket it sleeps for (W1): one 64-bit word,
@@ -141,7 +182,7 @@ static uint64_t spin_pv_slot_word(const spinlock_t *lock, uint16_t ticket, unsig
 }
 
 static struct spin_pv_slot spin_pv_slots[MAX_CPUS];
-static uint64_t spin_pv_sleeps, spin_pv_kicks, spin_pv_passes;
+static uint64_t spin_pv_sleeps, spin_pv_kicks, spin_pv_passes, spin_pv_arms;
 
 #ifdef SPINLOCK_DEBUG
 
@@ -240,12 +281,35 @@ void spin_init(spinlock_t *lock)
 
 void spin_pv_set(bool on)
 {
-	__atomic_store_n(&spin_pv, on, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&spin_pv_mode, on ? SPIN_PV_ON : SPIN_PV_OFF, __ATOMIC_SEQ_CST);
 }
 
 bool spin_pv_enabled(void)
 {
-	return __atomic_load_n(&spin_pv, __ATOMIC_RELAXED);
+	return __atomic_load_n(&spin_pv_mode, __ATOMIC_RELAXED) != SPIN_PV_OFF;
+}
+
+/*
+ * W0 of the file comment: true once sleeping is armed, arming it if
+ * nobody has; false while another CPU arms it (the caller spins on and
+ * asks again later), or for good if the platform cannot fence other CPUs.
+ */
+static bool spin_pv_arm(void)
+{
+	uint8_t mode = __atomic_load_n(&spin_pv_mode, __ATOMIC_ACQUIRE);
+
+	if (mode == SPIN_PV_ARMED)
+		return true;
+	if (mode != SPIN_PV_ON ||
+	    !__atomic_compare_exchange_n(&spin_pv_mode, &mode, SPIN_PV_ARMING, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE))
+		return false;
+	/* From here every unlock that reads the mode fences; this drains the ones that read ON. */
+	if (!platform_fence_others())
+		return false; /* stays ARMING: unlocks fence, nobody sleeps; the platform said why */
+	__atomic_add_fetch(&spin_pv_arms, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&spin_pv_mode, SPIN_PV_ARMED, __ATOMIC_RELEASE);
+	return true;
 }
 
 struct spin_pv_stats spin_pv_stats(void)
@@ -254,6 +318,7 @@ struct spin_pv_stats spin_pv_stats(void)
 	    .sleeps = __atomic_load_n(&spin_pv_sleeps, __ATOMIC_RELAXED),
 	    .kicks = __atomic_load_n(&spin_pv_kicks, __ATOMIC_RELAXED),
 	    .passes = __atomic_load_n(&spin_pv_passes, __ATOMIC_RELAXED),
+	    .arms = __atomic_load_n(&spin_pv_arms, __ATOMIC_RELAXED),
 	};
 }
 
@@ -331,7 +396,7 @@ static void spin_pv_kick(unsigned cpu)
 }
 
 /*
- * U3's pass-over of @cpu, asleep (slot word @word) for the turn @head.
+ * U4's pass-over of @cpu, asleep (slot word @word) for the turn @head.
  * Reserves the slot, so that the sleeper cannot take its turn back
  * meanwhile, then spends the turn with a compare-exchange on the head, and
  * empties the slot: "you were passed over".  The compare-exchange fails
@@ -363,7 +428,7 @@ static bool spin_pv_pass(spinlock_t *lock, unsigned cpu, uint64_t word, uint16_t
 }
 
 /*
- * U3-U4 of the file comment, for the turn of @head that U1 just began.
+ * U4-U5 of the file comment, for the turn of @head that U1 just began.
  * Passes over at most one sleeper per CPU: more would mean tickets that
  * came round again under a stale unlocker, not sleepers in a row.
  */
@@ -422,7 +487,7 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
 
 	while ((head = atomic_load16(&lock->tickets.head)) != ticket) {
 		bool sleep = ++spins % SPIN_PV_SPINS == 0 && spin_pv_enabled() &&
-			     platform_now_ns() - start >= SPIN_PV_MIN_NS;
+			     platform_now_ns() - start >= SPIN_PV_MIN_NS && spin_pv_arm();
 
 		if (sleep) {
 			if (spin_pv_sleep(lock, ticket,
@@ -460,21 +525,26 @@ void spin_lock(spinlock_t *lock)
 	spin_debug_acquired(lock);
 }
 
+/* U3 of the file comment, and U4-U5 if the flag is set: sleeping is armed. */
+static __attribute__((noinline)) void spin_pv_unlock_armed(spinlock_t *lock, uint16_t head)
+{
+	atomic_full_fence(); /* U1's store visible before the tail's load */
+	if (atomic_load16(&lock->tickets.tail) & SPIN_TAIL_SLEEPERS)
+		spin_pv_wake(lock, head);
+}
+
 void spin_unlock(spinlock_t *lock)
 {
-	uint16_t head;
+	uint16_t head = (uint16_t)(atomic_load16(&lock->tickets.head) + SPIN_TICKET_STEP);
 
 	spin_debug_release(lock);
-	if (!spin_pv_enabled()) {
-		/* Only the owner writes the head: a release store hands the lock on. */
-		atomic_store16(&lock->tickets.head,
-			       (uint16_t)(atomic_load16(&lock->tickets.head) + SPIN_TICKET_STEP));
-		return;
-	}
-	head = (uint16_t)(atomic_xadd16(&lock->tickets.head, SPIN_TICKET_STEP) +
-			  SPIN_TICKET_STEP);						  /* U1 */
-	if (__builtin_expect(atomic_load16(&lock->tickets.tail) & SPIN_TAIL_SLEEPERS, 0)) /* U2 */
-		spin_pv_wake(lock, head);
+	/* Only the owner writes the head: a release store hands the lock on. */
+	atomic_store16(&lock->tickets.head, head); /* U1 */
+	/* U1 before U2 in program order, where the arming CPU's fence interrupt sees them. */
+	atomic_compiler_barrier();
+	if (__builtin_expect(__atomic_load_n(&spin_pv_mode, __ATOMIC_RELAXED) >= SPIN_PV_ARMING,
+			     0)) /* U2 */
+		spin_pv_unlock_armed(lock, head);
 }
 
 bool spin_trylock(spinlock_t *lock)

@@ -19,7 +19,10 @@
  * ticket, and the sleeper queues again when it wakes, so the lock does not
  * idle while a vCPU wakes up.  The second time the turn waits for it, so
  * nobody starves.  Off, the lock is the plain ticket lock and never sleeps.
- * spinlock.c argues why no wake-up is lost and no turn is granted twice.
+ * A sleeper costs every unlock a full fence, so sleeping is armed only when
+ * a waiter first needs it: until then a paravirtual unlock costs what a
+ * plain one does.  spinlock.c argues why no wake-up is lost and no turn is
+ * granted twice.
  *
  * Layout of the 32-bit word: head in bits 0-15 (the ticket being served),
  * tail in bits 16-31 (the next ticket to hand out).  Tickets advance by
@@ -105,7 +108,9 @@ void spin_unlock(spinlock_t *lock);
  * Paravirtual mode on or off, for every lock.  Switch only while no lock
  * is contended (at boot, or between benchmark runs with every other CPU at
  * a barrier): a waiter asleep when it is switched off is woken only by its
- * sleep's time bound (PLATFORM_WAIT_MAX_NS), late but correctly.
+ * sleep's time bound (PLATFORM_WAIT_MAX_NS), late but correctly.  Either
+ * way it disarms sleeping, so the next waiter that needs to sleep arms it
+ * again (spinlock.c).
  */
 void spin_pv_set(bool on);
 bool spin_pv_enabled(void);
@@ -115,6 +120,8 @@ struct spin_pv_stats {
 	uint64_t sleeps; /* waiters that went to sleep */
 	uint64_t kicks;	 /* kicks sent to sleeping waiters */
 	uint64_t passes; /* turns that went by a sleeping waiter to a running one */
+	uint64_t
+	    arms; /* times a waiter armed sleeping (spinlock.c), once per spin_pv_set at most */
 };
 struct spin_pv_stats spin_pv_stats(void);
 

@@ -71,6 +71,7 @@ GOAL_VS_SPINLOCK_MIN = 1.3  # lockref >= 1.3x spinlock at every N >= 2
 GOAL_VS_XADD_MIN = 0.25  # lockref >= 0.25x xadd at every N >= 2
 GOAL_FALLBACK_MAX = 0.001  # fallbacks < 0.1% of lockref operations (refcount)
 GOAL_WIDE_MIN = 0.7  # lockref16 >= 0.7x lockref
+GOAL_PV_UNCONTENDED_MAX = 1.05  # spinlock-pv get+put <= 1.05x spinlock get+put, nobody waiting
 EMULATORS = {"tcg", "bochs"}
 
 # One uncontended LOCK XADD takes about 5 to 25 ns on hardware; far more means the
@@ -395,6 +396,18 @@ def goal(name, ok, figures):
     return {"name": name, "verdict": verdict, "figures": figures}
 
 
+def goal_pv_uncontended(results):
+    """The paravirtual lock costs what the plain one does while nobody sleeps (lib/spinlock.c)."""
+    name = f"uncontended spinlock-pv get+put <= {GOAL_PV_UNCONTENDED_MAX}x ticket lock"
+    pv = results.get(("uncontended", "spinlock-pv", "get+put", 1))
+    sl = results.get(("uncontended", "spinlock", "get+put", 1))
+    if not (pv and sl and sl["ns_per_op"]):
+        return goal(name, None, "no uncontended spinlock-pv/spinlock get+put lines")
+    ratio = pv["ns_per_op"] / sl["ns_per_op"]
+    return goal(name, ratio <= GOAL_PV_UNCONTENDED_MAX,
+                f"{pv['ns_per_op']:.2f} ns vs {sl['ns_per_op']:.2f} ns = {ratio:.2f}x")
+
+
 def goals_hardware(results):
     out = []
     lr = results.get(("uncontended", "lockref", "get+put", 1))
@@ -598,9 +611,11 @@ def build_report(env, result, results, notes, host, against=None):
     parts += [f"- {w}" for w in warnings] if warnings else ["None."]
     hw, emu = goals_hardware(results), goals_emulated(results)
     judged, info = (emu, hw) if emulated else (hw, emu)
+    judged = judged + [goal_pv_uncontended(results)]  # a ratio of two locks: judged everywhere
     parts += ["", "## Goals", "",
               f"Judged for {label}" + (", running as an emulator: there only the absence of "
-                                       "inversions is a goal; the hardware goals are shown for "
+                                       "inversions and the paravirtual lock's uncontended cost "
+                                       "are goals; the hardware goals are shown for "
                                        "information." if emulated else "."), "",
               table(["goal", "figures", "verdict"],
                     [[g["name"], g["figures"], g["verdict"]] for g in judged]

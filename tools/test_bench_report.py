@@ -74,7 +74,8 @@ def good_lines(hypervisor="kvm"):
     lr = {"retries_per_op": 0.01, "fallbacks": 0, "lockref_ops": 10 ** 6}
     lines = ["\x1b[2J garbage from the boot loader", env_line(hypervisor), "KTAP version 1",
              "1..1", "    KTAP version 1", "    # Subtest: bench", "    1..3"]
-    for impl, ns in (("spinlock", 20.0), ("lockref", 21.0), ("lockref16", 25.0)):
+    for impl, ns in (("spinlock", 20.0), ("spinlock-pv", 20.5), ("lockref", 21.0),
+                     ("lockref16", 25.0)):
         lines.append(bench_line("uncontended", impl, 1, int(1e9 / ns), ns_per_op=ns))
     lines.append(bench_line("uncontended", "cmpxchg8b", 1, 10 ** 8, op="insn", ns_per_op=10.0))
     # refcount: lockref is 2x spinlock and 0.5x xadd at 2 CPUs.
@@ -145,7 +146,8 @@ class TestGoodLog(ReportCase):
     def test_hardware_goals_pass(self):
         self.run_tool(good_lines())
         for words in ("uncontended lockref get+put", "lockref >= 1.3x spinlock",
-                      "lockref >= 0.25x xadd", "fallbacks < 0.1%", "lockref16 >= 0.7x"):
+                      "lockref >= 0.25x xadd", "fallbacks < 0.1%", "lockref16 >= 0.7x",
+                      "spinlock-pv get+put <= 1.05x"):
             self.assertTrue(self.goal_row(words).endswith("| PASS |"), self.goal_row(words))
         self.assertIn("(PASS, not judged here)", self.goal_row("no inversion"))
 
@@ -160,6 +162,15 @@ class TestGoodLog(ReportCase):
         self.assertTrue(self.goal_row("1.3x spinlock").endswith("| FAIL |"))
         self.assertTrue(self.goal_row("fallbacks <").endswith("| FAIL |"))
         self.assertEqual(self.run_tool(lines, "--strict"), 3)
+
+    def test_pv_uncontended_cost_judged_everywhere(self):
+        for hypervisor in ("kvm", "tcg"):
+            lines = [l for l in good_lines(hypervisor) if '"spinlock-pv"' not in l]
+            lines.insert(-3, bench_line("uncontended", "spinlock-pv", 1, int(1e9 / 22.0),
+                                        ns_per_op=22.0))
+            self.assertEqual(self.run_tool(lines, "--strict"), 3, hypervisor)
+            self.assertIn("= 1.10x", self.goal_row("spinlock-pv get+put"))
+            self.assertTrue(self.goal_row("spinlock-pv get+put").endswith("| FAIL |"))
 
     def test_tcg_judged_by_inversion_only(self):
         lines = good_lines("tcg")

@@ -77,6 +77,9 @@
  *   pv_kicks,      the mean over every trial run: waiters that went to
  *   pv_passes      sleep, kicks sent to them, and turns that went past a
  *                  sleeping waiter to a running one (spin_pv_stats()).
+ *   pv_armed_trials  the same impls: of every trial run (the warm-up too),
+ *                  those in which a waiter armed sleeping, after which every
+ *                  unlock fenced (lib/spinlock.c).
  *
  * Fractions and per-operation figures are printed in fixed point with
  * BENCH_DECIMALS decimals (the kernel has no floating point).

@@ -277,6 +277,7 @@ static void ref_sum_pv(struct bench_ref *r)
 	r->pv_sum.sleeps += now.sleeps - r->pv_start.sleeps;
 	r->pv_sum.kicks += now.kicks - r->pv_start.kicks;
 	r->pv_sum.passes += now.passes - r->pv_start.passes;
+	r->pv_sum.arms += now.arms - r->pv_start.arms; /* at most 1: spin_pv_set began the trial */
 	r->pv_trials++;
 }
 
@@ -345,10 +346,12 @@ static void ref_extra(void *arg, char *buf, size_t size)
 			       platform_facts().cx16 ? "true" : "false");
 	if (r->impl->pv && r->pv_trials && n >= 0 && (size_t)n < size)
 		n += ksnprintf(buf + n, size - (size_t)n,
-			       ",\"pv_sleeps\":%llu,\"pv_kicks\":%llu,\"pv_passes\":%llu",
+			       ",\"pv_sleeps\":%llu,\"pv_kicks\":%llu,\"pv_passes\":%llu,"
+			       "\"pv_armed_trials\":%llu",
 			       (unsigned long long)(r->pv_sum.sleeps / r->pv_trials),
 			       (unsigned long long)(r->pv_sum.kicks / r->pv_trials),
-			       (unsigned long long)(r->pv_sum.passes / r->pv_trials));
+			       (unsigned long long)(r->pv_sum.passes / r->pv_trials),
+			       (unsigned long long)r->pv_sum.arms);
 	/* The line ends this CPU count's run: the next one sums afresh. */
 	r->pv_sum = (struct spin_pv_stats){0};
 	r->pv_trials = 0;

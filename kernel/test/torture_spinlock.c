@@ -256,11 +256,12 @@ static void spin_report_pv(struct ktest_ctx *t)
 
 	ktest_diag(t,
 		   "spinlock: paravirtual mode %s: %llu sleeps, %llu kicks, %llu turns passed "
-		   "to a running waiter during the run",
+		   "to a running waiter during the run; sleeping armed %llu time(s)",
 		   spin_pv_enabled() ? "on" : "off",
 		   (unsigned long long)(now.sleeps - spin_torture.pv.sleeps),
 		   (unsigned long long)(now.kicks - spin_torture.pv.kicks),
-		   (unsigned long long)(now.passes - spin_torture.pv.passes));
+		   (unsigned long long)(now.passes - spin_torture.pv.passes),
+		   (unsigned long long)(now.arms - spin_torture.pv.arms));
 }
 
 /* CPU 0, after every CPU stopped: the end-of-run invariants and the statistics lines. */

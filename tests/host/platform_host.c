@@ -7,8 +7,9 @@
  * through host_set_cpu_id), so per-CPU arrays in lib/ work unchanged.
  * The native benchmark program (tests/bench) links it too, with yielding
  * switched off: its threads are pinned one per core and must only spin.
- * Sleeping waits are futexes, so the paravirtual spinlock runs its real
- * protocol here, under the sanitizers too.
+ * Sleeping waits are futexes, and the fence on other CPUs is
+ * membarrier(2), so the paravirtual spinlock runs its real protocol here,
+ * under the sanitizers too.
  */
 #define _GNU_SOURCE
 #include "platform.h"
@@ -19,8 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,6 +122,33 @@ void platform_cpu_kick(unsigned cpu)
 {
 	__atomic_add_fetch(&host_kick_seq[cpu], 1, __ATOMIC_SEQ_CST);
 	syscall(SYS_futex, &host_kick_seq[cpu], FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/*
+ * membarrier's expedited private command interrupts every CPU that runs a
+ * thread of this process and has it execute a full barrier; a thread not
+ * running has passed one in its context switch.  The process registers once.
+ */
+static bool host_membarrier_ok;
+static pthread_once_t host_membarrier_once = PTHREAD_ONCE_INIT;
+
+static void host_membarrier_register(void)
+{
+	host_membarrier_ok =
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+	if (!host_membarrier_ok)
+		fprintf(
+		    stderr,
+		    "platform: membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) failed "
+		    "(%s): no fence on other CPUs, so paravirtual waiters spin and never sleep\n",
+		    strerror(errno));
+}
+
+bool platform_fence_others(void)
+{
+	pthread_once(&host_membarrier_once, host_membarrier_register);
+	return host_membarrier_ok &&
+	       syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
 void *platform_alloc(size_t size, size_t align)

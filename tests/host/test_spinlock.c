@@ -181,10 +181,41 @@ static void test_stress_pv(void)
 	test_stress(MAX_THREADS);
 	after = spin_pv_stats();
 	spin_pv_set(false);
-	printf("# paravirtual, %d threads: %lu sleeps, %lu kicks, %lu turns passed over\n",
+	printf("# paravirtual, %d threads: %lu sleeps, %lu kicks, %lu turns passed over, "
+	       "armed %lu time(s)\n",
 	       MAX_THREADS, (unsigned long)(after.sleeps - before.sleeps),
 	       (unsigned long)(after.kicks - before.kicks),
-	       (unsigned long)(after.passes - before.passes));
+	       (unsigned long)(after.passes - before.passes),
+	       (unsigned long)(after.arms - before.arms));
+	CHECK(after.arms - before.arms <= 1,
+	      "sleeping was armed %lu times under one spin_pv_set, at most once expected",
+	      (unsigned long)(after.arms - before.arms));
+	CHECK(after.sleeps == before.sleeps || after.arms - before.arms == 1,
+	      "%lu waiters slept but sleeping was never armed",
+	      (unsigned long)(after.sleeps - before.sleeps));
+}
+
+/* Uncontended lock/unlock pairs in test_pv_uncontended_unarmed. */
+#define UNCONTENDED_PAIRS 100000
+
+/* Uncontended locking in paravirtual mode never arms sleeping: its unlock stays U1 and U2. */
+static void test_pv_uncontended_unarmed(void)
+{
+	spinlock_t lock = SPINLOCK_INIT;
+	struct spin_pv_stats before, after;
+
+	spin_pv_set(true);
+	before = spin_pv_stats();
+	for (int i = 0; i < UNCONTENDED_PAIRS; i++) {
+		spin_lock(&lock);
+		spin_unlock(&lock);
+	}
+	after = spin_pv_stats();
+	spin_pv_set(false);
+	CHECK(after.arms == before.arms && after.sleeps == before.sleeps,
+	      "%d uncontended lock/unlock pairs armed sleeping %lu times (%lu sleeps)",
+	      UNCONTENDED_PAIRS, (unsigned long)(after.arms - before.arms),
+	      (unsigned long)(after.sleeps - before.sleeps));
 }
 
 /* How long the holder keeps the lock in test_pv_handover: far past the waiter's spin. */
@@ -244,6 +275,8 @@ static void test_pv_handover(void)
 	       (unsigned long)(after.kicks - before.kicks));
 	CHECK(after.sleeps - before.sleeps >= 1, "the waiter never slept (held %d ms)", PV_HOLD_MS);
 	CHECK(after.kicks - before.kicks >= 1, "the unlock kicked nobody");
+	CHECK(after.arms - before.arms == 1, "one sleep armed sleeping %lu times, expected once",
+	      (unsigned long)(after.arms - before.arms));
 	CHECK(after.passes == before.passes,
 	      "a lone sleeper was passed over: nobody was behind it");
 	CHECK(handover < PV_HANDOVER_MAX_NS,
@@ -507,6 +540,7 @@ int main(void)
 #endif
 	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++)
 		test_stress(thread_counts[i]);
+	test_pv_uncontended_unarmed();
 	test_stress_pv();
 	test_pv_handover();
 	test_pv_pass_over();

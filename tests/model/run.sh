@@ -62,6 +62,11 @@ mutant_pv_kick_first_live   spinlock_pv.pml       -DMUTANT_KICK_BEFORE_RELEASE,-
 mutant_pv_pass_blind        spinlock_pv.pml       -DMUTANT_PASS_BLIND           safety    assert:free_means_no_waiter
 mutant_pv_pass_always       spinlock_pv.pml       -DMUTANT_PASS_ALWAYS,-DNO_WATCHDOG liveness ltl:progress
 mutant_pv_pass_stale        spinlock_pv.pml       -DMUTANT_PASS_STALE           safety    deadlock
+pv_tso_safety               spinlock_pv_tso.pml   -                             safety    pass
+mutant_pv_mode_before_store spinlock_pv_tso.pml   -DMUTANT_MODE_BEFORE_STORE    safety    assert:no_lost_wakeup
+mutant_pv_no_fence          spinlock_pv_tso.pml   -DMUTANT_NO_FENCE             safety    assert:no_lost_wakeup
+mutant_pv_no_barrier        spinlock_pv_tso.pml   -DMUTANT_NO_BARRIER           safety    assert:no_lost_wakeup
+mutant_pv_sleep_arming      spinlock_pv_tso.pml   -DMUTANT_SLEEP_WHILE_ARMING   safety    assert:no_lost_wakeup
 '
 
 for tool in spin gcc timeout; do

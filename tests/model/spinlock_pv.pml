@@ -28,14 +28,16 @@
  *       pending
  *   W5  CMPXCHG: slot := empty; wait while an unlocker holds it PASSING;
  *       found empty already: passed over, queue again (a separate XADD)
- *   U1  XADD head                     U2  load the flag
- *   U3  find the slot of the new head; if ASLEEP with a ticket behind it
+ *   U1  head := head + 1             U3  load the flag
+ *   (U2, W0: sleeping is armed from the start here; spinlock_pv_tso.pml
+ *   checks the arming)
+ *   U4  find the slot of the new head; if ASLEEP with a ticket behind it
  *       (and fewer than CPUS - 1 passed over in this unlock):
  *       CMPXCHG it to PASSING, CMPXCHG head from the turn to the next
  *       (fails only for a stale unlocker: then the slot goes back, with a
  *       kick), empty the slot, kick, and on to the next turn; otherwise
  *       kick
- *   U4  clear the flag if the lock is now free
+ *   U5  clear the flag if the lock is now free
  * W3 and W4 are one step because platform_cpu_wait compares the word and
  * halts with kicks held pending (interrupts off, then STI;HLT; on the host
  * the kick counter read before the comparison): a kick after the comparison
@@ -66,11 +68,11 @@
  * -DSTRAY_KICKS adds a CPU that kicks anybody at any time: kicks to CPUs not
  * asleep, or asleep for a ticket not yet served, must be harmless.
  *
- * Memory order: U1 and W2 are locked instructions, and U2, W3 loads after
- * them; locked instructions are totally ordered and later loads do not pass
- * them (Intel SDM Vol. 3A 8.2.2), so Spin's sequential consistency is
- * faithful here (README.md).  A plain-store U1 would not be: its load U2
- * could pass it.
+ * Memory order: this model is sequentially consistent, and U1 one step.
+ * In C, U1 is a plain store, and an x86 load may pass an earlier store;
+ * what keeps the flag's load from passing U1 (a fence once sleeping is
+ * armed, and the arming's fence round) is checked on x86's own memory
+ * model in spinlock_pv_tso.pml.
  */
 
 #define CPUS 3
@@ -176,7 +178,7 @@ inline pv_sleep(me, ticket, passed)
 }
 
 /*
- * U3-U4 for the turn @served that U1 began: pass its sleeper over (once per
+ * U4-U5 for the turn @served that U1 began: pass its sleeper over (once per
  * acquisition, only with a ticket behind it, and at most CPUS - 1 times
  * per unlock) and spend the turn, or kick it and leave it the lock.  @c,
  * @found, @pass, @npass: the caller's scratch.
@@ -300,7 +302,7 @@ active [CPUS] proctype cpu()
 #ifdef MUTANT_KICK_BEFORE_RELEASE
        served = (head + 1) % TICKETS;
        if
-       :: sleepers -> pv_wake(served, c, found, pass, npass) /* U2, U3 */
+       :: sleepers -> pv_wake(served, c, found, pass, npass) /* U3, U4 */
        :: else -> skip
        fi;
        d_step {
@@ -318,7 +320,7 @@ active [CPUS] proctype cpu()
            served = head
        }
        if
-       :: sleepers -> pv_wake(served, c, found, pass, npass) /* U2, U3 */
+       :: sleepers -> pv_wake(served, c, found, pass, npass) /* U3, U4 */
        :: else -> served = 0
        fi
 #endif

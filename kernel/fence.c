@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fence.c - a memory barrier on every other CPU, delivered by NMI.
+ *
+ * The paravirtual spinlock arms its sleeping with it (lib/spinlock.c): the
+ * CPUs to fence may be running a benchmark or the torture with interrupts
+ * off, and the arming CPU cannot wait until they turn them on.  An NMI is
+ * taken between two instructions whatever RFLAGS.IF says, and the handler
+ * answers with XCHG, a locked instruction: it drains that CPU's store
+ * buffer, so everything the CPU stored before the interrupted instruction
+ * is visible, and no later load of that CPU passes it (SDM Vol. 3A 8.2.2).
+ *
+ * Telling our NMI from others: the asker bumps the CPU's fence_asked, then
+ * sends the NMI; the handler copies fence_asked into fence_answered.  One
+ * round runs at a time (fence_busy) and the asker waits for every answer,
+ * so a CPU has at most one fence NMI outstanding: an NMI is ours iff
+ * asked != answered when it arrives.  Any other NMI keeps its meaning
+ * (panic or machine stop, or an unexpected NMI, reported as an exception).
+ */
+#include "fence.h"
+
+#include "apic.h"
+#include "cpu.h"
+#include "percpu.h"
+#include "platform.h"
+#include "tsc.h"
+
+static bool fence_busy;
+
+/* Wait for the round in progress, if any; panic if it does not end in time. */
+static void fence_claim(void)
+{
+	uint64_t start = tsc_now();
+
+	while (__atomic_exchange_n(&fence_busy, true, __ATOMIC_ACQUIRE)) {
+		cpu_relax();
+		if (tsc_to_ns(tsc_now() - start) > PLATFORM_FENCE_MAX_NS)
+			platform_panic("fence: CPU %u waited over %llu s for another CPU's round "
+				       "of fence NMIs to end",
+				       this_cpu_index(),
+				       (unsigned long long)(PLATFORM_FENCE_MAX_NS / 1000000000u));
+	}
+}
+
+static void fence_wait_answer(const struct cpu *c, uint64_t asked, uint64_t start)
+{
+	while (__atomic_load_n(&c->fence_answered, __ATOMIC_ACQUIRE) != asked) {
+		cpu_relax();
+		if (tsc_to_ns(tsc_now() - start) > PLATFORM_FENCE_MAX_NS)
+			platform_panic("fence: CPU %u (APIC id %u) did not answer a fence NMI "
+				       "within %llu s",
+				       c->index, c->apic_id,
+				       (unsigned long long)(PLATFORM_FENCE_MAX_NS / 1000000000u));
+	}
+}
+
+void fence_others(void)
+{
+	static uint64_t asked[MAX_CPUS]; /* this round's fence_asked per CPU; under fence_busy */
+	unsigned self = this_cpu_index();
+	uint64_t start;
+
+	fence_claim();
+	for (unsigned i = 0; i < MAX_CPUS; i++) {
+		if (i == self || !__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE))
+			continue;
+		asked[i] = __atomic_add_fetch(&cpus[i].fence_asked, 1, __ATOMIC_SEQ_CST);
+		apic_send_nmi(cpus[i].apic_id);
+	}
+	start = tsc_now();
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		if (i != self && asked[i])
+			fence_wait_answer(&cpus[i], asked[i], start);
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		asked[i] = 0;
+	__atomic_store_n(&fence_busy, false, __ATOMIC_RELEASE);
+}
+
+bool fence_answer_nmi(void)
+{
+	struct cpu *c = this_cpu();
+	uint64_t asked = __atomic_load_n(&c->fence_asked, __ATOMIC_ACQUIRE);
+
+	if (asked == __atomic_load_n(&c->fence_answered, __ATOMIC_RELAXED))
+		return false;
+	/* XCHG: the locked instruction that is the fence. */
+	__atomic_exchange_n(&c->fence_answered, asked, __ATOMIC_SEQ_CST);
+	return true;
+}
