@@ -28,8 +28,10 @@
  *   W2  CMPXCHG: flag := 1 unless the head is already our ticket
  *   W3+W4  re-check the head, then sleep unless it moved or a kick is
  *       pending (one step: see spinlock_pv.pml)
+ *   U0  load the mode; if ARMED, U1 is a locked XADD (the buffer drains
+ *       first, and it is U3's fence), and on to U3's load
  *   U1  head := head + 1, into the store buffer
- *   U2  load the mode; unless ARMING or ARMED, done
+ *   U2  load the mode again; unless ARMING or ARMED, done
  *   U3  fence (drain the buffer), load the flag
  *   U4  kick the CPU whose slot holds the new head
  *   U5  clear the flag if the lock is free
@@ -38,13 +40,14 @@
  * disarming runs only while no lock is contended and is not modelled.
  *
  * Mutants (run.sh), each of which loses a wake-up (no_lost_wakeup):
- *   -DMUTANT_MODE_BEFORE_STORE  the unlock loads the mode before its store:
- *                          it reads ON, the arming round finds nothing
- *                          buffered yet, and the store then lands after
- *                          the waiter's W3;
- *   -DMUTANT_NO_FENCE      an armed unlock loads the flag with its store
- *                          still buffered: the flag is not set yet, and
- *                          W3 still reads the old head;
+ *   -DMUTANT_MODE_BEFORE_STORE  the unlock trusts U0's load of the mode
+ *                          and skips U2: it read ON, the arming round
+ *                          found nothing buffered yet, and the store then
+ *                          lands after the waiter's W3;
+ *   -DMUTANT_NO_FENCE      an unlock that finds sleeping armed only at U2
+ *                          loads the flag with its store still buffered:
+ *                          the flag is not set yet, and W3 still reads
+ *                          the old head;
  *   -DMUTANT_NO_BARRIER    arming stores ARMED without the fence round: an
  *                          unlock that read ON keeps its store buffered
  *                          past W3.
@@ -148,42 +151,53 @@ active [CPUS] proctype cpu()
           }
        od;
        /* spin_unlock(). */
-#ifdef MUTANT_MODE_BEFORE_STORE
-       m = mode; /* U2, too early */
-#endif
-       atomic { /* not d_step: the loop's break jumps here */
-           assert(mutual_exclusion && holder == _pid);
-           holder = NOBODY;
-           served = (head + 1) % TICKETS;
-           pend[_pid] = served /* U1 */
-       }
-#ifndef MUTANT_MODE_BEFORE_STORE
-       m = mode; /* U2 */
-#endif
+       m = mode; /* U0 */
        if
-       :: m >= ARMING ->
-#ifndef MUTANT_NO_FENCE
-          d_step { drain(_pid) }; /* U3: the fence */
+       :: m == ARMED -> /* U1 as a locked XADD: our buffer drains, and it is U3's fence */
+          atomic {
+              assert(mutual_exclusion && holder == _pid);
+              holder = NOBODY;
+              drain(_pid);
+              head = (head + 1) % TICKETS;
+              served = head
+          }
+       :: else ->
+          atomic {
+              assert(mutual_exclusion && holder == _pid);
+              holder = NOBODY;
+              served = (head + 1) % TICKETS;
+              pend[_pid] = served /* U1, into the buffer */
+          }
+#ifndef MUTANT_MODE_BEFORE_STORE
+          m = mode; /* U2 */
 #endif
           if
-          :: sleepers -> /* U3: the flag */
-             d_step { /* U4 */
-                 c = 0;
-                 do
-                 :: c < CPUS && slot[c] == served -> kicked[c] = 1; c++
-                 :: c < CPUS && slot[c] != served -> c++
-                 :: c == CPUS -> c = 0; break
-                 od
-             }
-             d_step { /* U5: a compare-exchange, locked, so our buffer drains first */
-                 drain(_pid);
-                 if
-                 :: head == tail -> sleepers = 0
-                 :: else -> skip
-                 fi
-             }
-          :: else -> skip
+          :: m >= ARMING ->
+#ifndef MUTANT_NO_FENCE
+             d_step { drain(_pid) } /* U3: the fence */
+#else
+             skip
+#endif
+          :: else -> m = 0
           fi
+       fi;
+       if
+       :: m >= ARMING && sleepers -> /* U3: the flag */
+          d_step { /* U4 */
+              c = 0;
+              do
+              :: c < CPUS && slot[c] == served -> kicked[c] = 1; c++
+              :: c < CPUS && slot[c] != served -> c++
+              :: c == CPUS -> c = 0; break
+              od
+          }
+          d_step { /* U5: a compare-exchange, locked, so our buffer drains first */
+              drain(_pid);
+              if
+              :: head == tail -> sleepers = 0
+              :: else -> skip
+              fi
+          }
        :: else -> skip
        fi;
        served = 0;
