@@ -16,6 +16,10 @@
  * so a CPU has at most one fence NMI outstanding: an NMI is ours iff
  * asked != answered when it arrives.  Any other NMI keeps its meaning
  * (panic or machine stop, or an unexpected NMI, reported as an exception).
+ * A hardware NMI that lands while a fence is asked is taken for the
+ * answer (rightly: its XCHG comes after the asker's stores), and the
+ * fence's own NMI then reports as unexpected: the panic a hardware NMI
+ * gets anyway, one NMI later.
  */
 #include "fence.h"
 

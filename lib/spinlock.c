@@ -59,8 +59,8 @@
  * (platform_fence_others: an NMI to each on bare metal, membarrier(2) on a
  * host), and then stores ARMED.  Every unlock after that pays U3's fence,
  * as the XADD of U0: under contention a locked XADD of the head costs less
- * than a store of it and a fence (natively, at 2 threads, 0.74x-0.95x of
- * the plain lock in two runs, against 0.62x-0.81x in four).
+ * than a store of it and a fence (natively, at 2 threads, 0.74x-1.06x of
+ * the plain lock in three runs, against 0.62x-0.81x in four).
  * spin_pv_set(), which is called only while no lock is contended,
  * disarms it again.
  *
