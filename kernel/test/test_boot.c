@@ -3,12 +3,14 @@
  * test_boot.c - the `boot` suite: did the machine come up the way we think?
  *
  * Every CPU online in long mode with its own stack and GS base, IPIs
- * reaching every CPU, the TSC monotonic on each CPU and in step across
- * them, and the exception path working.
+ * reaching every CPU, fence NMIs answered by every CPU (the paravirtual
+ * spinlock arms its sleeping with them), the TSC monotonic on each CPU and
+ * in step across them, and the exception path working.
  */
 #include "apic.h"
 #include "cmdline.h"
 #include "cpu.h"
+#include "fence.h"
 #include "ktest.h"
 #include "percpu.h"
 #include "fault_inject.h"
@@ -98,6 +100,36 @@ static void ipi_delivery(struct ktest_ctx *t)
 	ktest_diag(t, "IPI delivered to %u of %u CPUs", delivered, n);
 }
 KTEST(boot, "ipi_to_every_cpu", ipi_delivery, 0);
+
+/*
+ * One round of fence NMIs (fence.c) from the boot CPU: every other online
+ * CPU must answer exactly once, and return from the NMI to what it was
+ * doing (the tests after this one run on every CPU).  fence_others itself
+ * panics, naming the CPU, if one never answers.
+ */
+static void fence_round(struct ktest_ctx *t)
+{
+	static uint64_t before[MAX_CPUS];
+	unsigned n = smp_cpus_online();
+	uint64_t start;
+
+	for (unsigned i = 1; i < n; i++)
+		before[i] = __atomic_load_n(&cpus[i].fence_answered, __ATOMIC_ACQUIRE);
+	start = tsc_now();
+	fence_others();
+	ktest_diag(t, "fence NMIs: a round to %u other CPU(s) took %llu us", n - 1,
+		   (unsigned long long)(tsc_to_ns(tsc_now() - start) / 1000));
+	for (unsigned i = 1; i < n; i++) {
+		uint64_t now = __atomic_load_n(&cpus[i].fence_answered, __ATOMIC_ACQUIRE);
+
+		if (now != before[i] + 1)
+			ktest_fail(t,
+				   "CPU %u (APIC id %u) answered %llu fence NMIs in one round, "
+				   "expected 1",
+				   i, cpus[i].apic_id, (unsigned long long)(now - before[i]));
+	}
+}
+KTEST(boot, "fence_nmi_to_every_cpu", fence_round, 0);
 
 static spinlock_t tsc_lock = SPINLOCK_INIT;
 static uint64_t tsc_last;
