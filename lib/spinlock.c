@@ -560,15 +560,16 @@ static __attribute__((noinline)) void spin_pv_unlock_fence(spinlock_t *lock, uin
 
 void spin_unlock(spinlock_t *lock)
 {
-	uint16_t head = (uint16_t)(atomic_load16(&lock->tickets.head) + SPIN_TICKET_STEP);
+	uint16_t head;
 
 	spin_debug_release(lock);
 	if (__builtin_expect(__atomic_load_n(&spin_pv.mode, __ATOMIC_RELAXED) == SPIN_PV_ARMED,
-			     0)) {
+			     0)) { /* U0 */
 		spin_pv_unlock_armed(lock);
 		return;
 	}
 	/* Only the owner writes the head: a release store hands the lock on. */
+	head = (uint16_t)(atomic_load16(&lock->tickets.head) + SPIN_TICKET_STEP);
 	atomic_store16(&lock->tickets.head, head); /* U1 */
 	/* U1 before U2 in program order, where the arming CPU's fence interrupt sees them. */
 	atomic_compiler_barrier();
