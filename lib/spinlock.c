@@ -60,7 +60,7 @@
  * host), and then stores ARMED.  Every unlock after that pays U3's fence,
  * as the XADD of U0: under contention a locked XADD of the head costs less
  * than a store of it and a fence (natively, at 2 threads, 0.74x-1.06x of
- * the plain lock in three runs, against 0.62x-0.81x in four).
+ * the plain lock in four runs, against 0.62x-0.81x in four).
  * spin_pv_set(), which is called only while no lock is contended,
  * disarms it again.
  *
