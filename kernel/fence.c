@@ -31,6 +31,12 @@
 
 static bool fence_busy;
 
+/* True once a wait that began at TSC @start has outlasted PLATFORM_FENCE_MAX_NS. */
+static bool fence_overdue(uint64_t start)
+{
+	return tsc_to_ns(tsc_now() - start) > PLATFORM_FENCE_MAX_NS;
+}
+
 /* Wait for the round in progress, if any; panic if it does not end in time. */
 static void fence_claim(void)
 {
@@ -38,7 +44,7 @@ static void fence_claim(void)
 
 	while (__atomic_exchange_n(&fence_busy, true, __ATOMIC_ACQUIRE)) {
 		cpu_relax();
-		if (tsc_to_ns(tsc_now() - start) > PLATFORM_FENCE_MAX_NS)
+		if (fence_overdue(start))
 			platform_panic("fence: CPU %u waited over %llu s for another CPU's round "
 				       "of fence NMIs to end",
 				       this_cpu_index(),
@@ -46,11 +52,18 @@ static void fence_claim(void)
 	}
 }
 
-static void fence_wait_answer(const struct cpu *c, uint64_t asked, uint64_t start)
+/*
+ * Wait until @c has answered every fence NMI asked of it.  Under fence_busy
+ * only this round asks, so a CPU not asked (offline, or online only since
+ * the NMIs went out) has nothing outstanding and is not waited for.
+ */
+static void fence_wait_answer(const struct cpu *c, uint64_t start)
 {
+	uint64_t asked = __atomic_load_n(&c->fence_asked, __ATOMIC_RELAXED);
+
 	while (__atomic_load_n(&c->fence_answered, __ATOMIC_ACQUIRE) != asked) {
 		cpu_relax();
-		if (tsc_to_ns(tsc_now() - start) > PLATFORM_FENCE_MAX_NS)
+		if (fence_overdue(start))
 			platform_panic("fence: CPU %u (APIC id %u) did not answer a fence NMI "
 				       "within %llu s",
 				       c->index, c->apic_id,
@@ -60,7 +73,6 @@ static void fence_wait_answer(const struct cpu *c, uint64_t asked, uint64_t star
 
 void fence_others(void)
 {
-	static uint64_t asked[MAX_CPUS]; /* this round's fence_asked per CPU; under fence_busy */
 	unsigned self = this_cpu_index();
 	uint64_t start;
 
@@ -68,15 +80,13 @@ void fence_others(void)
 	for (unsigned i = 0; i < MAX_CPUS; i++) {
 		if (i == self || !__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE))
 			continue;
-		asked[i] = __atomic_add_fetch(&cpus[i].fence_asked, 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&cpus[i].fence_asked, 1, __ATOMIC_SEQ_CST);
 		apic_send_nmi(cpus[i].apic_id);
 	}
 	start = tsc_now();
 	for (unsigned i = 0; i < MAX_CPUS; i++)
-		if (i != self && asked[i])
-			fence_wait_answer(&cpus[i], asked[i], start);
-	for (unsigned i = 0; i < MAX_CPUS; i++)
-		asked[i] = 0;
+		if (i != self)
+			fence_wait_answer(&cpus[i], start);
 	__atomic_store_n(&fence_busy, false, __ATOMIC_RELEASE);
 }
 

@@ -154,10 +154,10 @@
 #define SPIN_PV_MIN_NS (50u * 1000)
 
 /*
- * The mode, read by every unlock (U2): OFF, the plain lock; ON, paravirtual
- * but no waiter has slept since spin_pv_set, so unlocks skip U3; ARMING,
- * a waiter is having every other CPU fence; ARMED, waiters may sleep and
- * unlocks fence and look for them.  Moves only forward, except in
+ * The mode, read by every unlock (U0, U2): OFF, the plain lock; ON,
+ * paravirtual but no waiter has slept since spin_pv_set, so unlocks skip
+ * U3; ARMING, a waiter is having every other CPU fence; ARMED, waiters may
+ * sleep and unlocks fence and look for them.  Moves only forward, except in
  * spin_pv_set, which runs only while no lock is contended.
  */
 enum spin_pv_mode { SPIN_PV_OFF, SPIN_PV_ON, SPIN_PV_ARMING, SPIN_PV_ARMED };
@@ -169,7 +169,7 @@ static struct {
 /*
  * Where each CPU announces the ticket it sleeps for (W1): one 64-bit word,
  * so that the sleeper taking its turn back (W5) and an unlocker passing it
- * over (U3) decide by compare-exchanges on the same word.  The word is the
+ * over (U4) decide by compare-exchanges on the same word.  The word is the
  * ticket in bits 48-63, the lock's address in bits 2-47 (locks are 4-byte
  * aligned, and a canonical x86-64 address is decided by its low 48 bits),
  * and a SPIN_PV_* state in bits 0-1; 0 when the CPU announces nothing.

@@ -195,29 +195,6 @@ static void test_stress_pv(void)
 	      (unsigned long)(after.sleeps - before.sleeps));
 }
 
-/* Uncontended lock/unlock pairs in test_pv_uncontended_unarmed. */
-#define UNCONTENDED_PAIRS 100000
-
-/* Uncontended locking in paravirtual mode never arms sleeping: its unlock stays U1 and U2. */
-static void test_pv_uncontended_unarmed(void)
-{
-	spinlock_t lock = SPINLOCK_INIT;
-	struct spin_pv_stats before, after;
-
-	spin_pv_set(true);
-	before = spin_pv_stats();
-	for (int i = 0; i < UNCONTENDED_PAIRS; i++) {
-		spin_lock(&lock);
-		spin_unlock(&lock);
-	}
-	after = spin_pv_stats();
-	spin_pv_set(false);
-	CHECK(after.arms == before.arms && after.sleeps == before.sleeps,
-	      "%d uncontended lock/unlock pairs armed sleeping %lu times (%lu sleeps)",
-	      UNCONTENDED_PAIRS, (unsigned long)(after.arms - before.arms),
-	      (unsigned long)(after.sleeps - before.sleeps));
-}
-
 /* How long the holder keeps the lock in test_pv_handover: far past the waiter's spin. */
 #define PV_HOLD_MS 50
 /* A kicked sleeper must own the lock well within the sleep's own time bound. */
@@ -540,7 +517,6 @@ int main(void)
 #endif
 	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++)
 		test_stress(thread_counts[i]);
-	test_pv_uncontended_unarmed();
 	test_stress_pv();
 	test_pv_handover();
 	test_pv_pass_over();
