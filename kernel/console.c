@@ -23,6 +23,7 @@ static unsigned console_targets = CONSOLE_SERIAL;
 static bool screen_ready;
 static volatile int panic_cpu = PANIC_CPU_NONE;
 static const char *volatile log_prefix = "";
+static const char *volatile print_indent = "";
 
 void console_init(void)
 {
@@ -91,14 +92,20 @@ void printk(const char *fmt, ...)
 	va_end(ap);
 }
 
-void console_set_log_prefix(const char *prefix)
+void console_set_test_prefixes(const char *log_prefix_, const char *print_indent_)
 {
-	log_prefix = prefix;
+	log_prefix = log_prefix_;
+	print_indent = print_indent_;
 }
 
 const char *console_log_prefix(void)
 {
 	return log_prefix;
+}
+
+const char *console_print_indent(void)
+{
+	return print_indent;
 }
 
 void console_enter_panic(void)

@@ -33,12 +33,16 @@ void printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vprintk(const char *fmt, va_list ap);
 
 /*
- * Prefix of the lines portable code logs (platform_log), "" by default.  The
- * test runner sets "    # " while a test runs, so those lines read as KTAP
- * diagnostics of that test; the console itself knows nothing of tests.
+ * What goes before the lines portable code prints, "" and "" by default.
+ * While a test runs the test runner sets @log_prefix (before platform_log
+ * lines: "  # ", a KTAP diagnostic of that test) and @print_indent (before
+ * platform_print lines such as "# BENCH {...}": the test's nesting, "  "),
+ * so every line of a subtest sits at its level; the console itself knows
+ * nothing of tests.
  */
-void console_set_log_prefix(const char *prefix);
+void console_set_test_prefixes(const char *log_prefix, const char *print_indent);
 const char *console_log_prefix(void);
+const char *console_print_indent(void);
 
 /*
  * From now on only the calling CPU prints, without the lock: the other CPUs

@@ -2,20 +2,24 @@
 /*
  * ktest.c - find the registered tests, run them, print KTAP version 1.
  *
- * Output shape (one subtest block per suite, indented by 4 spaces):
+ * Output shape (Linux Documentation/dev-tools/ktap.rst: one subtest block
+ * per suite, every line of it, diagnostics included, indented by two
+ * spaces per nesting level):
  *
  *   KTAP version 1
  *   1..2
- *       KTAP version 1
- *       # Subtest: boot
- *       1..3
- *       ok 1 cpus_online
- *       ...
+ *     KTAP version 1
+ *     # Subtest: boot
+ *     1..3
+ *     # duration: 12 ms
+ *     ok 1 cpus_online
+ *     ...
  *   ok 1 boot
  *
- * The top-level plan is printed before any test runs, so a crash shows as
- * a short plan; skips are "ok N name # SKIP reason" (docs/tools.md: prove
- * treats "not ok ... # SKIP" as a failure).
+ * The version line and the top-level plan are printed before anything that
+ * can fault, the setup hooks (KTEST_SETUP: selftest.fault=) included, so a
+ * crash anywhere shows as a short plan; skips are "ok N name # SKIP reason"
+ * (docs/tools.md: prove treats "not ok ... # SKIP" as a failure).
  */
 #include "ktest.h"
 
@@ -26,6 +30,7 @@
 #include "printf.h"
 #include "smp.h"
 #include "string.h"
+#include "tsc.h"
 
 #define SUITE_COUNT	     5
 #define START_TIMEOUT_NS     (10ull * 1000 * 1000 * 1000)
@@ -33,9 +38,12 @@
 /* More per CPU: with more virtual CPUs than host cores, each one shares the same cores. */
 #define TEST_PER_CPU_TIMEOUT_MS 1000u
 #define SKIP_REASON_MAX		96
-#define KTAP_DIAG_PREFIX	"    # " /* a diagnostic line inside a test */
+#define KTAP_INDENT		"  "		 /* one nesting level (ktap.rst: two spaces) */
+#define KTAP_DIAG_PREFIX	KTAP_INDENT "# " /* a diagnostic line inside a test */
+#define NS_PER_MS		1000000ull
 
 extern const struct ktest ktests_start[], ktests_end[];
+extern const ktest_setup_fn ktest_setups_start[], ktest_setups_end[];
 
 static const char *const suite_order[SUITE_COUNT] = {"boot", "spinlock", "lockref", "fs", "bench"};
 
@@ -128,7 +136,9 @@ static bool run_one(const struct ktest *test, unsigned number)
 	s->ncpus = (test->flags & KTEST_ALL_CPUS) ? smp_cpus_online() : 1;
 	barrier_init(&s->start, s->ncpus);
 	barrier_init(&s->user, s->ncpus);
-	console_set_log_prefix(KTAP_DIAG_PREFIX); /* lines from lib/ and fs/ belong to this test */
+	/* Lines from lib/ and fs/ belong to this test: diagnostics and BENCH lines at its level. */
+	console_set_test_prefixes(KTAP_DIAG_PREFIX, KTAP_INDENT);
+	uint64_t start = tsc_now();
 	if (s->ncpus > 1) {
 		/* Generous: a torture runs a few lengths; a benchmark sweeps CPU counts and trials. */
 		uint64_t timeout = TEST_BASE_TIMEOUT_MS +
@@ -141,16 +151,21 @@ static bool run_one(const struct ktest *test, unsigned number)
 	} else {
 		run_here(s);
 	}
-	console_set_log_prefix("");
+	uint64_t elapsed_ns = tsc_to_ns(tsc_now() - start);
+
+	console_set_test_prefixes("", "");
 	if (s->finished != s->ncpus && !s->failed) {
 		printk(KTAP_DIAG_PREFIX "FAIL: only %u of %u CPUs finished\n", s->finished,
 		       s->ncpus);
 		s->failed = true;
 	}
+	/* A "# duration" diagnostic: readers take it as the time of the result below. */
+	printk(KTAP_DIAG_PREFIX "duration: %llu ms\n",
+	       (unsigned long long)(elapsed_ns / NS_PER_MS));
 	if (s->skipped && !s->failed)
-		printk("    ok %u %s # SKIP %s\n", number, test->name, s->skip_reason);
+		printk(KTAP_INDENT "ok %u %s # SKIP %s\n", number, test->name, s->skip_reason);
 	else
-		printk("    %s %u %s\n", s->failed ? "not ok" : "ok", number, test->name);
+		printk(KTAP_INDENT "%s %u %s\n", s->failed ? "not ok" : "ok", number, test->name);
 	return !s->failed;
 }
 
@@ -171,6 +186,9 @@ bool ktest_run(unsigned mask)
 	for (unsigned s = 0; s < SUITE_COUNT; s++)
 		nsuites += (mask >> s) & 1;
 	printk("KTAP version 1\n1..%u\n", nsuites);
+	/* After the plan: a fault in a setup hook is then a crashed run, not a missing one. */
+	for (const ktest_setup_fn *setup = ktest_setups_start; setup < ktest_setups_end; setup++)
+		(*setup)();
 	for (unsigned s = 0; s < SUITE_COUNT; s++) {
 		if (!((mask >> s) & 1))
 			continue;
@@ -185,7 +203,9 @@ bool ktest_run(unsigned mask)
 			       suite);
 			continue;
 		}
-		printk("    KTAP version 1\n    # Subtest: %s\n    1..%u\n", suite, n);
+		printk(KTAP_INDENT "KTAP version 1\n" KTAP_INDENT "# Subtest: %s\n" KTAP_INDENT
+				   "1..%u\n",
+		       suite, n);
 		for (const struct ktest *t = ktests_start; t < ktests_end; t++) {
 			if (strcmp(t->suite, suite) != 0)
 				continue;

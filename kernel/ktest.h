@@ -40,6 +40,18 @@ struct ktest_ctx {
 	static const struct ktest ktest_entry_##fn_                                                \
 	    __attribute__((used, section(".ktests"), aligned(8))) = {#suite_, name_, fn_, flags_}
 
+/*
+ * A setup hook: the runner calls every registered one after printing the
+ * KTAP version line and the top-level plan, before the first suite, so
+ * what it does (selftest.fault= raises a fault on purpose) is reported as
+ * part of the run.  Registered like the tests, so the boot path names none.
+ */
+typedef void (*ktest_setup_fn)(void);
+
+#define KTEST_SETUP(fn_)                                                                           \
+	static const ktest_setup_fn ktest_setup_##fn_                                              \
+	    __attribute__((used, section(".ktest_setups"), aligned(8))) = fn_
+
 /* Report a failed check (one "# " diagnostic line) and mark the test failed. Any CPU. */
 void ktest_fail(struct ktest_ctx *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -58,7 +70,10 @@ bool ktest_failed(const struct ktest_ctx *t);
  */
 bool ktest_barrier(struct ktest_ctx *t, unsigned timeout_ms);
 
-/* Run every registered test of the suites in @mask. Returns true if none failed. */
+/*
+ * Print the KTAP header and plan, call the setup hooks, run every registered
+ * test of the suites in @mask. Returns true if none failed.
+ */
 bool ktest_run(unsigned mask);
 
 #endif /* KERNEL_KTEST_H */

@@ -18,7 +18,6 @@
 #include "percpu.h"
 #include "power.h"
 #include "printf.h"
-#include "test/fault_inject.h"
 #include "smp.h"
 #include "spinlock.h"
 #include "trap.h"
@@ -92,6 +91,5 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	cmdline_apply_lockref(); /* lockref.*=: the boot policy */
 	smp_start_aps();	 /* every CPU, or a line saying why not */
 	print_env();
-	fault_inject_if_asked();	   /* selftest.fault=: prove the panic path */
-	machine_exit(ktest_run(opts.run)); /* KTAP, then # RESULT */
+	machine_exit(ktest_run(opts.run)); /* KTAP (selftest.fault= after its plan), # RESULT */
 }

@@ -137,7 +137,7 @@ void platform_log(const char *fmt, ...)
 	printk("%s%s\n", console_log_prefix(), line);
 }
 
-/* Room in a printk for the log prefix (the test runner's is "    # ") and the newline. */
+/* Room in a printk for the log prefix (the test runner's is "  # ") and the newline. */
 #define LOG_PREFIX_ROOM 8
 
 _Static_assert(PLATFORM_LINE_MAX + LOG_PREFIX_ROOM <= PRINTK_MAX,
@@ -148,7 +148,7 @@ void platform_print(const char *fmt, ...)
 	char line[PRINTK_MAX];
 
 	KSNPRINTF_ARGS(line, fmt);
-	printk("%s\n", line);
+	printk("%s%s\n", console_print_indent(), line);
 }
 
 void platform_panic(const char *fmt, ...)

@@ -92,9 +92,9 @@ void platform_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define PLATFORM_LINE_MAX 1000
 
 /*
- * Print one line exactly as formatted (the newline is added), without the
- * prefix platform_log may put before lines: for lines tools read, such as
- * "# BENCH {...}".
+ * Print one line as formatted (the newline is added), without the prefix
+ * platform_log may put before lines, but indented to the KTAP level of the
+ * test that prints it: for lines tools read, such as "# BENCH {...}".
  */
 void platform_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

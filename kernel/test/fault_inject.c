@@ -3,14 +3,15 @@
  * fault_inject.c - faults on purpose.
  *
  * The panic path is code that normally never runs, so it is tested like any
- * other: selftest.fault= makes the run die through it (make test checks the
- * PANIC report), and the boot suite raises a recoverable #UD to check the
+ * other: selftest.fault= makes the run die through it, right after the
+ * KTAP plan (make test checks the PANIC report), and the boot suite raises a recoverable #UD to check the
  * IDT, the stubs and the frame layout without ending the run.
  */
 #include "fault_inject.h"
 
 #include "cmdline.h"
 #include "console.h"
+#include "ktest.h"
 #include "percpu.h"
 #include "trap.h"
 
@@ -42,6 +43,8 @@ void fault_inject_if_asked(void)
 	}
 	panic("fault_inject: the deliberate fault did not trap");
 }
+/* Run by the test runner after the KTAP plan: the panic is then a crashed run. */
+KTEST_SETUP(fault_inject_if_asked);
 
 /* The trap fixup while armed: skip the ud2 on the armed CPU, leave anything else to panic. */
 static bool recover_armed_ud(struct trap_frame *tf)

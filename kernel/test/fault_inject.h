@@ -7,7 +7,10 @@
 
 #include <stdint.h>
 
-/* selftest.fault=ud|gp|pf: raise it now; the run then ends in a PANIC report. */
+/*
+ * selftest.fault=ud|gp|pf: raise it now; the run then ends in a PANIC report.
+ * A KTEST_SETUP hook: the test runner calls it after printing its plan.
+ */
 void fault_inject_if_asked(void);
 
 /*

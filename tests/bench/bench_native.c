@@ -58,7 +58,8 @@
 #define NATIVE_BASE_TIMEOUT_MS 120000ull
 #define NATIVE_TIMEOUT_FACTOR  4ull
 #define NS_PER_MS	       1000000ull
-#define KTAP_DIAG	       "    # "
+#define KTAP_INDENT	       "  " /* one KTAP nesting level (ktap.rst: two spaces) */
+#define KTAP_DIAG	       "# " /* after the indentation host_set_print_indent() adds */
 
 /* One benchmark's run: what its threads share. */
 struct native_case {
@@ -194,7 +195,8 @@ static bool native_run(unsigned number, unsigned idx, unsigned nthreads)
 		if (pthread_timedjoin_np(threads[i].thread, NULL, &deadline) != 0) {
 			platform_print(KTAP_DIAG "FAIL: %s did not finish in %llu ms", c.name,
 				       (unsigned long long)timeout_ms);
-			platform_print("    not ok %u %s", number, c.name);
+			platform_print("not ok %u %s", number, c.name);
+			host_set_print_indent("");
 			platform_print("not ok 1 bench\n# RESULT fail");
 			exit(1);
 		}
@@ -204,7 +206,7 @@ static bool native_run(unsigned number, unsigned idx, unsigned nthreads)
 			       c.ncpus);
 		c.failed = true;
 	}
-	platform_print("    %s %u %s", c.failed ? "not ok" : "ok", number, c.name);
+	platform_print("%s %u %s", c.failed ? "not ok" : "ok", number, c.name);
 	return !c.failed;
 }
 
@@ -330,6 +332,12 @@ static unsigned parse_cpus(const char *v)
 	return (unsigned)n;
 }
 
+/* A line the portable code logs while a benchmark runs: a diagnostic of that test. */
+static void native_log_diagnostic(const char *line)
+{
+	platform_print(KTAP_DIAG "%s", line);
+}
+
 int main(int argc, char **argv)
 {
 	char line[NATIVE_CMDLINE_MAX] = "";
@@ -354,10 +362,17 @@ int main(int argc, char **argv)
 	cmdline_apply_spinlock(false, "threads pinned one per core are not oversubscribed");
 	cmdline_apply_lockref();
 	native_print_env(nthreads);
-	platform_print("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: bench\n    1..%u",
-		       (unsigned)NCASES);
+	platform_print("KTAP version 1\n1..1");
+	/* Every line of the bench subtest, the portable code's included, at its level. */
+	host_set_print_indent(KTAP_INDENT);
+	host_set_log_hook(native_log_diagnostic);
+	platform_print("KTAP version 1");
+	platform_print("# Subtest: bench");
+	platform_print("1..%u", (unsigned)NCASES);
 	for (unsigned i = 0; i < NCASES; i++)
 		failed += !native_run(i + 1, i, nthreads);
+	host_set_log_hook(NULL);
+	host_set_print_indent("");
 	platform_print("%s 1 bench\n# RESULT %s", failed ? "not ok" : "ok",
 		       failed ? "fail" : "pass");
 	return failed ? 1 : 0;

@@ -249,10 +249,11 @@ void platform_irq_restore(unsigned long saved)
 
 static pthread_mutex_t host_log_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* One whole line on stdout: the lock keeps threads' lines apart. */
-static void host_vprint(const char *fmt, va_list ap)
+/* One whole line on stdout after @indent: the lock keeps threads' lines apart. */
+static void host_vprint(const char *indent, const char *fmt, va_list ap)
 {
 	pthread_mutex_lock(&host_log_lock);
+	fputs(indent, stdout);
 	vfprintf(stdout, fmt, ap);
 	fputc('\n', stdout);
 	fflush(stdout);
@@ -276,9 +277,16 @@ void platform_log(const char *fmt, ...)
 		vsnprintf(line, sizeof(line), fmt, ap);
 		host_log_hook(line);
 	} else {
-		host_vprint(fmt, ap);
+		host_vprint("", fmt, ap);
 	}
 	va_end(ap);
+}
+
+static const char *volatile host_print_indent = "";
+
+void host_set_print_indent(const char *indent)
+{
+	host_print_indent = indent;
 }
 
 void platform_print(const char *fmt, ...)
@@ -286,7 +294,7 @@ void platform_print(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	host_vprint(fmt, ap);
+	host_vprint(host_print_indent, fmt, ap);
 	va_end(ap);
 }
 

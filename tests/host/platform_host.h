@@ -28,4 +28,11 @@ void host_set_relax_yield(bool yield);
  */
 void host_set_log_hook(void (*hook)(const char *line));
 
+/*
+ * Put @indent before every platform_print line from now on ("" by default):
+ * the native benchmark program sets a subtest's KTAP indentation, so the
+ * "# BENCH" lines the portable code prints sit at their test's level.
+ */
+void host_set_print_indent(const char *indent);
+
 #endif
