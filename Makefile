@@ -2,8 +2,11 @@
 # Makefile - build the kernel and its ISO, boot it, test everything.
 #
 #   make          build/kernel.elf and build/lockref.iso (BIOS + UEFI)
-#   make run      boot under QEMU; exit status 0 only if every test passed
-#   make test     host tests, model checks, kernel boots; ends "N passed, N failed"
+#   make run      boot under QEMU; exit status 0 only if every test passed;
+#                 build/run.serial and build/junit.xml
+#   make test     host tests, model checks, kernel boots; ends "N passed, N failed";
+#                 logs and build/test/junit.xml in build/test
+#   make summary  the last make test as Markdown (the CI summary page)
 #   make bench    boot with run=bench, then build/bench/report.md and scaling.png
 #   make bench-native  the same benchmarks on this host's cores (CPUS= limits them),
 #                 then build/bench-native/report.md and scaling.png
@@ -88,7 +91,7 @@ NATIVE_CFLAGS := -std=gnu11 -O2 -g -pthread -mcx16 -Wall -Wextra -Werror \
 $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_HOST_SRCS)): NATIVE_CFLAGS += -iquote kernel \
 	-iquote tests/host
 
-.PHONY: all run test bench bench-native bochs debug deps clean format host-tests fuzz
+.PHONY: all run test summary bench bench-native bochs debug deps clean format host-tests fuzz
 all: $(ISO) $(BUILD)/kernel.asm
 
 $(patsubst %.c,$(BUILD)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
@@ -121,8 +124,11 @@ $(ISO): $(KERNEL) iso/boot/grub/grub.cfg
 	$(Q)grub-mkrescue -o $@ $(BUILD)/isodir 2> $(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
 
+# The serial log is kept too, and read into JUnit XML for CI test views (docs/ci.md).
 run: $(KERNEL)
-	$(Q)tools/run-qemu.sh
+	$(Q)tools/run-qemu.sh $(BUILD)/run.serial; status=$$?; \
+		python3 tools/ktap_junit.py --run $(BUILD)/run.serial --status $$status \
+		-o $(BUILD)/junit.xml; exit $$status
 
 bochs: $(KERNEL)
 	$(Q)tools/run-bochs.sh
@@ -161,6 +167,10 @@ bench-native: $(NATIVE_BIN)
 test: $(ISO)
 	$(Q)tools/test.sh
 
+# The last make test as Markdown: what CI shows as the run's summary page.
+summary:
+	$(Q)python3 tools/ci_summary.py $(BUILD)/test
+
 host-tests:
 	$(MAKE) -C tests/host all
 
@@ -172,7 +182,10 @@ deps:
 	apt-get install -y --no-install-recommends make gcc libc6-dev nasm python3 \
 		grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools \
 		qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term \
-		spin gnuplot-nox util-linux perl clang-format clang libclang-rt-14-dev
+		spin gnuplot-nox util-linux perl clang-format clang libclang-rt-14-dev \
+		python3-junitparser python3-yaml nodejs npm
+	# The GitHub workflow validator (docs/ci.md): a registry package, not in Debian.
+	npm install -g @action-validator/cli@0.6.0
 
 format:
 	clang-format -i $(wildcard kernel/*.[ch] kernel/*/*.[ch] lib/*.[ch] fs/*.[ch] fs/*/*.[ch] \

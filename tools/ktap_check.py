@@ -7,8 +7,9 @@
                                            line must match REGEX (negative controls)
 
 A passing run has: the KTAP version line, a top-level plan 1..N followed
-by exactly N top-level results, no "not ok" at any level, no "PANIC:" line,
-and a final "# RESULT pass".  Anything else is a failure, said in one line
+by exactly N top-level results, every suite's block (its "# BENCH" lines
+included) indented by two spaces as Linux's ktap.rst writes a subtest, no
+"not ok" at any level, no "PANIC:" line, and a final "# RESULT pass".  Anything else is a failure, said in one line
 naming what was missing or wrong.  Exit status 0 when the expectation holds.
 """
 import argparse
@@ -16,6 +17,9 @@ import re
 import sys
 
 PLAN = re.compile(r"^1\.\.(\d+)\s*$")
+# A suite's subtest block, one nesting level deep (ktap.rst: two spaces a level).
+SUBTEST_LINE = re.compile(r"^(\s*)(# Subtest: |# BENCH )")
+SUBTEST_INDENT = "  "
 RESULT_LINE = re.compile(r"^(not ok|ok) (\d+)\b(.*)$")
 
 
@@ -45,6 +49,12 @@ def problems_of(lines):
     elif len(top_results) != plan:
         problems.append(f"plan says {plan} suites but {len(top_results)} results were "
                         "printed (crash or hang mid-run?)")
+    for number, l in enumerate(lines, 1):
+        m = SUBTEST_LINE.match(l)
+        if m and m.group(1) != SUBTEST_INDENT:
+            problems.append(f"line {number}: a suite's line is indented by {len(m.group(1))} "
+                            f"spaces, not {len(SUBTEST_INDENT)}: {l.strip()[:60]}")
+            break
     for l in lines:
         if l.startswith("PANIC:"):
             problems.append("panic: " + l.strip())

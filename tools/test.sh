@@ -5,25 +5,43 @@
 # Host unit and stress tests (plain, ASan/UBSan, TSan), the Spin models,
 # then kernel boots under QEMU (TCG at several CPU counts and machines, KVM
 # when usable, UEFI, no ACPI), negative controls that must fail, and Bochs.
-# Each check's output goes to build/test/NAME.log; the last line is
-# "N passed, N failed".
+# Each check's output goes to build/test/NAME.log, its record to NAME.check
+# (verdict, time, and for a boot its serial log and variables: what
+# tools/ktap_junit.py and tools/ci_summary.py read; docs/ci.md), its name to
+# checks.list in run order.  The checks end with build/test/junit.xml and
+# the last line "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 LOGDIR=build/test
 mkdir -p "$LOGDIR"
+rm -f "$LOGDIR"/*.check "$LOGDIR/checks.list" "$LOGDIR/junit.xml"
 passed=0 failed=0 failures=()
+# Debian's Python packages (python3-junitparser, python3-yaml) import only under
+# the system interpreter; `python3` on PATH may be another build.
+SYSTEM_PYTHON=/usr/bin/python3
 
 # check NAME COMMAND...: run it, record pass/fail, keep its output.
 check() {
     local name=$1; shift
-    local log="$LOGDIR/$name.log" start=$SECONDS
-    if "$@" >"$log" 2>&1; then
+    local log="$LOGDIR/$name.log" start=$SECONDS status=0
+    "$@" >"$log" 2>&1 || status=$?
+    if [ "$status" -eq 0 ]; then
         passed=$((passed + 1)); echo "PASS $name ($((SECONDS - start))s)"
     else
         failed=$((failed + 1)); failures+=("$name")
         echo "FAIL $name ($((SECONDS - start))s): see $log; its last lines:"
         tail -n 8 "$log" | sed 's/^/    /'
     fi
+    printf 'verdict=%s\nstatus=%s\nseconds=%s\nlog=%s\n' "$([ "$status" -eq 0 ] && echo pass || echo fail)" \
+        "$status" "$((SECONDS - start))" "$log" >>"$LOGDIR/$name.check"
+    echo "$name" >>"$LOGDIR/checks.list"
+}
+
+# note_boot NAME SERIAL TARGET [VAR=VALUE...]: before its check, what replays a boot
+# (make TARGET VAR=VALUE...) and where its serial log is.
+note_boot() {
+    local name=$1 serial=$2 target=$3; shift 3
+    { echo "serial=$serial"; echo "target=$target"; printf 'env.%s\n' "$@"; } >"$LOGDIR/$name.check"
 }
 
 # boot NAME [VAR=VALUE...] -- [ktap_check options]: one QEMU boot, judged from its log.
@@ -32,6 +50,8 @@ boot() {
     local envs=()
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
     [ $# -gt 0 ] && shift
+    note_boot "$name" "$LOGDIR/$name.serial" run "${envs[@]}"
+    [ "${1:-}" = --expect-fail ] && echo "expect_fail=$2" >>"$LOGDIR/$name.check"
     check "$name" env TIMEOUT=${TIMEOUT:-300} "${envs[@]}" sh -c \
         'tools/run-qemu.sh "$0" >/dev/null 2>&1; tools/ktap_check.py "$0" "$@"' \
         "$LOGDIR/$name.serial" "$@"
@@ -59,9 +79,13 @@ fi
 check bench-report-tool python3 tools/test_bench_report.py
 # The benchmarks on the host's cores (make bench-native), short: they must build without
 # kernel headers and pass their own checks; the figures are not judged here.
+# Its report (tables and plot) is kept with the logs, for the CI summary and artifact.
+echo "replay=build/bench-native/bench_native run=bench quick" >"$LOGDIR/bench-native.check"
+echo "serial=$LOGDIR/bench-native.serial" >>"$LOGDIR/bench-native.check"
 check bench-native sh -c 'make -s build/bench-native/bench_native && \
-    build/bench-native/bench_native run=bench quick > "$0" && tools/ktap_check.py "$0"' \
-    "$LOGDIR/bench-native.serial"
+    build/bench-native/bench_native run=bench quick > "$0" && tools/ktap_check.py "$0" && \
+    python3 tools/bench_report.py "$0" "$1"' \
+    "$LOGDIR/bench-native.serial" "$LOGDIR/bench-native"
 if [ -f tools/mkfont.py ]; then
     check font-up-to-date python3 tools/mkfont.py --check
 fi
@@ -119,8 +143,30 @@ fi
 
 if [ -x tools/run-bochs.sh ] && command -v bochs >/dev/null; then
     echo "== Bochs"
+    note_boot bochs-smp2-quick "$LOGDIR/bochs.serial" bochs SMP=2 CMDLINE="run=tests quick" TIMEOUT=600
     check bochs-smp2-quick sh -c 'SMP=2 CMDLINE="run=tests quick" TIMEOUT=600 tools/run-bochs.sh "$0" >/dev/null 2>&1; tools/ktap_check.py "$0"' "$LOGDIR/bochs.serial"
 fi
+
+echo "== CI files and reports"
+check ktap-junit-tool python3 tools/test_ktap_junit.py
+# The workflow against GitHub's schema (make deps installs the validator), and the
+# validator against a workflow broken on purpose, so a validator that accepts
+# anything cannot pass.
+check github-workflow action-validator .github/workflows/ci.yml
+check github-workflow-broken-rejected sh -c 'sed "s/runs-on:/runs-onn:/" .github/workflows/ci.yml \
+    > "$0" && ! action-validator "$0"' "$LOGDIR/broken-ci.yml"
+check gitlab-ci "$SYSTEM_PYTHON" tools/check_gitlab_ci.py .gitlab-ci.yml
+check gitlab-ci-broken-rejected sh -c 'sed "s/^  script:/  scripts:/" .gitlab-ci.yml > "$0" && \
+    ! "$1" tools/check_gitlab_ci.py "$0"' "$LOGDIR/broken-gitlab-ci.yml" "$SYSTEM_PYTHON"
+# JUnit for every check so far, read back by a JUnit reader not written here: its
+# verdict counts must be this script's, and a negative control must show as a
+# failure with its invariant.  Written again at the end to include this check.
+check junit-counts sh -c 'python3 tools/ktap_junit.py --checks "$0" -o "$0/junit.xml" && \
+    "$1" tools/junit_counts.py "$0/junit.xml" --passed "$2" --failed "$3" \
+    --failure-in "busted-lockref=invariant [a-z-]+ broken"' \
+    "$LOGDIR" "$SYSTEM_PYTHON" "$passed" "$failed"
+python3 tools/ktap_junit.py --checks "$LOGDIR" -o "$LOGDIR/junit.xml" ||
+    echo "ktap_junit: could not write $LOGDIR/junit.xml"
 
 echo
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
