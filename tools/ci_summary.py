@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """ci_summary.py - the last `make test` as a Markdown page (make summary).
 
-    ci_summary.py [DIR]       DIR: where tools/test.sh left its records (build/test)
+    ci_summary.py [DIR] [--bench-report REPORT_MD]
+                              DIR: where tools/test.sh left its records (build/test)
 
 A CI page shows this as the run's summary ($GITHUB_STEP_SUMMARY), and it
 reads the same in a terminal: one row per check with its verdict; for a
@@ -13,6 +14,7 @@ benchmark tables of build/bench/report.md (make bench) or, without one,
 of the short native run make test keeps.  Reads only what tools/test.sh
 recorded (docs/ci.md); never raises on a bad log.
 """
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -77,15 +79,22 @@ def last_line(path):
     return lines[-1].strip() if lines else ""
 
 
-def bench_report():
-    for path in BENCH_REPORTS:
+def bench_report(candidates):
+    """(path, text) of the first benchmark report that exists, or (None, None)."""
+    for path in candidates:
         if Path(path).is_file():
             return path, Path(path).read_text(errors="replace")
     return None, None
 
 
 def main():
-    directory = sys.argv[1] if len(sys.argv) > 1 else "build/test"
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("directory", nargs="?", default="build/test")
+    ap.add_argument("--bench-report", action="append", metavar="REPORT_MD",
+                    help="benchmark report(s) to show, the first that exists "
+                         f"(default: {', '.join(BENCH_REPORTS)})")
+    args = ap.parse_args()
+    directory = args.directory
     try:
         checks = recorded_checks(directory)
     except OSError as e:
@@ -109,7 +118,7 @@ def main():
         for name, expected, invariants in broken:
             why = " (a negative control: expected)" if expected else ""
             print(f"- {name}{why}: {', '.join(invariants)}")
-    path, report = bench_report()
+    path, report = bench_report(args.bench_report or BENCH_REPORTS)
     if report:
         print(f"\n### Benchmarks ({path})\n")
         print(HEADING.sub(r"\1## ", report))  # below this page's own headings

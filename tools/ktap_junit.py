@@ -162,10 +162,7 @@ def close_to(run, stack, depth):
     """Close the blocks deeper than @depth: each waits in its parent for a result line."""
     while len(stack) - 1 > depth:
         block = stack.pop()
-        parent = stack[-1]
-        parent.closed = block
-        parent.pending.extend(block.pending)
-        block.pending = []
+        stack[-1].closed = block  # its trailing lines stay with it: a crash's are the crash
 
 
 def add_result(run, block, number, m):
@@ -177,6 +174,8 @@ def add_result(run, block, number, m):
                 duration_ms=block.duration_ms)
     if sub is not None:
         case.children = sub.results + missing_cases(run, sub)
+        if len(sub.results) >= (sub.plan or 0):
+            case.diagnostics = sub.pending + case.diagnostics
         if sub.name and sub.name != case.name:
             run.problems.append((number, f"result '{case.name}' closes subtest '{sub.name}'"))
     expected = len(block.results) + 1

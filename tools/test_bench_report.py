@@ -54,7 +54,7 @@ def native_lines(hypervisor="none", pinned=True, scale=4):
         for k in ("ops_per_sec", "ops_per_sec_min", "ops_per_sec_max"):
             rec[k] *= scale
         rec["ns_per_op"] /= scale
-        out.append("# BENCH " + json.dumps(rec))
+        out.append("  # BENCH " + json.dumps(rec))
     return out
 
 
@@ -66,14 +66,14 @@ def bench_line(bench, impl, cpus, ops, op="get+put", **extra):
            "overlap": 0.99, "max_gap_us": 5, "batch_us": 2.0, "overruns": 0,
            "clock_end": "lfence-rdtsc"}
     rec.update(extra)
-    return "    # BENCH " + json.dumps(rec)
+    return "  # BENCH " + json.dumps(rec)
 
 
 def good_lines(hypervisor="kvm"):
     """A two-CPU run in which every hardware goal passes."""
     lr = {"retries_per_op": 0.01, "fallbacks": 0, "lockref_ops": 10 ** 6}
     lines = ["\x1b[2J garbage from the boot loader", env_line(hypervisor), "KTAP version 1",
-             "1..1", "    KTAP version 1", "    # Subtest: bench", "    1..3"]
+             "1..1", "  KTAP version 1", "  # Subtest: bench", "  1..3"]
     for impl, ns in (("spinlock", 20.0), ("spinlock-pv", 20.5), ("lockref", 21.0),
                      ("lockref16", 25.0)):
         lines.append(bench_line("uncontended", impl, 1, int(1e9 / ns), ns_per_op=ns))
@@ -88,7 +88,7 @@ def good_lines(hypervisor="kvm"):
         lines.append(bench_line("convoy", "lockref", cpus, int(lref / 2), **lr))
     lines.append(bench_line("retry-table", "lockref-wait-4", 2, 30 * 10 ** 6, **lr))
     lines.append(bench_line("retry-table", "lockref-nowait-2", 2, 10 * 10 ** 6, **lr))
-    lines += ["    ok 1 refcount", "ok 1 bench", "# RESULT pass"]
+    lines += ["  ok 1 refcount", "ok 1 bench", "# RESULT pass"]
     return lines
 
 
