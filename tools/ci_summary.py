@@ -64,10 +64,11 @@ def describe(name, check, run):
     if not passed:
         if replay:
             details.append(f"replay: {code(replay)}")
-        if run is None and check.get("log"):
-            tail = last_line(check["log"])
-            if tail:
-                details.append(f"last line of {cell(check['log'])}: {code(tail)}")
+        if run is None:
+            log = check.get("log", "no log")
+            tail = last_line(log)
+            details.append(f"exit status {cell(check.get('status', '?'))}; last line of "
+                           f"{cell(log)}: {code(tail) if tail else '(no output)'}")
     return verdict, details, invariants
 
 
