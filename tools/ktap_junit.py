@@ -232,9 +232,12 @@ def parse(path):
             stack[-1].pending.append((number, text.strip()))  # e.g. an indented backtrace
             continue
         if depth > len(stack) - 1:
-            if depth > len(stack) or stack[-1].closed is not None:
-                run.problems.append((number, f"indented {depth} levels inside a block of "
-                                     f"level {len(stack) - 1}"))
+            if stack[-1].closed is not None:
+                run.problems.append((number, "a subtest begins before the result line of "
+                                     "the one before it"))
+            elif depth > len(stack):
+                run.problems.append((number, f"a subtest indented {depth} levels inside a "
+                                     f"block of level {len(stack) - 1}"))
             while len(stack) - 1 < depth:
                 stack.append(Block(depth=len(stack)))
         close_to(run, stack, depth)
@@ -406,7 +409,11 @@ def testsuite(parent, name, check, run):
 def read_check(path):
     """A check's sidecar (tools/test.sh): key=value lines, env.VAR=VALUE for a boot's variables."""
     check = {"env": []}
-    for raw in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        return {"env": [], "verdict": "fail", "status": f"no record: {e.strerror}"}
+    for raw in text.splitlines():
         key, sep, value = raw.partition("=")
         if not sep:
             continue
