@@ -64,7 +64,6 @@ class Case:
 @dataclass
 class Block:
     """A KTAP block being read: the top level, or a subtest's lines."""
-    depth: int
     name: str = ""
     plan: int = None
     results: list = field(default_factory=list)
@@ -158,7 +157,7 @@ def note_failure(run, number, content):
         run.first_fail = (number, content)
 
 
-def close_to(run, stack, depth):
+def close_to(stack, depth):
     """Close the blocks deeper than @depth: each waits in its parent for a result line."""
     while len(stack) - 1 > depth:
         block = stack.pop()
@@ -211,15 +210,15 @@ def parse(path):
             note_failure(run, number, text.strip())
         run.header = lines
         number, text = run.last_line
-        run.problems.append((number, "no 'KTAP version 1' line at the start of a line: the "
-                             "kernel never reached its test runner (last line "
+        run.problems.append((number, "no 'KTAP version 1' line: the kernel never reached "
+                             "its test runner (last line "
                              f"{number}: {text.strip()[:200]!r})"))
         return run
     run.header = lines[:start]
     for number, text in run.header:
         note_failure(run, number, text.strip())
         check_json(run, number, text.strip())
-    stack = [Block(depth=0)]
+    stack = [Block()]  # stack[d]: the open block at nesting depth d
     for number, text in lines[start + 1:]:
         depth, content = indentation(text)
         note_failure(run, number, content)
@@ -239,8 +238,8 @@ def parse(path):
                 run.problems.append((number, f"a subtest indented {depth} levels inside a "
                                      f"block of level {len(stack) - 1}"))
             while len(stack) - 1 < depth:
-                stack.append(Block(depth=len(stack)))
-        close_to(run, stack, depth)
+                stack.append(Block())
+        close_to(stack, depth)
         block = stack[-1]
         m = RESULT.match(content)
         if VERSION.match(content) and not block.results and block.plan is None:
@@ -257,7 +256,7 @@ def parse(path):
             run.verdict = VERDICT.match(content).group(1)
         else:
             block.pending.append((number, content))
-    close_to(run, stack, 0)
+    close_to(stack, 0)
     top = stack[0]
     if top.plan is None:
         run.problems.append((lines[start][0], "no top-level plan '1..N' after the version line"))
