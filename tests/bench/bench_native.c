@@ -176,6 +176,7 @@ static bool native_run(unsigned number, unsigned idx, unsigned nthreads)
 	uint64_t timeout_ms = NATIVE_BASE_TIMEOUT_MS + NATIVE_TIMEOUT_FACTOR * nthreads *
 							   (opts.bench_trials + 1) * opts.bench_ms;
 	struct timespec deadline;
+	uint64_t start_ns = platform_now_ns();
 
 	c = (struct native_case){.name = cases[idx].name, .fn = cases[idx].fn, .id = &cases[idx]};
 	c.ncpus = cases[idx].cpus == BENCH_ALL_CPUS ? nthreads : 1;
@@ -206,6 +207,9 @@ static bool native_run(unsigned number, unsigned idx, unsigned nthreads)
 			       c.ncpus);
 		c.failed = true;
 	}
+	/* The kernel runner's "# duration" diagnostic: the time of the result below. */
+	platform_print(KTAP_DIAG "duration: %llu ms",
+		       (unsigned long long)((platform_now_ns() - start_ns) / NS_PER_MS));
 	platform_print("%s %u %s", c.failed ? "not ok" : "ok", number, c.name);
 	return !c.failed;
 }
