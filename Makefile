@@ -183,7 +183,9 @@ deps:
 		grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools \
 		qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term \
 		spin gnuplot-nox util-linux perl clang-format clang libclang-rt-14-dev \
-		python3-junitparser python3-yaml nodejs npm
+		python3-junitparser python3-yaml nodejs
+	# Debian's nodejs comes without npm; NodeSource's includes it and conflicts with Debian's.
+	command -v npm >/dev/null || apt-get install -y --no-install-recommends npm
 	# The GitHub workflow validator (docs/ci.md): a registry package, not in Debian.
 	npm install -g @action-validator/cli@0.6.0
 
