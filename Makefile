@@ -177,6 +177,9 @@ host-tests:
 fuzz:
 	$(MAKE) -C tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
 
+# Debian's nodejs comes without npm, NodeSource's includes one and conflicts with Debian's:
+# npm is installed only when missing.  The GitHub workflow validator (docs/ci.md) is a
+# registry package, not in Debian.
 deps:
 	apt-get update
 	apt-get install -y --no-install-recommends make gcc libc6-dev nasm python3 \
@@ -184,9 +187,7 @@ deps:
 		qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term \
 		spin gnuplot-nox util-linux perl clang-format clang libclang-rt-14-dev \
 		python3-junitparser python3-yaml nodejs
-	# Debian's nodejs comes without npm; NodeSource's includes it and conflicts with Debian's.
 	command -v npm >/dev/null || apt-get install -y --no-install-recommends npm
-	# The GitHub workflow validator (docs/ci.md): a registry package, not in Debian.
 	npm install -g @action-validator/cli@0.6.0
 
 format:
