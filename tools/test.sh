@@ -132,6 +132,11 @@ for fault in ud gp pf; do
     boot "selftest-fault-$fault" ACCEL=tcg SMP=2 CMDLINE="run=boot selftest.fault=$fault" -- \
         --expect-fail "^PANIC: CPU 0 .*#$(echo $fault | tr a-z A-Z)"
 done
+# The fault comes after the KTAP header and plan: a KTAP reader sees a crashed test, not a
+# log without KTAP.
+check selftest-fault-is-crashed-test sh -c 'python3 tools/ktap_junit.py --run "$0" --status 1 \
+    -o "$1" && grep -q "type=\"crashed\"" "$1"' "$LOGDIR/selftest-fault-gp.serial" \
+    "$LOGDIR/selftest-fault-gp.junit.xml"
 if [ -d /sys/module/kvm_pvm ]; then
     # PVM emulates what VMX would run: a boot takes minutes and shows nothing TCG does not.
     echo "SKIP kvm-smp2: /dev/kvm is PVM, not hardware virtualization"
