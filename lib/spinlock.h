@@ -21,7 +21,7 @@
  * nobody starves.  Off, the lock is the plain ticket lock and never sleeps.
  * A sleeper costs every unlock a full fence, so sleeping is armed only when
  * a waiter first needs it: until then a paravirtual unlock costs what a
- * plain one does.  spinlock.c argues why no wake-up is lost and no turn is
+ * plain one does.  spinlock_pv.c argues why no wake-up is lost and no turn is
  * granted twice.
  *
  * Layout of the 32-bit word: head in bits 0-15 (the ticket being served),
@@ -110,7 +110,7 @@ void spin_unlock(spinlock_t *lock);
  * a barrier): a waiter asleep when it is switched off is woken only by its
  * sleep's time bound (PLATFORM_WAIT_MAX_NS), late but correctly.  Either
  * way it disarms sleeping, so the next waiter that needs to sleep arms it
- * again (spinlock.c).
+ * again (spinlock_pv.c).
  */
 void spin_pv_set(bool on);
 bool spin_pv_enabled(void);
@@ -121,7 +121,7 @@ struct spin_pv_stats {
 	uint64_t kicks;	 /* kicks sent to sleeping waiters */
 	uint64_t passes; /* turns that went by a sleeping waiter to a running one */
 	uint64_t
-	    arms; /* times a waiter armed sleeping (spinlock.c), once per spin_pv_set at most */
+	    arms; /* times a waiter armed sleeping (spinlock_pv.c), once per spin_pv_set at most */
 };
 struct spin_pv_stats spin_pv_stats(void);
 
