@@ -59,23 +59,23 @@ static __attribute__((noinline)) void pair_plain(void)
 /* The hard-coded operations, out of line like the plain ones so both pay one call each. */
 static __attribute__((noipa)) void fixed_get_8b(struct lockref *r)
 {
-	lrc_do(r, LOCKREF_GET, 0, &lockref_policy_mainline, LOCKREF_MODE_CMPXCHG8B);
+	form_do(r, LOCKREF_GET, 0, &lockref_policy_mainline, LOCKREF_MODE_CMPXCHG8B);
 }
 
 static __attribute__((noipa)) int fixed_put_return_8b(struct lockref *r)
 {
-	return (int)lrc_do(r, LOCKREF_PUT_RETURN, 0, &lockref_policy_mainline,
-			   LOCKREF_MODE_CMPXCHG8B);
+	return (int)form_do(r, LOCKREF_PUT_RETURN, 0, &lockref_policy_mainline,
+			    LOCKREF_MODE_CMPXCHG8B);
 }
 
 static __attribute__((noipa)) void fixed_get_q(struct lockref *r)
 {
-	lrc_do(r, LOCKREF_GET, 0, &mainline_q, LOCKREF_MODE_CMPXCHGQ);
+	form_do(r, LOCKREF_GET, 0, &mainline_q, LOCKREF_MODE_CMPXCHGQ);
 }
 
 static __attribute__((noipa)) int fixed_put_return_q(struct lockref *r)
 {
-	return (int)lrc_do(r, LOCKREF_PUT_RETURN, 0, &mainline_q, LOCKREF_MODE_CMPXCHGQ);
+	return (int)form_do(r, LOCKREF_PUT_RETURN, 0, &mainline_q, LOCKREF_MODE_CMPXCHGQ);
 }
 
 static __attribute__((noinline)) void pair_fixed_8b(void)
