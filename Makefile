@@ -35,12 +35,14 @@ BUILD   := build
 
 # Freestanding, no red zone (interrupts would clobber it), no SSE/x87 state
 # in the kernel (never saved), frame pointers kept for panic backtraces.
-KERNEL_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
-	-isystem $(shell $(CC) -print-file-name=include) \
+# These flags mean the same to gcc and clang (the lock-rules build below).
+KERNEL_CFLAGS_ANY := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
 	-mno-red-zone -mgeneral-regs-only -mno-sse -mno-sse2 -mno-mmx -mno-80387 \
 	-fno-stack-protector -fno-pic -fno-pie -mcmodel=small -fno-omit-frame-pointer \
-	-mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables -fno-toplevel-reorder -mcx16 \
-	--param=min-pagesize=0 -Wall -Wextra -Werror -iquote lib -iquote fs -iquote kernel -MMD -MP
+	-mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables -mcx16 \
+	-Wall -Wextra -Werror -iquote lib -iquote fs -iquote kernel
+KERNEL_CFLAGS := $(KERNEL_CFLAGS_ANY) -isystem $(shell $(CC) -print-file-name=include) \
+	-fno-toplevel-reorder --param=min-pagesize=0 -MMD -MP
 # The suites see the fs suite's and the benchmarks' headers too; the platform never includes a suite.
 SUITE_CFLAGS := -iquote fs/test -iquote bench
 KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,-z,max-page-size=0x1000 \
@@ -89,7 +91,7 @@ NATIVE_CFLAGS := -std=gnu11 -O2 -g -pthread -mcx16 -Wall -Wextra -Werror \
 $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_HOST_SRCS)): NATIVE_CFLAGS += -iquote kernel \
 	-iquote tests/host
 
-.PHONY: all run test bench bench-native bochs debug deps clean format host-tests fuzz
+.PHONY: all run test bench bench-native bochs debug deps clean format host-tests fuzz lock-rules
 all: $(ISO) $(BUILD)/kernel.asm
 
 $(patsubst %.c,$(BUILD)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
@@ -112,6 +114,23 @@ $(KERNEL): $(OBJS) linker.ld
 $(BUILD)/kernel.asm: $(KERNEL)
 	$(quiet) OBJDUMP $@
 	$(Q)$(OBJDUMP) -d -S $< > $@
+
+# The lock rules (lib/lock_rules.h): every kernel source compiled again by
+# clang, with its thread-safety analysis as errors.  gcc builds the kernel
+# that boots; these objects only prove the rules hold, and are not linked.
+LOCK_RULES_CC     := clang
+LOCK_RULES_CFLAGS := $(KERNEL_CFLAGS_ANY) -isystem $(shell $(LOCK_RULES_CC) -print-resource-dir \
+	2>/dev/null)/include -Wthread-safety -MMD -MP
+LOCK_RULES_OBJS   := $(patsubst %.c,$(BUILD)/lock-rules/%.o,$(C_SRCS))
+$(patsubst %.c,$(BUILD)/lock-rules/%.o,$(SUITE_SRCS)): LOCK_RULES_CFLAGS += $(SUITE_CFLAGS)
+
+$(BUILD)/lock-rules/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	$(quiet) CLANG $<
+	$(Q)$(LOCK_RULES_CC) $(LOCK_RULES_CFLAGS) -c $< -o $@
+
+lock-rules: $(LOCK_RULES_OBJS)
+	$(Q)$(MAKE) -s -C tests/host lock-rules
 
 $(ISO): $(KERNEL) iso/boot/grub/grub.cfg
 	$(quiet) ISO $@
@@ -182,4 +201,4 @@ format:
 clean:
 	rm -rf $(BUILD)
 
--include $(OBJS:.o=.d) $(NATIVE_OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(NATIVE_OBJS:.o=.d) $(LOCK_RULES_OBJS:.o=.d)

@@ -48,6 +48,7 @@
 
 #include "fs.h"
 #include "lockref.h"
+#include "lock_rules.h"
 #include "lockref16.h"
 #include "platform.h"
 #include "rcu.h"
@@ -68,7 +69,13 @@ struct fs_link {
 	char name[FS_NAME_MAX + 1];
 };
 
-struct fs_node {
+/*
+ * A node is a lock in the lock rules (lock_rules.h): "the node's lock" is
+ * its lockref16's for a directory and its lockref's for a file, so the
+ * rules name the node itself, and the fs_node_* primitives below map it
+ * onto the lock of the node's form.
+ */
+struct LOCK_TYPE("fs_node") fs_node {
 	uint64_t magic;
 	enum fs_type type;    /* immutable */
 	bool removed;	      /* detached from the tree; under the node's lock */
@@ -97,13 +104,19 @@ struct fs {
 	uint64_t poison_reads, lookup_retries, lookup_locked, parent_locked;
 };
 
-/* Reference primitives on either form; the caller says whether it holds the lock. */
 static inline bool fs_is_dir(const struct fs_node *n)
 {
 	return n->type == FS_DIR;
 }
 
-static inline void fs_node_lock(struct fs_node *n)
+/*
+ * Reference primitives on either form; their lock rules name the node.
+ * Exempt from the analysis inside (LOCK_RULES_EXEMPT): which lockref's lock
+ * is the node's depends on the node's type, a rule it cannot state; every
+ * caller is checked against the node-level rule each one declares.
+ */
+
+static inline LOCK_RULES_EXEMPT void fs_node_lock(struct fs_node *n) ACQUIRES(*n)
 {
 	if (fs_is_dir(n))
 		lockref16_lock(&n->dref);
@@ -111,7 +124,7 @@ static inline void fs_node_lock(struct fs_node *n)
 		lockref_lock(&n->fref);
 }
 
-static inline void fs_node_unlock(struct fs_node *n)
+static inline LOCK_RULES_EXEMPT void fs_node_unlock(struct fs_node *n) RELEASES(*n)
 {
 	if (fs_is_dir(n))
 		lockref16_unlock(&n->dref);
@@ -120,24 +133,30 @@ static inline void fs_node_unlock(struct fs_node *n)
 }
 
 /* Caller holds the lock.  Returns the new count. */
-static inline int64_t fs_node_get_locked(struct fs_node *n)
+static inline LOCK_RULES_EXEMPT int64_t fs_node_get_locked(struct fs_node *n) REQUIRES(*n)
 {
 	return fs_is_dir(n) ? lockref16_get_locked(&n->dref) : lockref_get_locked(&n->fref);
 }
 
 /* Caller holds the lock.  Returns the new count. */
-static inline int64_t fs_node_put_locked(struct fs_node *n)
+static inline LOCK_RULES_EXEMPT int64_t fs_node_put_locked(struct fs_node *n) REQUIRES(*n)
 {
 	return fs_is_dir(n) ? lockref16_put_locked(&n->dref) : lockref_put_locked(&n->fref);
 }
 
 /* Caller holds the lock. */
-static inline void fs_node_mark_dead(struct fs_node *n)
+static inline LOCK_RULES_EXEMPT void fs_node_mark_dead(struct fs_node *n) REQUIRES(*n)
 {
 	if (fs_is_dir(n))
 		lockref16_mark_dead(&n->dref);
 	else
 		lockref_mark_dead(&n->fref);
+}
+
+/* Caller holds the lock of directory @n: its name changed (lockref16_bump_gen). */
+static inline LOCK_RULES_EXEMPT void fs_dir_bump_gen(struct fs_node *n) REQUIRES(*n)
+{
+	lockref16_bump_gen(&n->dref);
 }
 
 /* The count: a snapshot unless the caller holds the lock. */
@@ -147,14 +166,27 @@ static inline int64_t fs_node_count(const struct fs_node *n)
 }
 
 /* Take a reference if the count is above zero (lockless unless the policy says otherwise). */
-static inline bool fs_node_get_not_zero(struct fs *fs, struct fs_node *n)
+static inline MUST_CHECK bool fs_node_get_not_zero(struct fs *fs, struct fs_node *n)
 {
 	return fs_is_dir(n) ? lockref16_get_not_zero_p(&n->dref, fs->policy)
 			    : lockref_get_not_zero_p(&n->fref, fs->policy);
 }
 
+/*
+ * A reference on the root.  It cannot fail: the fs's own reference keeps the
+ * root's count above zero, so a failure is a broken count and stops everything.
+ */
+static inline struct fs_node *fs_root_get(struct fs *fs)
+{
+	if (!fs_node_get_not_zero(fs, fs->root))
+		platform_panic("fs %p: the root's count is zero while the fs holds it", (void *)fs);
+	return fs->root;
+}
+
 /* Drop a reference if it is not the last; else return false WITH THE LOCK HELD. */
-static inline bool fs_node_put_or_lock(struct fs *fs, struct fs_node *n)
+static inline MUST_CHECK LOCK_RULES_EXEMPT bool fs_node_put_or_lock(struct fs *fs,
+								    struct fs_node *n)
+    TRY_ACQUIRES(false, *n)
 {
 	return fs_is_dir(n) ? lockref16_put_or_lock_p(&n->dref, fs->policy)
 			    : lockref_put_or_lock_p(&n->fref, fs->policy);

@@ -48,9 +48,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lock_rules.h"
 #include "platform.h"
 
-typedef struct spinlock {
+typedef struct LOCK_TYPE("spinlock") spinlock {
 	union {
 		uint32_t val;
 		struct {
@@ -96,13 +97,13 @@ void spin_init(spinlock_t *lock);
  * head does not move for SPIN_TIMEOUT_NS, and in a debug build if the
  * caller already holds @lock.
  */
-void spin_lock(spinlock_t *lock);
+void spin_lock(spinlock_t *lock) ACQUIRES(*lock);
 
 /*
  * Release @lock, which the caller holds, waking the next waiter if it
  * sleeps.  Debug build: panics if the caller does not hold it.
  */
-void spin_unlock(spinlock_t *lock);
+void spin_unlock(spinlock_t *lock) RELEASES(*lock);
 
 /*
  * Paravirtual mode on or off, for every lock.  Switch only while no lock
@@ -129,7 +130,7 @@ struct spin_pv_stats spin_pv_stats(void);
  * Take @lock only if it is free right now.  Returns true with the lock held,
  * or false (lock not held, nothing changed) if anyone holds or waits for it.
  */
-bool spin_trylock(spinlock_t *lock);
+MUST_CHECK bool spin_trylock(spinlock_t *lock) TRY_ACQUIRES(true, *lock);
 
 /*
  * True if someone holds @lock at this instant (a hint: it may change at

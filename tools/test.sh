@@ -40,6 +40,10 @@ boot() {
 
 echo "== host tests"
 check host-build make -C tests/host -j2 all
+# The lock rules: every source again under clang -Wthread-safety -Werror (kernel
+# flags and host flags), and the planted mistakes that must not compile.
+check lock-rules make -s lock-rules
+check lock-rules-planted tests/lock_rules/run.sh
 while read -r name expect cmd; do
     [ -n "$name" ] || continue
     if [ "$expect" = pass ]; then
