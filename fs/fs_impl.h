@@ -226,13 +226,13 @@ static inline unsigned fs_bucket(const struct fs *fs, uint32_t hash)
  * NULL.  The chain is stable under the lock.
  */
 struct fs_node *fs_child_locked(struct fs *fs, struct fs_node *dir, const char *name, uint32_t len,
-				uint32_t hash);
+				uint32_t hash) REQUIRES(*dir);
 
 /* Caller holds @dir's lock: unhook @child from @dir's table (readers may still walk past it). */
-void fs_table_remove(struct fs *fs, struct fs_node *dir, struct fs_node *child);
+void fs_table_remove(struct fs *fs, struct fs_node *dir, struct fs_node *child) REQUIRES(*dir);
 
 /* Caller holds @dir's lock: hook @child (whose link names @dir) into @dir's table. */
-void fs_table_insert(struct fs *fs, struct fs_node *dir, struct fs_node *child);
+void fs_table_insert(struct fs *fs, struct fs_node *dir, struct fs_node *child) REQUIRES(*dir);
 
 /*
  * The last component of a path, as the operations that change the tree

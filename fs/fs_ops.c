@@ -198,6 +198,7 @@ int fs_rmdir(struct fs *fs, const char *path)
  * means the tree has a cycle: that is a bug, and stops everything.
  */
 static bool fs_is_ancestor(struct fs *fs, const struct fs_node *a, struct fs_node *n)
+    REQUIRES(fs->rename_lock)
 {
 	for (unsigned steps = 0; n; steps++) {
 		if (n == a)
@@ -243,7 +244,7 @@ static LOCK_RULES_EXEMPT void fs_unlock_two(struct fs_node *a, struct fs_node *b
  * ancestor first if one is the other's ancestor, else by address.
  */
 static void fs_lock_parents(struct fs *fs, struct fs_node *p1, struct fs_node *p2)
-    ACQUIRES(*p1, *p2)
+    REQUIRES(fs->rename_lock) ACQUIRES(*p1, *p2)
 {
 	if (p1 != p2 && fs_is_ancestor(fs, p1, p2)) {
 		fs_node_lock(p1);
@@ -268,7 +269,7 @@ struct fs_rename_done {
  * or an error with nothing changed.
  */
 static int fs_rename_locked(struct fs *fs, const struct fs_last *a, const struct fs_last *b,
-			    struct fs_rename_done *done)
+			    struct fs_rename_done *done) REQUIRES(fs->rename_lock)
 {
 	struct fs_node *p1 = a->dir, *p2 = b->dir, *s, *t;
 	struct fs_link *nl;
