@@ -118,18 +118,12 @@ static inline bool fs_is_dir(const struct fs_node *n)
 
 static inline LOCK_RULES_EXEMPT void fs_node_lock(struct fs_node *n) ACQUIRES(*n)
 {
-	if (fs_is_dir(n))
-		lockref16_lock(&n->dref);
-	else
-		lockref_lock(&n->fref);
+	fs_is_dir(n) ? lockref16_lock(&n->dref) : lockref_lock(&n->fref);
 }
 
 static inline LOCK_RULES_EXEMPT void fs_node_unlock(struct fs_node *n) RELEASES(*n)
 {
-	if (fs_is_dir(n))
-		lockref16_unlock(&n->dref);
-	else
-		lockref_unlock(&n->fref);
+	fs_is_dir(n) ? lockref16_unlock(&n->dref) : lockref_unlock(&n->fref);
 }
 
 /* Caller holds the lock.  Returns the new count. */
@@ -147,10 +141,7 @@ static inline LOCK_RULES_EXEMPT int64_t fs_node_put_locked(struct fs_node *n) RE
 /* Caller holds the lock. */
 static inline LOCK_RULES_EXEMPT void fs_node_mark_dead(struct fs_node *n) REQUIRES(*n)
 {
-	if (fs_is_dir(n))
-		lockref16_mark_dead(&n->dref);
-	else
-		lockref_mark_dead(&n->fref);
+	fs_is_dir(n) ? lockref16_mark_dead(&n->dref) : lockref_mark_dead(&n->fref);
 }
 
 /* Caller holds the lock of directory @n: its name changed (lockref16_bump_gen). */
