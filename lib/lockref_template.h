@@ -32,8 +32,7 @@
  */
 #if !defined(FORM_REF) || !defined(FORM_VAL) || !defined(FORM_NAME) || !defined(FORM_MAX) ||       \
     !defined(FORM_DEAD) || !defined(FORM_TORN)
-#error                                                                                             \
-    "lockref_template.h is a template: define FORM_REF, FORM_VAL, FORM_NAME, FORM_MAX, FORM_DEAD, FORM_TORN and the form_* pieces first, as lockref.c does"
+#error "a template: define the FORM_* macros and form_* pieces first, as lockref.c does"
 #endif
 
 #include "lockref_impl.h"
