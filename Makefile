@@ -38,14 +38,16 @@ BUILD   := build
 
 # Freestanding, no red zone (interrupts would clobber it), no SSE/x87 state
 # in the kernel (never saved), frame pointers kept for panic backtraces.
-KERNEL_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
-	-isystem $(shell $(CC) -print-file-name=include) \
+# These flags mean the same to gcc and clang (the lock-rules build below).
+KERNEL_CFLAGS_ANY := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
 	-mno-red-zone -mgeneral-regs-only -mno-sse -mno-sse2 -mno-mmx -mno-80387 \
 	-fno-stack-protector -fno-pic -fno-pie -mcmodel=small -fno-omit-frame-pointer \
-	-mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables -fno-toplevel-reorder -mcx16 \
-	--param=min-pagesize=0 -Wall -Wextra -Werror -iquote lib -iquote fs -iquote kernel -MMD -MP
-# The suites see the fs suite's header too; the platform never includes a suite.
-SUITE_CFLAGS := -iquote fs/test
+	-mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables -mcx16 \
+	-Wall -Wextra -Werror -iquote lib -iquote fs -iquote kernel
+KERNEL_CFLAGS := $(KERNEL_CFLAGS_ANY) -isystem $(shell $(CC) -print-file-name=include) \
+	-fno-toplevel-reorder --param=min-pagesize=0 -MMD -MP
+# The suites see the fs suite's and the benchmarks' headers too; the platform never includes a suite.
+SUITE_CFLAGS := -iquote fs/test -iquote bench
 KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,-z,max-page-size=0x1000 \
 	-Wl,--build-id=none -Wl,-z,noexecstack
 NASMFLAGS := -f elf64 -Werror
@@ -58,15 +60,16 @@ PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/a
 	kernel/ktest.c kernel/main.c kernel/memmap.c kernel/multiboot2.c kernel/percpu.c \
 	kernel/platform.c kernel/power.c kernel/screen.c kernel/serial.c kernel/smp.c \
 	kernel/trap.c kernel/tsc.c kernel/vm.c
-LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c \
+LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c lib/spinlock_pv.c \
 	lib/string.c
 FS_SRCS := fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/rcu.c fs/slots.c
+# The benchmarks: portable C on lib/platform.h, linked by the kernel and by bench-native.
+BENCH_SRCS := bench/bench.c bench/bench_pathwalk.c bench/bench_ref.c bench/bench_refcount.c \
+	bench/bench_retry.c bench/bench_stats.c bench/bench_uncontended.c
 SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/test_fs.c \
-	kernel/test/torture_lockref.c kernel/test/torture_spinlock.c \
+	kernel/test/torture_lockref.c kernel/test/torture_spinlock.c kernel/test/bench_ktest.c \
 	fs/test/fs_cases_paths.c fs/test/fs_cases_tree.c fs/test/fs_suite.c fs/test/fs_torture.c \
-	kernel/bench/bench.c kernel/bench/bench_pathwalk.c kernel/bench/bench_ref.c \
-	kernel/bench/bench_refcount.c kernel/bench/bench_retry.c kernel/bench/bench_stats.c \
-	kernel/bench/bench_uncontended.c kernel/bench/bench_ktest.c
+	$(BENCH_SRCS)
 C_SRCS   := $(PLATFORM_SRCS) $(LIB_SRCS) $(FS_SRCS) $(SUITE_SRCS)
 ASM_SRCS := boot/entry.asm boot/isr.asm boot/trampoline.asm
 OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/obj/%.o,$(ASM_SRCS))
@@ -81,17 +84,18 @@ ISO    := $(BUILD)/lockref.iso
 # line parser's header) see kernel/.
 NATIVE      := $(BUILD)/bench-native
 NATIVE_BIN  := $(NATIVE)/bench_native
-NATIVE_PORTABLE_SRCS := $(filter-out kernel/bench/bench_ktest.c,$(filter kernel/bench/%,$(SUITE_SRCS))) \
+NATIVE_PORTABLE_SRCS := $(BENCH_SRCS) \
 	$(filter-out lib/string.c,$(LIB_SRCS)) $(FS_SRCS)
 NATIVE_HOST_SRCS := tests/bench/bench_native.c tests/host/platform_host.c kernel/cmdline.c \
 	kernel/cmdline_apply.c
 NATIVE_OBJS := $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_PORTABLE_SRCS) $(NATIVE_HOST_SRCS))
 NATIVE_CFLAGS := -std=gnu11 -O2 -g -pthread -mcx16 -Wall -Wextra -Werror \
-	-iquote lib -iquote fs -iquote kernel/bench -MMD -MP
+	-iquote lib -iquote fs -iquote bench -MMD -MP
 $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_HOST_SRCS)): NATIVE_CFLAGS += -iquote kernel \
 	-iquote tests/host
 
-.PHONY: all run test summary bench bench-native bochs debug deps clean format host-tests fuzz
+.PHONY: all run test summary bench bench-native bochs debug deps clean format host-tests fuzz \
+	lock-rules
 all: $(ISO) $(BUILD)/kernel.asm
 
 $(patsubst %.c,$(BUILD)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
@@ -114,6 +118,23 @@ $(KERNEL): $(OBJS) linker.ld
 $(BUILD)/kernel.asm: $(KERNEL)
 	$(quiet) OBJDUMP $@
 	$(Q)$(OBJDUMP) -d -S $< > $@
+
+# The lock rules (lib/lock_rules.h): every kernel source compiled again by
+# clang, with its thread-safety analysis as errors.  gcc builds the kernel
+# that boots; these objects only prove the rules hold, and are not linked.
+LOCK_RULES_CC     := clang
+LOCK_RULES_CFLAGS := $(KERNEL_CFLAGS_ANY) -isystem $(shell $(LOCK_RULES_CC) -print-resource-dir \
+	2>/dev/null)/include -Wthread-safety -MMD -MP
+LOCK_RULES_OBJS   := $(patsubst %.c,$(BUILD)/lock-rules/%.o,$(C_SRCS))
+$(patsubst %.c,$(BUILD)/lock-rules/%.o,$(SUITE_SRCS)): LOCK_RULES_CFLAGS += $(SUITE_CFLAGS)
+
+$(BUILD)/lock-rules/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	$(quiet) CLANG $<
+	$(Q)$(LOCK_RULES_CC) $(LOCK_RULES_CFLAGS) -c $< -o $@
+
+lock-rules: $(LOCK_RULES_OBJS)
+	$(Q)$(MAKE) -s -C tests/host lock-rules
 
 $(ISO): $(KERNEL) iso/boot/grub/grub.cfg
 	$(quiet) ISO $@
@@ -191,10 +212,10 @@ deps:
 	npm install -g @action-validator/cli@0.6.0
 
 format:
-	clang-format -i $(wildcard kernel/*.[ch] kernel/*/*.[ch] lib/*.[ch] fs/*.[ch] fs/*/*.[ch] \
+	clang-format -i $(wildcard bench/*.[ch] kernel/*.[ch] kernel/*/*.[ch] lib/*.[ch] fs/*.[ch] fs/*/*.[ch] \
 		tests/*/*.[ch])
 
 clean:
 	rm -rf $(BUILD)
 
--include $(OBJS:.o=.d) $(NATIVE_OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(NATIVE_OBJS:.o=.d) $(LOCK_RULES_OBJS:.o=.d)

@@ -296,9 +296,7 @@ int fs_get_parent(struct fs *fs, struct fs_node *node, struct fs_node **out)
 	if (!fs || !node || !out)
 		return -FS_EINVAL;
 	if (node == fs->root) {
-		/* The fs's own reference keeps the root's count above zero. */
-		fs_node_get_not_zero(fs, node);
-		*out = node;
+		*out = fs_root_get(fs);
 		return 0;
 	}
 	for (unsigned i = 0; i < FS_PARENT_TRIES; i++) {

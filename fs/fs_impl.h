@@ -48,6 +48,7 @@
 
 #include "fs.h"
 #include "lockref.h"
+#include "lock_rules.h"
 #include "lockref16.h"
 #include "platform.h"
 #include "rcu.h"
@@ -68,7 +69,13 @@ struct fs_link {
 	char name[FS_NAME_MAX + 1];
 };
 
-struct fs_node {
+/*
+ * A node is a lock in the lock rules (lock_rules.h): "the node's lock" is
+ * its lockref16's for a directory and its lockref's for a file, so the
+ * rules name the node itself, and the fs_node_* primitives below map it
+ * onto the lock of the node's form.
+ */
+struct LOCK_TYPE("fs_node") fs_node {
 	uint64_t magic;
 	enum fs_type type;    /* immutable */
 	bool removed;	      /* detached from the tree; under the node's lock */
@@ -97,47 +104,50 @@ struct fs {
 	uint64_t poison_reads, lookup_retries, lookup_locked, parent_locked;
 };
 
-/* Reference primitives on either form; the caller says whether it holds the lock. */
 static inline bool fs_is_dir(const struct fs_node *n)
 {
 	return n->type == FS_DIR;
 }
 
-static inline void fs_node_lock(struct fs_node *n)
+/*
+ * Reference primitives on either form; their lock rules name the node.
+ * Exempt from the analysis inside (LOCK_RULES_EXEMPT): which lockref's lock
+ * is the node's depends on the node's type, a rule it cannot state; every
+ * caller is checked against the node-level rule each one declares.
+ */
+
+static inline LOCK_RULES_EXEMPT void fs_node_lock(struct fs_node *n) ACQUIRES(*n)
 {
-	if (fs_is_dir(n))
-		lockref16_lock(&n->dref);
-	else
-		lockref_lock(&n->fref);
+	fs_is_dir(n) ? lockref16_lock(&n->dref) : lockref_lock(&n->fref);
 }
 
-static inline void fs_node_unlock(struct fs_node *n)
+static inline LOCK_RULES_EXEMPT void fs_node_unlock(struct fs_node *n) RELEASES(*n)
 {
-	if (fs_is_dir(n))
-		lockref16_unlock(&n->dref);
-	else
-		lockref_unlock(&n->fref);
+	fs_is_dir(n) ? lockref16_unlock(&n->dref) : lockref_unlock(&n->fref);
 }
 
 /* Caller holds the lock.  Returns the new count. */
-static inline int64_t fs_node_get_locked(struct fs_node *n)
+static inline LOCK_RULES_EXEMPT int64_t fs_node_get_locked(struct fs_node *n) REQUIRES(*n)
 {
 	return fs_is_dir(n) ? lockref16_get_locked(&n->dref) : lockref_get_locked(&n->fref);
 }
 
 /* Caller holds the lock.  Returns the new count. */
-static inline int64_t fs_node_put_locked(struct fs_node *n)
+static inline LOCK_RULES_EXEMPT int64_t fs_node_put_locked(struct fs_node *n) REQUIRES(*n)
 {
 	return fs_is_dir(n) ? lockref16_put_locked(&n->dref) : lockref_put_locked(&n->fref);
 }
 
 /* Caller holds the lock. */
-static inline void fs_node_mark_dead(struct fs_node *n)
+static inline LOCK_RULES_EXEMPT void fs_node_mark_dead(struct fs_node *n) REQUIRES(*n)
 {
-	if (fs_is_dir(n))
-		lockref16_mark_dead(&n->dref);
-	else
-		lockref_mark_dead(&n->fref);
+	fs_is_dir(n) ? lockref16_mark_dead(&n->dref) : lockref_mark_dead(&n->fref);
+}
+
+/* Caller holds the lock of directory @n: its name changed (lockref16_bump_gen). */
+static inline LOCK_RULES_EXEMPT void fs_dir_bump_gen(struct fs_node *n) REQUIRES(*n)
+{
+	lockref16_bump_gen(&n->dref);
 }
 
 /* The count: a snapshot unless the caller holds the lock. */
@@ -147,14 +157,27 @@ static inline int64_t fs_node_count(const struct fs_node *n)
 }
 
 /* Take a reference if the count is above zero (lockless unless the policy says otherwise). */
-static inline bool fs_node_get_not_zero(struct fs *fs, struct fs_node *n)
+static inline MUST_CHECK bool fs_node_get_not_zero(struct fs *fs, struct fs_node *n)
 {
 	return fs_is_dir(n) ? lockref16_get_not_zero_p(&n->dref, fs->policy)
 			    : lockref_get_not_zero_p(&n->fref, fs->policy);
 }
 
+/*
+ * A reference on the root.  It cannot fail: the fs's own reference keeps the
+ * root's count above zero, so a failure is a broken count and stops everything.
+ */
+static inline struct fs_node *fs_root_get(struct fs *fs)
+{
+	if (!fs_node_get_not_zero(fs, fs->root))
+		platform_panic("fs %p: the root's count is zero while the fs holds it", (void *)fs);
+	return fs->root;
+}
+
 /* Drop a reference if it is not the last; else return false WITH THE LOCK HELD. */
-static inline bool fs_node_put_or_lock(struct fs *fs, struct fs_node *n)
+static inline MUST_CHECK LOCK_RULES_EXEMPT bool fs_node_put_or_lock(struct fs *fs,
+								    struct fs_node *n)
+    TRY_ACQUIRES(false, *n)
 {
 	return fs_is_dir(n) ? lockref16_put_or_lock_p(&n->dref, fs->policy)
 			    : lockref_put_or_lock_p(&n->fref, fs->policy);
@@ -194,13 +217,13 @@ static inline unsigned fs_bucket(const struct fs *fs, uint32_t hash)
  * NULL.  The chain is stable under the lock.
  */
 struct fs_node *fs_child_locked(struct fs *fs, struct fs_node *dir, const char *name, uint32_t len,
-				uint32_t hash);
+				uint32_t hash) REQUIRES(*dir);
 
 /* Caller holds @dir's lock: unhook @child from @dir's table (readers may still walk past it). */
-void fs_table_remove(struct fs *fs, struct fs_node *dir, struct fs_node *child);
+void fs_table_remove(struct fs *fs, struct fs_node *dir, struct fs_node *child) REQUIRES(*dir);
 
 /* Caller holds @dir's lock: hook @child (whose link names @dir) into @dir's table. */
-void fs_table_insert(struct fs *fs, struct fs_node *dir, struct fs_node *child);
+void fs_table_insert(struct fs *fs, struct fs_node *dir, struct fs_node *child) REQUIRES(*dir);
 
 /*
  * The last component of a path, as the operations that change the tree

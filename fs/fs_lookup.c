@@ -233,11 +233,9 @@ static bool fs_is_dotdot(const char *s, size_t len)
 /* Resolve the components in [@p, @end) from the root: a reference in *@out, or an error. */
 static int fs_walk(struct fs *fs, const char *p, const char *end, struct fs_node **out)
 {
-	struct fs_node *cur = fs->root, *next;
+	struct fs_node *cur = fs_root_get(fs), *next;
 	int err = 0;
 
-	/* The fs's own reference keeps the root's count above zero. */
-	fs_node_get_not_zero(fs, cur);
 	for (;;) {
 		const char *s;
 		uint32_t len;
@@ -318,8 +316,7 @@ int fs_walk_parent(struct fs *fs, const char *path, struct fs_last *last)
 	if (end == path) {
 		/* Only slashes: the root itself, which has no name in any directory. */
 		last->kind = FS_LAST_ROOT;
-		last->dir = fs->root;
-		fs_node_get_not_zero(fs, fs->root);
+		last->dir = fs_root_get(fs);
 		return 0;
 	}
 	for (s = end; s > path && s[-1] != '/'; s--)

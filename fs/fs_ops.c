@@ -37,7 +37,7 @@ static void fs_set_nchildren(struct fs_node *dir, uint32_t n)
  * reference in *@out) or, without @out, 0 (cached, unused).
  */
 static int fs_create_locked(struct fs *fs, struct fs_node *dir, const struct fs_last *last,
-			    enum fs_type type, struct fs_node **out)
+			    enum fs_type type, struct fs_node **out) REQUIRES(*dir)
 {
 	struct fs_node *n = fs_node_alloc(fs, type);
 	struct fs_link *l = n ? fs_link_alloc(fs, dir, last->name, last->len, last->hash) : NULL;
@@ -103,13 +103,14 @@ out:
  * fs_put frees it.
  */
 static bool fs_detach_locked(struct fs *fs, struct fs_node *dir, struct fs_node *child)
+    REQUIRES(*dir, *child)
 {
 	fs_table_remove(fs, dir, child);
 	fs_set_nchildren(dir, dir->nchildren - 1);
 	__atomic_store_n(&child->removed, true, __ATOMIC_RELAXED); /* stat reads it unlocked */
 	/* Lookups that read the old generation must not take a new reference now. */
 	if (fs_is_dir(child))
-		lockref16_bump_gen(&child->dref);
+		fs_dir_bump_gen(child);
 	if (fs_node_count(child) != 0 && !FS_BUG(FS_BUG_UNLINK_BUSY))
 		return false;
 	fs_node_mark_dead(child);
@@ -197,6 +198,7 @@ int fs_rmdir(struct fs *fs, const char *path)
  * means the tree has a cycle: that is a bug, and stops everything.
  */
 static bool fs_is_ancestor(struct fs *fs, const struct fs_node *a, struct fs_node *n)
+    REQUIRES(fs->rename_lock)
 {
 	for (unsigned steps = 0; n; steps++) {
 		if (n == a)
@@ -209,8 +211,12 @@ static bool fs_is_ancestor(struct fs *fs, const struct fs_node *a, struct fs_nod
 	return false;
 }
 
-/* Lock @a and @b (either may be NULL or both the same), by address. */
-static void fs_lock_two(struct fs_node *a, struct fs_node *b)
+/*
+ * Lock @a and @b (either may be NULL or both the same), by address.
+ * Exempt inside: how many locks it takes depends on the values, a rule
+ * the analysis cannot state; callers are checked as if it took both.
+ */
+static LOCK_RULES_EXEMPT void fs_lock_two(struct fs_node *a, struct fs_node *b) ACQUIRES(*a, *b)
 {
 	if (a && b && b < a) {
 		struct fs_node *t = a;
@@ -224,7 +230,8 @@ static void fs_lock_two(struct fs_node *a, struct fs_node *b)
 		fs_node_lock(b);
 }
 
-static void fs_unlock_two(struct fs_node *a, struct fs_node *b)
+/* Unlock what fs_lock_two(@a, @b) locked; exempt inside for the same reason. */
+static LOCK_RULES_EXEMPT void fs_unlock_two(struct fs_node *a, struct fs_node *b) RELEASES(*a, *b)
 {
 	if (a)
 		fs_node_unlock(a);
@@ -237,6 +244,7 @@ static void fs_unlock_two(struct fs_node *a, struct fs_node *b)
  * ancestor first if one is the other's ancestor, else by address.
  */
 static void fs_lock_parents(struct fs *fs, struct fs_node *p1, struct fs_node *p2)
+    REQUIRES(fs->rename_lock) ACQUIRES(*p1, *p2)
 {
 	if (p1 != p2 && fs_is_ancestor(fs, p1, p2)) {
 		fs_node_lock(p1);
@@ -261,7 +269,7 @@ struct fs_rename_done {
  * or an error with nothing changed.
  */
 static int fs_rename_locked(struct fs *fs, const struct fs_last *a, const struct fs_last *b,
-			    struct fs_rename_done *done)
+			    struct fs_rename_done *done) REQUIRES(fs->rename_lock)
 {
 	struct fs_node *p1 = a->dir, *p2 = b->dir, *s, *t;
 	struct fs_link *nl;
@@ -313,7 +321,7 @@ static int fs_rename_locked(struct fs *fs, const struct fs_last *a, const struct
 	/* The link first, then the generation: the order fs_lookup.c reads them in reverse. */
 	fs_rcu_assign(s->link, nl);
 	if (fs_is_dir(s))
-		lockref16_bump_gen(&s->dref);
+		fs_dir_bump_gen(s);
 	fs_table_insert(fs, p2, s);
 	__atomic_store_n(&fs->rename_seq, fs->rename_seq + 1, __ATOMIC_RELEASE);
 	fs_set_nchildren(p2, p2->nchildren + 1);

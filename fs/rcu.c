@@ -102,6 +102,7 @@ static void fs_rcu_run(struct fs_rcu *rcu, struct fs_rcu_head *list)
  * or NULL with *@advanced false if some CPU is still in an older epoch.
  */
 static struct fs_rcu_head *fs_rcu_advance_locked(struct fs_rcu *rcu, bool *advanced)
+    REQUIRES(rcu->lock)
 {
 	uint64_t epoch = rcu->epoch;
 	unsigned seen = __atomic_load_n(&rcu->cpus_seen, __ATOMIC_ACQUIRE);

@@ -194,6 +194,25 @@ static const struct option options[] = {
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
 
+/* Every key of options[], space-separated, for the unknown-option line. */
+static const char *known_keys(void)
+{
+	static char keys[NOPTIONS * 20];
+	size_t len = 0;
+
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		size_t n = strlen(options[i].key);
+
+		if (len + 1 + n >= sizeof(keys))
+			break;
+		keys[len++] = ' ';
+		memcpy(keys + len, options[i].key, n);
+		len += n;
+	}
+	keys[len] = '\0';
+	return keys;
+}
+
 static void parse_word(char *word)
 {
 	char *eq = strchr(word, '=');
@@ -235,11 +254,8 @@ static void parse_word(char *word)
 				     value ? "=" : "", value ? value : "", o->expected);
 		return;
 	}
-	platform_log(
-	    "cmdline: unknown option '%s%s%s' (known: run quick seed torture.secs bench.ms "
-	    "bench.trials lockref.policy lockref.retries lockref.wait lockref.cas smp.max "
-	    "torture.busted selftest.fault console exit spinlock.pv); ignored",
-	    word, value ? "=" : "", value ? value : "");
+	platform_log("cmdline: unknown option '%s%s%s' (known:%s); ignored", word, value ? "=" : "",
+		     value ? value : "", known_keys());
 }
 
 void cmdline_parse(const char *line)

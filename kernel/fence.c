@@ -2,7 +2,7 @@
 /*
  * fence.c - a memory barrier on every other CPU, delivered by NMI.
  *
- * The paravirtual spinlock arms its sleeping with it (lib/spinlock.c): the
+ * The paravirtual spinlock arms its sleeping with it (lib/spinlock_pv.c): the
  * CPUs to fence may be running a benchmark or the torture with interrupts
  * off, and the arming CPU cannot wait until they turn them on.  An NMI is
  * taken between two instructions whatever RFLAGS.IF says, and the handler

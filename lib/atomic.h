@@ -80,6 +80,20 @@ static inline bool atomic_cmpxchg16b_insn(atomic_u128 *p, atomic_u128 *old, atom
 #ifndef LIB_ATOMIC_BUILTINS
 
 /* Loads are acquire and stores release on x86; the volatile access keeps the compiler honest. */
+static inline uint8_t atomic_load8(const uint8_t *p)
+{
+	uint8_t v = *(const volatile uint8_t *)p;
+
+	atomic_compiler_barrier();
+	return v;
+}
+
+static inline void atomic_store8(uint8_t *p, uint8_t v)
+{
+	atomic_compiler_barrier();
+	*(volatile uint8_t *)p = v;
+}
+
 static inline uint16_t atomic_load16(const uint16_t *p)
 {
 	uint16_t v = *(const volatile uint16_t *)p;
@@ -123,8 +137,10 @@ static inline void atomic_store64(uint64_t *p, uint64_t v)
 }
 
 /*
- * Relaxed forms, for data one CPU writes and others only sample (statistics):
- * on x86 the same instructions; under TSan they promise no ordering.
+ * Relaxed forms, where no order with other accesses is needed: data one CPU
+ * writes and others only sample (statistics), or a word read as a hint and
+ * ordered by other means (the paravirtual lock's mode).  On x86 the same
+ * instructions; under TSan they promise no ordering.
  */
 static inline uint64_t atomic_load64_relaxed(const uint64_t *p)
 {
@@ -134,6 +150,38 @@ static inline uint64_t atomic_load64_relaxed(const uint64_t *p)
 static inline void atomic_store64_relaxed(uint64_t *p, uint64_t v)
 {
 	*(volatile uint64_t *)p = v;
+}
+
+static inline uint8_t atomic_load8_relaxed(const uint8_t *p)
+{
+	return *(const volatile uint8_t *)p;
+}
+
+static inline uint32_t atomic_load32_relaxed(const uint32_t *p)
+{
+	return *(const volatile uint32_t *)p;
+}
+
+static inline void atomic_store32_relaxed(uint32_t *p, uint32_t v)
+{
+	*(volatile uint32_t *)p = v;
+}
+
+/*
+ * Exchange: store @v and return the old value.  XCHG with a memory operand
+ * is locked without a prefix (SDM Vol. 2B "XCHG"), so it is also a full
+ * barrier: the store that no later load may pass.
+ */
+static inline uint8_t atomic_xchg8(uint8_t *p, uint8_t v)
+{
+	__asm__ __volatile__("xchgb %0, %1" : "+q"(v), "+m"(*p) : : "memory");
+	return v;
+}
+
+static inline uint32_t atomic_xchg32(uint32_t *p, uint32_t v)
+{
+	__asm__ __volatile__("xchgl %0, %1" : "+r"(v), "+m"(*p) : : "memory");
+	return v;
 }
 
 /* Add @v to *@p; returns the value *@p held before. */
@@ -159,6 +207,28 @@ static inline uint64_t atomic_xadd64(uint64_t *p, uint64_t v)
  * Compare-exchange: if *@p equals *@old, store @new and return true;
  * otherwise copy the current *@p into *@old and return false.
  */
+static inline bool atomic_cmpxchg8(uint8_t *p, uint8_t *old, uint8_t new)
+{
+	bool ok;
+
+	__asm__ __volatile__("lock cmpxchgb %3, %1"
+			     : "=@ccz"(ok), "+m"(*p), "+a"(*old)
+			     : "q"(new)
+			     : "memory");
+	return ok;
+}
+
+static inline bool atomic_cmpxchg16(uint16_t *p, uint16_t *old, uint16_t new)
+{
+	bool ok;
+
+	__asm__ __volatile__("lock cmpxchgw %3, %1"
+			     : "=@ccz"(ok), "+m"(*p), "+a"(*old)
+			     : "r"(new)
+			     : "memory");
+	return ok;
+}
+
 static inline bool atomic_cmpxchg32(uint32_t *p, uint32_t *old, uint32_t new)
 {
 	bool ok;
@@ -212,6 +282,16 @@ static inline bool atomic_cmpxchg128(atomic_u128 *p, atomic_u128 *old, atomic_u1
 
 #else /* LIB_ATOMIC_BUILTINS */
 
+static inline uint8_t atomic_load8(const uint8_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void atomic_store8(uint8_t *p, uint8_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
 static inline uint16_t atomic_load16(const uint16_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
@@ -252,6 +332,31 @@ static inline void atomic_store64_relaxed(uint64_t *p, uint64_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
+static inline uint8_t atomic_load8_relaxed(const uint8_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline uint32_t atomic_load32_relaxed(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline void atomic_store32_relaxed(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static inline uint8_t atomic_xchg8(uint8_t *p, uint8_t v)
+{
+	return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+}
+
+static inline uint32_t atomic_xchg32(uint32_t *p, uint32_t v)
+{
+	return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+}
+
 static inline uint16_t atomic_xadd16(uint16_t *p, uint16_t v)
 {
 	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
@@ -265,6 +370,16 @@ static inline uint32_t atomic_xadd32(uint32_t *p, uint32_t v)
 static inline uint64_t atomic_xadd64(uint64_t *p, uint64_t v)
 {
 	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+
+static inline bool atomic_cmpxchg8(uint8_t *p, uint8_t *old, uint8_t new)
+{
+	return __atomic_compare_exchange_n(p, old, new, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+static inline bool atomic_cmpxchg16(uint16_t *p, uint16_t *old, uint16_t new)
+{
+	return __atomic_compare_exchange_n(p, old, new, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
 static inline bool atomic_cmpxchg32(uint32_t *p, uint32_t *old, uint32_t new)

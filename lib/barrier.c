@@ -9,13 +9,14 @@
  * Sleeping waiters: a waiter marks itself in `sleeping`, then re-reads
  * `sense`, then sleeps only while `sense` is unchanged; the last arrival
  * flips `sense`, then kicks every CPU it finds marked.  Both sides store
- * first and load second with sequentially consistent accesses, so at
- * least one of them sees the other's store: either the waiter sees the
+ * first, with an exchange (a full barrier), and load second, so at least
+ * one of them sees the other's store: either the waiter sees the
  * new sense and does not sleep, or the last arrival sees the mark and
  * kicks (and a kick after the waiter's comparison ends its sleep).
  */
 #include "barrier.h"
 
+#include "atomic.h"
 #include "printf.h"
 
 /* Spins (PAUSE) between looks at the clock and, after the first, sleeps. */
@@ -26,7 +27,7 @@ void barrier_init(struct barrier *b, unsigned total)
 	b->total = total;
 	b->remaining = total;
 	b->sense = 0;
-	b->broken = false;
+	b->broken = 0;
 	b->round = 0;
 	b->last_arrival_ns = platform_now_ns();
 	for (unsigned i = 0; i < MAX_CPUS; i++) {
@@ -42,11 +43,11 @@ static void report_missing(struct barrier *b, unsigned round, uint64_t timeout_n
 
 	missing[0] = '\0';
 	for (unsigned i = 0; i < b->total && len < sizeof(missing); i++)
-		if (__atomic_load_n(&b->arrived_round[i], __ATOMIC_RELAXED) != round + 1)
+		if (atomic_load32_relaxed(&b->arrived_round[i]) != round + 1)
 			len += (size_t)ksnprintf(missing + len, sizeof(missing) - len, " %u", i);
 	platform_log("barrier '%s': timed out in round %u waiting for %u of %u CPUs (none "
 		     "arrived for %lu ms); missing:%s",
-		     what, round, __atomic_load_n(&b->remaining, __ATOMIC_RELAXED), b->total,
+		     what, round, atomic_load32_relaxed(&b->remaining), b->total,
 		     (unsigned long)(timeout_ns / 1000000), missing);
 }
 
@@ -54,51 +55,51 @@ static void report_missing(struct barrier *b, unsigned round, uint64_t timeout_n
 static void wake_sleepers(struct barrier *b)
 {
 	for (unsigned i = 0; i < b->total; i++)
-		if (__atomic_load_n(&b->sleeping[i], __ATOMIC_SEQ_CST))
+		if (atomic_load8(&b->sleeping[i]))
 			platform_cpu_kick(i);
 }
 
 static void sleep_while_sense(struct barrier *b, unsigned me, uint32_t old_sense)
 {
-	__atomic_store_n(&b->sleeping[me], 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&b->sense, __ATOMIC_SEQ_CST) == old_sense &&
-	    !__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
+	atomic_xchg8(&b->sleeping[me], 1); /* a full barrier before the load of sense */
+	if (atomic_load32(&b->sense) == old_sense && !atomic_load8(&b->broken))
 		platform_cpu_wait(&b->sense, old_sense);
-	__atomic_store_n(&b->sleeping[me], 0, __ATOMIC_RELAXED);
+	atomic_store8(&b->sleeping[me], 0);
 }
 
 bool barrier_wait(struct barrier *b, uint64_t timeout_ns, const char *what)
 {
 	unsigned me = platform_cpu_id();
-	unsigned round = __atomic_load_n(&b->round, __ATOMIC_ACQUIRE);
-	uint32_t old_sense = __atomic_load_n(&b->sense, __ATOMIC_ACQUIRE);
+	unsigned round = atomic_load32(&b->round);
+	uint32_t old_sense = atomic_load32(&b->sense);
 	uint32_t my_sense = !old_sense;
 	unsigned spins = 0;
 
-	if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
+	if (atomic_load8(&b->broken))
 		return false;
-	__atomic_store_n(&b->arrived_round[me], round + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&b->last_arrival_ns, platform_now_ns(), __ATOMIC_RELAXED);
-	if (__atomic_sub_fetch(&b->remaining, 1, __ATOMIC_ACQ_REL) == 0) {
-		__atomic_store_n(&b->remaining, b->total, __ATOMIC_RELAXED);
-		__atomic_store_n(&b->round, round + 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&b->sense, my_sense, __ATOMIC_SEQ_CST);
+	atomic_store32_relaxed(&b->arrived_round[me], round + 1);
+	atomic_store64_relaxed(&b->last_arrival_ns, platform_now_ns());
+	if (atomic_xadd32(&b->remaining, (uint32_t)-1) == 1) { /* the last to arrive */
+		atomic_store32_relaxed(&b->remaining, b->total);
+		atomic_store32_relaxed(&b->round, round + 1);
+		atomic_xchg32(&b->sense,
+			      my_sense); /* a full barrier before the loads of sleeping */
 		wake_sleepers(b);
 		return true;
 	}
-	while (__atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) != my_sense) {
-		if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
+	while (atomic_load32(&b->sense) != my_sense) {
+		if (atomic_load8(&b->broken))
 			return false;
 		if (++spins % BARRIER_SPINS != 0) {
 			platform_relax();
 			continue;
 		}
 		uint64_t now = platform_now_ns();
-		uint64_t last = __atomic_load_n(&b->last_arrival_ns, __ATOMIC_RELAXED);
+		uint64_t last = atomic_load64_relaxed(&b->last_arrival_ns);
 
 		/* Another CPU's clock may be a hair ahead of ours: last > now is no timeout. */
 		if (now > last && now - last > timeout_ns) {
-			if (!__atomic_exchange_n(&b->broken, true, __ATOMIC_SEQ_CST)) {
+			if (!atomic_xchg8(&b->broken, 1)) {
 				report_missing(b, round, timeout_ns, what);
 				wake_sleepers(b);
 			}

@@ -24,15 +24,15 @@
 #include <stdint.h>
 
 struct barrier {
-	unsigned total;			   /* CPUs taking part */
-	volatile unsigned remaining;	   /* still to arrive in this round */
-	uint32_t sense;			   /* flips when a round completes (atomic accesses) */
-	volatile bool broken;		   /* a round timed out: every later wait fails fast */
-	volatile uint64_t last_arrival_ns; /* platform_now_ns() of the latest arrival */
+	unsigned total;		  /* CPUs taking part */
+	uint32_t remaining;	  /* still to arrive in this round */
+	uint32_t sense;		  /* flips when a round completes */
+	uint8_t broken;		  /* a round timed out: every later wait fails fast */
+	uint64_t last_arrival_ns; /* platform_now_ns() of the latest arrival */
 	/* Round each CPU last arrived at, to name the missing ones. */
-	volatile unsigned arrived_round[MAX_CPUS];
-	uint8_t sleeping[MAX_CPUS]; /* CPU is (about to be) asleep: kick it (atomic accesses) */
-	volatile unsigned round;
+	uint32_t arrived_round[MAX_CPUS];
+	uint8_t sleeping[MAX_CPUS]; /* CPU is (about to be) asleep: kick it */
+	uint32_t round;
 };
 
 /* Prepare for @total CPUs, which must be CPUs 0 .. @total-1 (platform_cpu_id). */

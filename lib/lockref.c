@@ -3,13 +3,21 @@
  * lockref.c - the 8-byte lockref of lockref.h, its policies, statistics,
  * lock-holder records and misuse warnings.
  *
- * The operations come from lockref_core.h, specialised here to one 64-bit
+ * The operations come from lockref_template.h, specialised here to one 64-bit
  * word: x86 is little-endian, so the lock is the low half and the count the
  * high half, and the lockless path handles the word in a register.  Each
  * call picks the compare-exchange instruction once (lockref_boot.mode8 for
  * the plain calls, the policy's cas for the _p calls) and runs a body
  * compiled for that instruction, so the instruction costs no branch inside
  * the loop.
+ *
+ * Reading order: lockref.h (the contract of every call), lockref_impl.h
+ * (the one decision table, lockref_decide, and each CPU's record), the
+ * form pieces below (how this width snapshots, tests and exchanges its
+ * word), lockref_template.h (form_do, the inline first attempt; form_slow
+ * and form_lockless, the policy loop; form_locked, the locked path), and
+ * last the public calls at the end of this file.  lockref16.c gives the
+ * same pieces for the 16-byte form.
  */
 #include "lockref.h"
 
@@ -53,33 +61,33 @@ struct lockref_cpu lockref_cpu[MAX_CPUS];
 static uint64_t lockref_warn_count;
 static uint32_t lockref_saturation_logged;
 
-/* ---- the width-specific pieces of lockref_core.h ---- */
+/* ---- the width-specific pieces of lockref_template.h ---- */
 
-#define LRC_REF	 struct lockref
-#define LRC_VAL	 uint64_t
-#define LRC_NAME "lockref"
-#define LRC_MAX	 LOCKREF_COUNT_MAX
-#define LRC_DEAD LOCKREF_DEAD
-#define LRC_TORN 0
+#define FORM_REF  struct lockref
+#define FORM_VAL  uint64_t
+#define FORM_NAME "lockref"
+#define FORM_MAX  LOCKREF_COUNT_MAX
+#define FORM_DEAD LOCKREF_DEAD
+#define FORM_TORN 0
 
 _Static_assert(__builtin_offsetof(struct lockref, count) == 4, "count is the high half");
 
-static inline uint64_t lrc_snapshot(const struct lockref *ref)
+static inline uint64_t form_snapshot(const struct lockref *ref)
 {
 	return atomic_load64(&ref->lock_count);
 }
 
-static inline bool lrc_val_unlocked(uint64_t word)
+static inline bool form_val_unlocked(uint64_t word)
 {
 	return spin_value_unlocked((spinlock_t){.val = (uint32_t)word});
 }
 
-static inline int64_t lrc_val_count(uint64_t word)
+static inline int64_t form_val_count(uint64_t word)
 {
 	return (int32_t)(word >> 32);
 }
 
-static inline uint32_t lrc_val_gen(uint64_t word)
+static inline uint32_t form_val_gen(uint64_t word)
 {
 	(void)word;
 	return 0;
@@ -91,13 +99,13 @@ static inline uint32_t lrc_val_gen(uint64_t word)
  * chain from the load to the exchange.  The count stays within int32
  * (saturation stops it at LOCKREF_COUNT_MAX), so no carry leaves the word.
  */
-static inline uint64_t lrc_val_with_count(uint64_t word, int64_t count)
+static inline uint64_t form_val_with_count(uint64_t word, int64_t count)
 {
-	return word + ((uint64_t)(count - lrc_val_count(word)) << 32);
+	return word + ((uint64_t)(count - form_val_count(word)) << 32);
 }
 
-static inline __attribute__((always_inline)) bool lrc_cas(struct lockref *ref, uint64_t *old,
-							  uint64_t new, enum lockref_mode mode)
+static inline __attribute__((always_inline)) bool form_cas(struct lockref *ref, uint64_t *old,
+							   uint64_t new, enum lockref_mode mode)
 {
 	if (mode == LOCKREF_MODE_CMPXCHGQ)
 		return atomic_cmpxchg64_q(&ref->lock_count, old, new);
@@ -105,23 +113,23 @@ static inline __attribute__((always_inline)) bool lrc_cas(struct lockref *ref, u
 }
 
 /* Atomic accessors of the count for lock holders (lockless readers may look at any time). */
-static inline int64_t lrc_load_count(const struct lockref *ref)
+static inline int64_t form_load_count(const struct lockref *ref)
 {
 	return (int32_t)atomic_load32((const uint32_t *)&ref->count);
 }
 
-static inline void lrc_store_count(struct lockref *ref, int64_t count)
+static inline void form_store_count(struct lockref *ref, int64_t count)
 {
 	atomic_store32((uint32_t *)&ref->count, (uint32_t)count);
 }
 
-static inline uint32_t lrc_load_gen(const struct lockref *ref)
+static inline uint32_t form_load_gen(const struct lockref *ref)
 {
 	(void)ref;
 	return 0;
 }
 
-#include "lockref_core.h"
+#include "lockref_template.h"
 
 /* ---- policies, boot choices, holders, warnings (both forms) ---- */
 
@@ -251,10 +259,10 @@ static inline __attribute__((always_inline)) int64_t lockref_run(struct lockref 
 								 enum lockref_mode mode)
 {
 	if (mode == LOCKREF_MODE_CMPXCHG8B)
-		return lrc_do(ref, op, 0, p, LOCKREF_MODE_CMPXCHG8B);
+		return form_do(ref, op, 0, p, LOCKREF_MODE_CMPXCHG8B);
 	if (mode == LOCKREF_MODE_CMPXCHGQ)
-		return lrc_do(ref, op, 0, p, LOCKREF_MODE_CMPXCHGQ);
-	return lrc_do(ref, op, 0, p, LOCKREF_MODE_LOCKED);
+		return form_do(ref, op, 0, p, LOCKREF_MODE_CMPXCHGQ);
+	return form_do(ref, op, 0, p, LOCKREF_MODE_LOCKED);
 }
 
 #define LOCKREF_PLAIN(ref, op)	     lockref_run(ref, op, &lockref_boot.policy, lockref_boot.mode8)
@@ -329,37 +337,37 @@ bool lockref_put_or_lock_p(struct lockref *ref, const struct lockref_policy *pol
 
 int lockref_get_locked(struct lockref *ref)
 {
-	return (int)lrc_get_locked(ref);
+	return (int)form_get_locked(ref);
 }
 
 int lockref_put_locked(struct lockref *ref)
 {
-	return (int)lrc_put_locked(ref);
+	return (int)form_put_locked(ref);
 }
 
 void lockref_mark_dead(struct lockref *ref)
 {
-	lrc_mark_dead(ref);
+	form_mark_dead(ref);
 }
 
 bool lockref_is_dead(const struct lockref *ref)
 {
-	return lrc_load_count(ref) < 0;
+	return form_load_count(ref) < 0;
 }
 
 int lockref_count(const struct lockref *ref)
 {
-	return (int)lrc_load_count(ref);
+	return (int)form_load_count(ref);
 }
 
 void lockref_lock(struct lockref *ref)
 {
-	lrc_lock(ref);
+	form_lock(ref);
 }
 
 void lockref_unlock(struct lockref *ref)
 {
-	lrc_unlock(ref);
+	form_unlock(ref);
 }
 
 /* ---- statistics (both forms) ---- */

@@ -40,6 +40,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lock_rules.h"
 #include "spinlock.h"
 
 struct lockref {
@@ -129,17 +130,17 @@ void lockref_init(struct lockref *ref);
 void lockref_get(struct lockref *ref);
 
 /* Take a reference if the count is > 0; returns true if it did (or the count is saturated). */
-bool lockref_get_not_zero(struct lockref *ref);
+MUST_CHECK bool lockref_get_not_zero(struct lockref *ref);
 
 /* Take a reference if the lockref is not dead (count >= 0); returns true if it did. */
-bool lockref_get_not_dead(struct lockref *ref);
+MUST_CHECK bool lockref_get_not_dead(struct lockref *ref);
 
 /*
  * Drop a reference only if the count stays > 0, i.e. it is > 1 now.  Returns
  * true if it dropped one (or the count is saturated); false, with nothing
  * changed and the lock not held, when the count is <= 1 or dead.
  */
-bool lockref_put_not_zero(struct lockref *ref);
+MUST_CHECK bool lockref_put_not_zero(struct lockref *ref);
 
 /*
  * Lockless only: drop a reference and return the new count (>= 0), or
@@ -149,7 +150,7 @@ bool lockref_put_not_zero(struct lockref *ref);
  * kind as abandoned, never as a fallback.  After -1 the caller takes the
  * lock and decides (lockref_put_locked warns about a put below zero).
  */
-int lockref_put_return(struct lockref *ref);
+MUST_CHECK int lockref_put_return(struct lockref *ref);
 
 /*
  * Drop a reference unless it is the last one.  Returns true if it
@@ -157,7 +158,7 @@ int lockref_put_return(struct lockref *ref);
  * count unchanged, when the count is <= 1 (or dead): the caller decides
  * under the lock what the last reference means, then unlocks.
  */
-bool lockref_put_or_lock(struct lockref *ref);
+MUST_CHECK bool lockref_put_or_lock(struct lockref *ref) TRY_ACQUIRES(false, ref->lock);
 
 /*
  * "Caller holds the lock" below is checked exactly, in every build: each
@@ -174,14 +175,14 @@ bool lockref_put_or_lock(struct lockref *ref);
  * Dead: warns, no change.  Saturated: stays, warns (once).  Without the
  * lock: warns, no change, returns the count.
  */
-int lockref_get_locked(struct lockref *ref);
+int lockref_get_locked(struct lockref *ref) REQUIRES(ref->lock);
 
 /*
  * Caller holds the lock: drop one reference.  Returns the new count.  A put
  * below zero (count <= 0, including dead) warns and changes nothing, and so
  * does a call without the lock.
  */
-int lockref_put_locked(struct lockref *ref);
+int lockref_put_locked(struct lockref *ref) REQUIRES(ref->lock);
 
 /*
  * Caller holds the lock: mark the lockref dead (count = LOCKREF_DEAD), after
@@ -189,7 +190,7 @@ int lockref_put_locked(struct lockref *ref);
  * holds it, or another CPU does) it warns and changes nothing: a plain
  * store could lose a racing update.
  */
-void lockref_mark_dead(struct lockref *ref);
+void lockref_mark_dead(struct lockref *ref) REQUIRES(ref->lock);
 
 /* True if the lockref is dead.  A snapshot unless the caller holds the lock. */
 bool lockref_is_dead(const struct lockref *ref);
@@ -202,10 +203,10 @@ int lockref_count(const struct lockref *ref);
  * lockref_unlock.  Panics if this CPU already holds LOCKREF_HELD_MAX
  * lockref locks (of either form).
  */
-void lockref_lock(struct lockref *ref);
+void lockref_lock(struct lockref *ref) ACQUIRES(ref->lock);
 
 /* Release the lock the caller holds. */
-void lockref_unlock(struct lockref *ref);
+void lockref_unlock(struct lockref *ref) RELEASES(ref->lock);
 
 /*
  * The same operations with an explicit policy instead of the boot one, for
@@ -213,11 +214,12 @@ void lockref_unlock(struct lockref *ref);
  * for lockref_set_policy.
  */
 void lockref_get_p(struct lockref *ref, const struct lockref_policy *policy);
-bool lockref_get_not_zero_p(struct lockref *ref, const struct lockref_policy *policy);
-bool lockref_get_not_dead_p(struct lockref *ref, const struct lockref_policy *policy);
-bool lockref_put_not_zero_p(struct lockref *ref, const struct lockref_policy *policy);
-int lockref_put_return_p(struct lockref *ref, const struct lockref_policy *policy);
-bool lockref_put_or_lock_p(struct lockref *ref, const struct lockref_policy *policy);
+MUST_CHECK bool lockref_get_not_zero_p(struct lockref *ref, const struct lockref_policy *policy);
+MUST_CHECK bool lockref_get_not_dead_p(struct lockref *ref, const struct lockref_policy *policy);
+MUST_CHECK bool lockref_put_not_zero_p(struct lockref *ref, const struct lockref_policy *policy);
+MUST_CHECK int lockref_put_return_p(struct lockref *ref, const struct lockref_policy *policy);
+MUST_CHECK bool lockref_put_or_lock_p(struct lockref *ref, const struct lockref_policy *policy)
+    TRY_ACQUIRES(false, ref->lock);
 
 /*
  * Telemetry, per CPU (each CPU writes only its own cache-line pair, so no

@@ -2,7 +2,7 @@
 /*
  * lockref16.c - the 16-byte lockref of lockref16.h on CMPXCHG16B.
  *
- * The operations come from lockref_core.h, as for lockref.c, specialised
+ * The operations come from lockref_template.h, as for lockref.c, specialised
  * here to the whole 16 bytes and CMPXCHG16B.  One difference: x86-64 has no
  * plain 16-byte atomic load, so the snapshot is two 8-byte loads that can
  * tear.  That is harmless for a change, whose compare-exchange fails on any
@@ -31,17 +31,17 @@ void lockref16_set_cx16(bool have_cx16)
 			     "operation takes its lock");
 }
 
-/* ---- the width-specific pieces of lockref_core.h ---- */
+/* ---- the width-specific pieces of lockref_template.h ---- */
 
-#define LRC_REF	 struct lockref16
-#define LRC_VAL	 struct lockref16
-#define LRC_NAME "lockref16"
-#define LRC_MAX	 INT64_MAX
-#define LRC_DEAD LOCKREF16_DEAD
-#define LRC_TORN 1
+#define FORM_REF  struct lockref16
+#define FORM_VAL  struct lockref16
+#define FORM_NAME "lockref16"
+#define FORM_MAX  INT64_MAX
+#define FORM_DEAD LOCKREF16_DEAD
+#define FORM_TORN 1
 
 /* Two 8-byte loads: a snapshot that may be torn (see the top of the file). */
-static inline struct lockref16 lrc_snapshot(const struct lockref16 *ref)
+static inline struct lockref16 form_snapshot(const struct lockref16 *ref)
 {
 	const uint64_t *half = (const uint64_t *)&ref->whole;
 	uint64_t lo = atomic_load64(&half[0]);
@@ -50,51 +50,51 @@ static inline struct lockref16 lrc_snapshot(const struct lockref16 *ref)
 	return (struct lockref16){.whole = (atomic_u128)hi << 64 | lo};
 }
 
-static inline bool lrc_val_unlocked(struct lockref16 v)
+static inline bool form_val_unlocked(struct lockref16 v)
 {
 	return spin_value_unlocked(v.lock);
 }
 
-static inline int64_t lrc_val_count(struct lockref16 v)
+static inline int64_t form_val_count(struct lockref16 v)
 {
 	return v.count;
 }
 
-static inline uint32_t lrc_val_gen(struct lockref16 v)
+static inline uint32_t form_val_gen(struct lockref16 v)
 {
 	return v.gen;
 }
 
-static inline struct lockref16 lrc_val_with_count(struct lockref16 v, int64_t count)
+static inline struct lockref16 form_val_with_count(struct lockref16 v, int64_t count)
 {
 	v.count = count;
 	return v;
 }
 
-static inline bool lrc_cas(struct lockref16 *ref, struct lockref16 *old, struct lockref16 new,
-			   enum lockref_mode mode)
+static inline bool form_cas(struct lockref16 *ref, struct lockref16 *old, struct lockref16 new,
+			    enum lockref_mode mode)
 {
 	(void)mode;
 	return atomic_cmpxchg128(&ref->whole, &old->whole, new.whole);
 }
 
 /* Atomic accessors for lock holders (lockless readers may look at any time). */
-static inline int64_t lrc_load_count(const struct lockref16 *ref)
+static inline int64_t form_load_count(const struct lockref16 *ref)
 {
 	return (int64_t)atomic_load64((const uint64_t *)&ref->count);
 }
 
-static inline void lrc_store_count(struct lockref16 *ref, int64_t count)
+static inline void form_store_count(struct lockref16 *ref, int64_t count)
 {
 	atomic_store64((uint64_t *)&ref->count, (uint64_t)count);
 }
 
-static inline uint32_t lrc_load_gen(const struct lockref16 *ref)
+static inline uint32_t form_load_gen(const struct lockref16 *ref)
 {
 	return atomic_load32(&ref->gen);
 }
 
-#include "lockref_core.h"
+#include "lockref_template.h"
 
 /*
  * @op under @p: CMPXCHG16B when the policy tries locklessly and the CPU
@@ -107,8 +107,8 @@ static inline __attribute__((always_inline)) int64_t lockref16_run(struct lockre
 								   enum lockref_mode mode)
 {
 	if (mode == LOCKREF_MODE_CMPXCHG16B)
-		return lrc_do(ref, op, gen, p, LOCKREF_MODE_CMPXCHG16B);
-	return lrc_do(ref, op, gen, p, LOCKREF_MODE_LOCKED);
+		return form_do(ref, op, gen, p, LOCKREF_MODE_CMPXCHG16B);
+	return form_do(ref, op, gen, p, LOCKREF_MODE_LOCKED);
 }
 
 #define LOCKREF16_PLAIN(ref, op, gen)                                                              \
@@ -200,17 +200,17 @@ bool lockref16_put_or_lock_p(struct lockref16 *ref, const struct lockref_policy 
 
 int64_t lockref16_get_locked(struct lockref16 *ref)
 {
-	return lrc_get_locked(ref);
+	return form_get_locked(ref);
 }
 
 int64_t lockref16_put_locked(struct lockref16 *ref)
 {
-	return lrc_put_locked(ref);
+	return form_put_locked(ref);
 }
 
 void lockref16_mark_dead(struct lockref16 *ref)
 {
-	lrc_mark_dead(ref);
+	form_mark_dead(ref);
 }
 
 uint32_t lockref16_bump_gen(struct lockref16 *ref)
@@ -218,7 +218,7 @@ uint32_t lockref16_bump_gen(struct lockref16 *ref)
 	uint32_t gen = atomic_load32(&ref->gen);
 
 	if (!lockref_holds(ref, &ref->lock)) {
-		lockref_warn(ref, LRC_NAME, "bump_gen without the lock");
+		lockref_warn(ref, "lockref16", "bump_gen without the lock");
 		return gen;
 	}
 	atomic_store32(&ref->gen, gen + 1);
@@ -227,25 +227,25 @@ uint32_t lockref16_bump_gen(struct lockref16 *ref)
 
 uint32_t lockref16_gen(const struct lockref16 *ref)
 {
-	return lrc_load_gen(ref);
+	return form_load_gen(ref);
 }
 
 bool lockref16_is_dead(const struct lockref16 *ref)
 {
-	return lrc_load_count(ref) < 0;
+	return form_load_count(ref) < 0;
 }
 
 int64_t lockref16_count(const struct lockref16 *ref)
 {
-	return lrc_load_count(ref);
+	return form_load_count(ref);
 }
 
 void lockref16_lock(struct lockref16 *ref)
 {
-	lrc_lock(ref);
+	form_lock(ref);
 }
 
 void lockref16_unlock(struct lockref16 *ref)
 {
-	lrc_unlock(ref);
+	form_unlock(ref);
 }

@@ -29,6 +29,7 @@
 
 #include "atomic.h"
 #include "lockref.h"
+#include "lock_rules.h"
 #include "spinlock.h"
 
 struct lockref16 {
@@ -61,32 +62,32 @@ void lockref16_init(struct lockref16 *ref);
 void lockref16_get(struct lockref16 *ref);
 
 /* Take a reference if the count is > 0; returns true if it did. */
-bool lockref16_get_not_zero(struct lockref16 *ref);
+MUST_CHECK bool lockref16_get_not_zero(struct lockref16 *ref);
 
 /* Take a reference if not dead (count >= 0); returns true if it did. */
-bool lockref16_get_not_dead(struct lockref16 *ref);
+MUST_CHECK bool lockref16_get_not_dead(struct lockref16 *ref);
 
 /*
  * Take a reference only if the generation still equals @gen and the
  * lockref16 is not dead, as one atomic step.  Returns true if it did; false,
  * with nothing changed, if the generation moved on or it is dead.
  */
-bool lockref16_get_if_gen(struct lockref16 *ref, uint32_t gen);
+MUST_CHECK bool lockref16_get_if_gen(struct lockref16 *ref, uint32_t gen);
 
 /* Drop a reference only if the count is > 1; returns true if it did.  Never holds the lock. */
-bool lockref16_put_not_zero(struct lockref16 *ref);
+MUST_CHECK bool lockref16_put_not_zero(struct lockref16 *ref);
 
 /*
  * Lockless only: drop a reference and return the new count (>= 0), or -1
  * with nothing changed when it cannot without the lock or the count is <= 0.
  */
-int64_t lockref16_put_return(struct lockref16 *ref);
+MUST_CHECK int64_t lockref16_put_return(struct lockref16 *ref);
 
 /*
  * Drop a reference unless it is the last one: true if it decremented a count
  * > 1; false WITH THE LOCK HELD, count unchanged, when the count is <= 1.
  */
-bool lockref16_put_or_lock(struct lockref16 *ref);
+MUST_CHECK bool lockref16_put_or_lock(struct lockref16 *ref) TRY_ACQUIRES(false, ref->lock);
 
 /*
  * "Caller holds the lock" is checked exactly, as in lockref.h: a CPU that
@@ -95,16 +96,16 @@ bool lockref16_put_or_lock(struct lockref16 *ref);
  */
 
 /* Caller holds the lock: add one to the count; returns the new count.  Dead: warns, no change. */
-int64_t lockref16_get_locked(struct lockref16 *ref);
+int64_t lockref16_get_locked(struct lockref16 *ref) REQUIRES(ref->lock);
 
 /* Caller holds the lock: drop one; returns the new count.  Count <= 0: warns, no change. */
-int64_t lockref16_put_locked(struct lockref16 *ref);
+int64_t lockref16_put_locked(struct lockref16 *ref) REQUIRES(ref->lock);
 
 /*
  * Caller holds the lock: mark dead for good.  Without the lock (nobody holds
  * it, or another CPU does): warns, no change.
  */
-void lockref16_mark_dead(struct lockref16 *ref);
+void lockref16_mark_dead(struct lockref16 *ref) REQUIRES(ref->lock);
 
 /*
  * Caller holds the lock: the object now names something else (rename,
@@ -112,7 +113,7 @@ void lockref16_mark_dead(struct lockref16 *ref);
  * Returns the new generation.  Without the lock (nobody holds it, or another
  * CPU does): warns, no change, returns the current generation.
  */
-uint32_t lockref16_bump_gen(struct lockref16 *ref);
+uint32_t lockref16_bump_gen(struct lockref16 *ref) REQUIRES(ref->lock);
 
 /* The current generation (a snapshot unless the caller holds the lock). */
 uint32_t lockref16_gen(const struct lockref16 *ref);
@@ -122,17 +123,22 @@ bool lockref16_is_dead(const struct lockref16 *ref);
 int64_t lockref16_count(const struct lockref16 *ref);
 
 /* Take the lock (returns with it held) / release the lock the caller holds. */
-void lockref16_lock(struct lockref16 *ref);
-void lockref16_unlock(struct lockref16 *ref);
+void lockref16_lock(struct lockref16 *ref) ACQUIRES(ref->lock);
+void lockref16_unlock(struct lockref16 *ref) RELEASES(ref->lock);
 
 /* Explicit-policy forms, as in lockref.h. */
 void lockref16_get_p(struct lockref16 *ref, const struct lockref_policy *policy);
-bool lockref16_get_not_zero_p(struct lockref16 *ref, const struct lockref_policy *policy);
-bool lockref16_get_not_dead_p(struct lockref16 *ref, const struct lockref_policy *policy);
-bool lockref16_get_if_gen_p(struct lockref16 *ref, uint32_t gen,
-			    const struct lockref_policy *policy);
-bool lockref16_put_not_zero_p(struct lockref16 *ref, const struct lockref_policy *policy);
-int64_t lockref16_put_return_p(struct lockref16 *ref, const struct lockref_policy *policy);
-bool lockref16_put_or_lock_p(struct lockref16 *ref, const struct lockref_policy *policy);
+MUST_CHECK bool lockref16_get_not_zero_p(struct lockref16 *ref,
+					 const struct lockref_policy *policy);
+MUST_CHECK bool lockref16_get_not_dead_p(struct lockref16 *ref,
+					 const struct lockref_policy *policy);
+MUST_CHECK bool lockref16_get_if_gen_p(struct lockref16 *ref, uint32_t gen,
+				       const struct lockref_policy *policy);
+MUST_CHECK bool lockref16_put_not_zero_p(struct lockref16 *ref,
+					 const struct lockref_policy *policy);
+MUST_CHECK int64_t lockref16_put_return_p(struct lockref16 *ref,
+					  const struct lockref_policy *policy);
+MUST_CHECK bool lockref16_put_or_lock_p(struct lockref16 *ref, const struct lockref_policy *policy)
+    TRY_ACQUIRES(false, ref->lock);
 
 #endif /* LIB_LOCKREF16_H */

@@ -5,7 +5,7 @@
  * Not a public interface: the per-CPU record both forms keep (statistics
  * and the locks the CPU holds), the boot-time choices, the operations and
  * the one decision table both widths follow, and the warning hooks.  The
- * policy loop and the locked path that use them are lockref_core.h.
+ * policy loop and the locked path that use them are lockref_template.h.
  */
 #ifndef LIB_LOCKREF_IMPL_H
 #define LIB_LOCKREF_IMPL_H

@@ -99,7 +99,7 @@ void platform_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void platform_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Sleeping waits, for the paravirtual spinlock (spinlock.c) and the barrier:
+ * Sleeping waits, for the paravirtual spinlock (spinlock_pv.c) and the barrier:
  * when CPUs outnumber the host's cores, a waiter that spins burns the time
  * slice the CPU it waits for needs, so after spinning a while it sleeps.
  *
@@ -124,7 +124,7 @@ void platform_cpu_kick(unsigned cpu);
  * stored before the call.  The barrier interrupts each CPU between two of
  * its instructions, so a compiler barrier (not a fence) is enough to keep
  * two accesses of that CPU on one side of it in program order.  For the
- * paravirtual spinlock, which arms its sleeping with it (spinlock.c).
+ * paravirtual spinlock, which arms its sleeping with it (spinlock_pv.c).
  * Costly (an interrupt to every CPU): for rare events only.  Kernel: an NMI
  * to each online CPU, which works with interrupts off; a CPU that does not
  * answer within PLATFORM_FENCE_MAX_NS is a panic that names it.  Host:

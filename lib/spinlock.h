@@ -21,7 +21,7 @@
  * nobody starves.  Off, the lock is the plain ticket lock and never sleeps.
  * A sleeper costs every unlock a full fence, so sleeping is armed only when
  * a waiter first needs it: until then a paravirtual unlock costs what a
- * plain one does.  spinlock.c argues why no wake-up is lost and no turn is
+ * plain one does.  spinlock_pv.c argues why no wake-up is lost and no turn is
  * granted twice.
  *
  * Layout of the 32-bit word: head in bits 0-15 (the ticket being served),
@@ -48,9 +48,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lock_rules.h"
 #include "platform.h"
 
-typedef struct spinlock {
+typedef struct LOCK_TYPE("spinlock") spinlock {
 	union {
 		uint32_t val;
 		struct {
@@ -96,13 +97,13 @@ void spin_init(spinlock_t *lock);
  * head does not move for SPIN_TIMEOUT_NS, and in a debug build if the
  * caller already holds @lock.
  */
-void spin_lock(spinlock_t *lock);
+void spin_lock(spinlock_t *lock) ACQUIRES(*lock);
 
 /*
  * Release @lock, which the caller holds, waking the next waiter if it
  * sleeps.  Debug build: panics if the caller does not hold it.
  */
-void spin_unlock(spinlock_t *lock);
+void spin_unlock(spinlock_t *lock) RELEASES(*lock);
 
 /*
  * Paravirtual mode on or off, for every lock.  Switch only while no lock
@@ -110,7 +111,7 @@ void spin_unlock(spinlock_t *lock);
  * a barrier): a waiter asleep when it is switched off is woken only by its
  * sleep's time bound (PLATFORM_WAIT_MAX_NS), late but correctly.  Either
  * way it disarms sleeping, so the next waiter that needs to sleep arms it
- * again (spinlock.c).
+ * again (spinlock_pv.c).
  */
 void spin_pv_set(bool on);
 bool spin_pv_enabled(void);
@@ -121,7 +122,7 @@ struct spin_pv_stats {
 	uint64_t kicks;	 /* kicks sent to sleeping waiters */
 	uint64_t passes; /* turns that went by a sleeping waiter to a running one */
 	uint64_t
-	    arms; /* times a waiter armed sleeping (spinlock.c), once per spin_pv_set at most */
+	    arms; /* times a waiter armed sleeping (spinlock_pv.c), once per spin_pv_set at most */
 };
 struct spin_pv_stats spin_pv_stats(void);
 
@@ -129,7 +130,7 @@ struct spin_pv_stats spin_pv_stats(void);
  * Take @lock only if it is free right now.  Returns true with the lock held,
  * or false (lock not held, nothing changed) if anyone holds or waits for it.
  */
-bool spin_trylock(spinlock_t *lock);
+MUST_CHECK bool spin_trylock(spinlock_t *lock) TRY_ACQUIRES(true, *lock);
 
 /*
  * True if someone holds @lock at this instant (a hint: it may change at

@@ -397,7 +397,7 @@ def goal(name, ok, figures):
 
 
 def goal_pv_uncontended(results):
-    """The paravirtual lock costs what the plain one does while nobody sleeps (lib/spinlock.c)."""
+    """The paravirtual lock costs what the plain one does while nobody sleeps (lib/spinlock_pv.c)."""
     name = f"uncontended spinlock-pv get+put <= {GOAL_PV_UNCONTENDED_MAX}x ticket lock"
     pv = results.get(("uncontended", "spinlock-pv", "get+put", 1))
     sl = results.get(("uncontended", "spinlock", "get+put", 1))

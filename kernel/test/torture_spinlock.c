@@ -33,7 +33,7 @@
  *                   acquisitions and fails, in most runs: this catches a
  *                   grossly unfair lock, when the CPUs really run at once.
  *                   In paravirtual mode a sleeping CPU may be passed over
- *                   once per acquisition (spinlock.c): it queues again when
+ *                   once per acquisition (spinlock_pv.c): it queues again when
  *                   it wakes, and the CPUs that ran meanwhile go first.  So
  *                   there each pass-over (spin_pv_stats) adds
  *                   SPIN_OVERTAKES_PER_PASS to those allowed: the

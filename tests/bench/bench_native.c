@@ -5,7 +5,7 @@
  *   bench_native [--cpus=N] [word ...]
  *
  * Why: every figure the kernel prints comes from an emulator or a guest.
- * The benchmarks (kernel/bench) are portable C on lib/platform.h, so this
+ * The benchmarks (bench/) are portable C on lib/platform.h, so this
  * program runs the very same harness and lib/ code on threads, giving
  * figures that describe the silicon under the host OS.  It takes the
  * kernel command line's words (run=bench bench.ms= bench.trials=

@@ -105,7 +105,7 @@ int main(void)
 		if (i != MISSING_CPU)
 			CHECK(!result[i], "missing: cpu %u passed a barrier cpu %u never reached",
 			      i, MISSING_CPU);
-	CHECK(bar.broken, "missing: the barrier did not break");
+	CHECK(bar.broken != 0, "missing: the barrier did not break");
 
 	return check_exit("test_barrier");
 }

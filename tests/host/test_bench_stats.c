@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_bench_stats.c - the benchmark harness's integer statistics
- * (kernel/bench/bench_stats.c) against answers worked out another way.
+ * (bench/bench_stats.c) against answers worked out another way.
  *
  * The kernel has no floating point, so medians, Jain's index and rates are
  * integer code with overflow traps of its own (products of 64-bit counts,

@@ -49,33 +49,36 @@ static spinlock_t lock = SPINLOCK_INIT;
 static int32_t locked_count;
 static uint64_t counter;
 static uint64_t word;
+/* put_return calls that said -1 (the put needed the lock): none may, uncontended. */
+static uint64_t puts_refused;
 
 static __attribute__((noinline)) void pair_plain(void)
 {
 	lockref_get(&ref);
-	lockref_put_return(&ref);
+	if (lockref_put_return(&ref) < 0)
+		puts_refused++;
 }
 
 /* The hard-coded operations, out of line like the plain ones so both pay one call each. */
 static __attribute__((noipa)) void fixed_get_8b(struct lockref *r)
 {
-	lrc_do(r, LOCKREF_GET, 0, &lockref_policy_mainline, LOCKREF_MODE_CMPXCHG8B);
+	form_do(r, LOCKREF_GET, 0, &lockref_policy_mainline, LOCKREF_MODE_CMPXCHG8B);
 }
 
 static __attribute__((noipa)) int fixed_put_return_8b(struct lockref *r)
 {
-	return (int)lrc_do(r, LOCKREF_PUT_RETURN, 0, &lockref_policy_mainline,
-			   LOCKREF_MODE_CMPXCHG8B);
+	return (int)form_do(r, LOCKREF_PUT_RETURN, 0, &lockref_policy_mainline,
+			    LOCKREF_MODE_CMPXCHG8B);
 }
 
 static __attribute__((noipa)) void fixed_get_q(struct lockref *r)
 {
-	lrc_do(r, LOCKREF_GET, 0, &mainline_q, LOCKREF_MODE_CMPXCHGQ);
+	form_do(r, LOCKREF_GET, 0, &mainline_q, LOCKREF_MODE_CMPXCHGQ);
 }
 
 static __attribute__((noipa)) int fixed_put_return_q(struct lockref *r)
 {
-	return (int)lrc_do(r, LOCKREF_PUT_RETURN, 0, &mainline_q, LOCKREF_MODE_CMPXCHGQ);
+	return (int)form_do(r, LOCKREF_PUT_RETURN, 0, &mainline_q, LOCKREF_MODE_CMPXCHGQ);
 }
 
 static __attribute__((noinline)) void pair_fixed_8b(void)
@@ -117,7 +120,8 @@ static __attribute__((noinline)) void pair_xadd(void)
 static __attribute__((noinline)) void pair_lockref16(void)
 {
 	lockref16_get(&ref16);
-	lockref16_put_return(&ref16);
+	if (lockref16_put_return(&ref16) < 0)
+		puts_refused++;
 }
 
 static __attribute__((noinline)) void pair_cmpxchg8b(void)
@@ -249,5 +253,6 @@ int main(void)
 	CHECK_EQ(st.fallbacks, 1ull * PAIRS * TRIALS);
 	CHECK_EQ(st.retries, 0);
 	CHECK_EQ(st.abandoned, 0);
+	CHECK_EQ(puts_refused, 0);
 	return check_exit("test_lockref_bench");
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_spinlock.c - the ticket spinlock of lib/spinlock.c on host threads.
+ * test_spinlock.c - the ticket spinlock of lib/spinlock.c and lib/spinlock_pv.c on host threads.
  *
  * Single-threaded: every call's contract, the copied-value test of
  * spin_value_unlocked (a waiter counts as locked) and 16-bit wrap-around.

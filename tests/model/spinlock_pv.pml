@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * spinlock_pv.pml - the paravirtual mode of lib/spinlock.c: spin, announce,
+ * spinlock_pv.pml - the paravirtual mode of lib/spinlock_pv.c: spin, announce,
  * sleep, the unlocker's kick, and passing a sleeper over.
  *
  * Why it exists: a sleeping waiter is only woken by a kick, so one kick
  * lost is a CPU asleep forever and, behind it in the queue, every other
  * waiter; and a turn passed over must still have exactly one owner.
- * spinlock.c argues both in prose; this model checks the argument for
+ * spinlock_pv.c argues both in prose; this model checks the argument for
  * CPUS CPUs taking and releasing one lock forever.
  *
  *   mutual_exclusion      at most one holder; only the holder releases
@@ -20,7 +20,7 @@
  *   ltl progress          every CPU that wants the lock gets it, under
  *                         weak fairness (pan -a -f)
  *
- * The steps, as named in spinlock.c's comment (one atomic step per access
+ * The steps, as named in spinlock_pv.c's comment (one atomic step per access
  * to shared state, as in C):
  *   W1  slot := (ticket, ASLEEP), or ASLEEP_AGAIN once passed over
  *   W2  CMPXCHG: flag := 1 unless the head is already our ticket

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * spinlock_pv_tso.pml - the paravirtual unlock's plain store, on x86's
- * memory model, and the arming that makes it safe (lib/spinlock.c).
+ * memory model, and the arming that makes it safe (lib/spinlock_pv.c).
  *
  * Why a second model: spinlock_pv.pml is sequentially consistent, where a
  * store is seen by everyone at once.  On x86 a store waits in its CPU's
@@ -20,7 +20,7 @@
  *   no_lost_wakeup    when every CPU is stuck (Spin's timeout), no sleeper
  *                     whose ticket the head has reached is without a kick
  *
- * The steps, as named in spinlock.c's comment:
+ * The steps, as named in spinlock_pv.c's comment:
  *   W0  mode ARMED: go on.  ON: compare-exchange to ARMING, then the fence
  *       round (each other CPU's buffer drained, one CPU per step, while
  *       everyone runs on), then store ARMED.  ARMING: spin on.

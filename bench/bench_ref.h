@@ -86,7 +86,8 @@ struct bench_ref_convoy {
  * batch, written only by CPU 0 between trials (and `errors`, which a
  * correct lock never writes), so it shares no line with anything hot.
  */
-struct bench_ref {
+/* A lock in the lock rules (lib/lock_rules.h): the convoy holder's, whichever the kind's is. */
+struct LOCK_TYPE("bench_ref") bench_ref {
 	const struct bench_ref_impl *impl;
 	const char *name;		     /* the impl name in BENCH lines */
 	struct lockref_policy other_policy;  /* impl->name NULL: the policy it runs */

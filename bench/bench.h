@@ -79,7 +79,7 @@
  *                  sleeping waiter to a running one (spin_pv_stats()).
  *   pv_armed_trials  the same impls: of every trial run (the warm-up too),
  *                  those in which a waiter armed sleeping, after which every
- *                  unlock fenced (lib/spinlock.c).
+ *                  unlock fenced (lib/spinlock_pv.c).
  *
  * Fractions and per-operation figures are printed in fixed point with
  * BENCH_DECIMALS decimals (the kernel has no floating point).

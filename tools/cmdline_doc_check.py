@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""cmdline_doc_check.py - every command-line word is documented exactly once.
+
+docs/interface.md's "Kernel command line" table is where the words are
+documented; kernel/cmdline.c's options[] table is what the kernel parses.
+This check holds them together: the same keys in both, every value a choice
+option accepts named in its row, and no other page (README.md, docs/*.md)
+carrying a table row of its own for a word.  It prints one line per problem
+and exits 1 if there is any, so `make test` fails the moment one side
+changes without the other.
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "interface.md"
+CODE = ROOT / "kernel" / "cmdline.c"
+SECTION = "## Kernel command line"
+
+
+def doc_rows(text):
+    """The command-line table's rows: {key: row text}, and keys seen twice."""
+    start = text.index(SECTION)
+    end = text.find("\n## ", start + len(SECTION))
+    rows, twice = {}, []
+    for line in text[start:end if end >= 0 else None].splitlines():
+        if not line.startswith("| `"):
+            continue
+        first = line.split("|")[1]
+        for word in re.findall(r"`([^`]+)`", first):
+            key = word.split("=")[0]
+            if key in rows:
+                twice.append(key)
+            rows[key] = line
+    return rows, twice
+
+
+def code_options(text):
+    """kernel/cmdline.c's options: {key: [choices]} (empty for numbers and flags)."""
+    arrays = {}
+    for name, body in re.findall(r"const char \*const (\w+)\[\] = \{(.*?)\};", text, re.S):
+        arrays[name] = re.findall(r'"([^"]*)"', body)
+    table = re.search(r"static const struct option options\[\] = \{(.*?)\n\};", text, re.S)
+    options = {}
+    for entry in re.findall(r"\{(\"[^\"]+\",.*?)\}", table.group(1), re.S):
+        fields = [f.strip() for f in entry.split(",")]
+        key = fields[0].strip('"')
+        choices = fields[-2] if fields[1] == "OPT_CHOICE" else "NULL"
+        options[key] = arrays.get(choices, [])
+    return options
+
+
+def main():
+    problems = []
+    rows, twice = doc_rows(DOC.read_text())
+    options = code_options(CODE.read_text())
+    for key in twice:
+        problems.append(f"docs/interface.md: '{key}' has more than one row")
+    for key in sorted(set(options) - set(rows)):
+        problems.append(f"kernel/cmdline.c parses '{key}', which docs/interface.md does not document")
+    for key in sorted(set(rows) - set(options)):
+        problems.append(f"docs/interface.md documents '{key}', which kernel/cmdline.c does not parse")
+    for key, choices in options.items():
+        for choice in choices:
+            if key in rows and f"`{choice}`" not in rows[key] and f"={choice}`" not in rows[key]:
+                problems.append(f"docs/interface.md: the row of '{key}' does not name the value '{choice}'")
+    others = [ROOT / "README.md"] + sorted(p for p in (ROOT / "docs").glob("*.md") if p != DOC)
+    for page in others:
+        for n, line in enumerate(page.read_text().splitlines(), 1):
+            first = line.split("|")[1] if line.startswith("| `") else ""
+            for word in re.findall(r"`([^`=]+)=?[^`]*`", first):
+                if word in options:
+                    problems.append(f"{page.relative_to(ROOT)}:{n}: a table row documents '{word}' "
+                                    "again; docs/interface.md is its one place")
+    for p in problems:
+        print(p)
+    print(f"{len(options)} command-line words, {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
