@@ -153,7 +153,14 @@ static void set_torture_s(uint64_t v)
 
 static const char *const busted_names[] = {"lockref", "spinlock", NULL};
 static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
-static const char *const exit_names[] = {"auto", "halt", "reboot", NULL};
+/* Indexed by enum exit_kind; power.c names the choice in its last line. */
+const char *const exit_names[] = {
+    [EXIT_AUTO] = "auto",
+    [EXIT_HALT] = "halt",
+    [EXIT_REBOOT] = "reboot",
+    [EXIT_POWEROFF] = "poweroff",
+    NULL,
+};
 /* In enum pv_kind order. */
 static const char *const pv_names[] = {"auto", "on", "off", NULL};
 /* Indices + 1 are CONSOLE_SERIAL, CONSOLE_SCREEN and both. */
@@ -188,7 +195,7 @@ static const struct option options[] = {
     {"torture.busted", OPT_CHOICE, "lockref or spinlock", 0, 0, busted_names, set_busted},
     {"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
     {"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
-    {"exit", OPT_CHOICE, "auto, halt or reboot", 0, 0, exit_names, set_exit},
+    {"exit", OPT_CHOICE, "auto, halt, reboot or poweroff", 0, 0, exit_names, set_exit},
     {"spinlock.pv", OPT_CHOICE, "auto, on or off", 0, 0, pv_names, set_spinlock_pv},
 };
 

@@ -26,7 +26,7 @@
 
 enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK };
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
-enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT };
+enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
 enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */
 
 struct kernel_options {
@@ -71,5 +71,7 @@ void cmdline_apply_spinlock(bool auto_on, const char *why);
 
 /* The names of enum lockref_cas ("cmpxchg8b", "cmpxchgq"), for logs and # ENV. */
 extern const char *const lockref_cas_names[];
+/* The names of enum exit_kind ("auto", "halt", "reboot", "poweroff"). */
+extern const char *const exit_names[];
 
 #endif /* KERNEL_CMDLINE_H */

@@ -8,7 +8,6 @@
  */
 #include "cpuinfo.h"
 
-#include "acpi.h"
 #include "cpu.h"
 #include "string.h"
 
@@ -48,8 +47,9 @@ void cpuinfo_init(void)
 
 const char *cpuinfo_hypervisor_name(void)
 {
+	/* CPUID only: firmware names (the ACPI OEM id) say who made the tables, not the CPU. */
 	if (!cpuinfo.hypervisor)
-		return acpi_oem_is_bochs() ? "bochs" : "none";
+		return "none";
 	if (strncmp(cpuinfo.hv_signature, "KVMKVMKVM", 9) == 0)
 		return "kvm";
 	if (strcmp(cpuinfo.hv_signature, "TCGTCGTCGTCG") == 0)

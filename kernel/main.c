@@ -85,7 +85,9 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	acpi_init(&bi); /* MADT, FADT, \_S5 */
 	apic_init(acpi.have_madt ? acpi.lapic_phys : 0);
 	cpus[0].apic_id = apic_id();
-	tsc_init();		/* calibrated time for the AP start-up */
+	tsc_init(&(struct tsc_clocks){.hpet_phys = acpi.have_hpet ? acpi.hpet_phys : 0,
+				      .pm_timer = acpi.pm_timer,
+				      .pm_timer_32 = acpi.pm_timer_32}); /* time for AP start-up */
 	apic_timer_calibrate(); /* bounds sleeping waits (platform_cpu_wait) */
 	cmdline_apply_spinlock(cpuinfo.hypervisor, cpuinfo.hypervisor ? "CPUID reports a hypervisor"
 								      : "no hypervisor in CPUID");

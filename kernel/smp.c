@@ -80,6 +80,37 @@ static void load_kernel_gdt(void)
 	__asm__ volatile("lgdt %0" : : "m"(gdt64_pointer));
 }
 
+/*
+ * Interrupts off while comparing, so a kick that arrives after the
+ * comparison stays pending; STI's one-instruction shadow then lets it in
+ * only once HLT has begun (Intel SDM Vol. 2B "STI"), where it ends the halt.
+ * Interrupts are on for the halt alone: the caller may hold other locks
+ * with them off, and the only interrupts that come (VEC_KICK, VEC_WAKE)
+ * do nothing.  The timer bounds the halt, so a timeout the caller keeps
+ * is still noticed.
+ */
+void smp_wait(const uint32_t *addr, uint32_t expected)
+{
+	bool was_on = read_rflags() & RFLAGS_IF;
+
+	cli();
+	if (apic_timer_arm_us(PLATFORM_WAIT_MAX_NS / 1000, VEC_KICK)) {
+		if (__atomic_load_n(addr, __ATOMIC_ACQUIRE) == expected)
+			sti_hlt();
+		cli();
+		apic_timer_stop();
+	}
+	if (was_on)
+		sti();
+}
+
+void smp_kick(unsigned cpu)
+{
+	/* The caller's stores first: a WRMSR to the x2APIC ICR does not order them (SDM 11.12.3). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	apic_send_ipi(cpus[cpu].apic_id, VEC_KICK);
+}
+
 /* Sleep until work is posted, run it, report it done; forever. */
 __attribute__((noreturn)) static void idle_loop(struct cpu *c)
 {
@@ -89,7 +120,7 @@ __attribute__((noreturn)) static void idle_loop(struct cpu *c)
 		if (seq != c->done_seq) {
 			c->work(c->work_arg);
 			__atomic_store_n(&c->done_seq, seq, __ATOMIC_RELEASE);
-			platform_cpu_kick(0); /* smp_run_on_all may be asleep waiting */
+			smp_kick(0); /* smp_run_on_all may be asleep waiting */
 			continue;
 		}
 		/* STI's one-instruction shadow means a wake-up IPI cannot slip in before HLT. */
@@ -235,7 +266,7 @@ bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *
 				break;
 			}
 			/* Little-endian: the low half changes whenever done_seq does. */
-			platform_cpu_wait((const uint32_t *)&c->done_seq, (uint32_t)done);
+			smp_wait((const uint32_t *)&c->done_seq, (uint32_t)done);
 		}
 	}
 	return ok;

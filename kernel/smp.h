@@ -26,4 +26,14 @@ unsigned smp_cpus_found(void);
  */
 bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *what);
 
+/*
+ * Sleep while *@addr == @expected: until smp_kick names this CPU, or at most
+ * PLATFORM_WAIT_MAX_NS (the local APIC timer); may return early.  The
+ * kernel's side of platform_cpu_wait, for kernel code and lib/ alike.
+ */
+void smp_wait(const uint32_t *addr, uint32_t expected);
+
+/* End CPU @cpu's smp_wait, after the caller's stores are visible. */
+void smp_kick(unsigned cpu);
+
 #endif /* KERNEL_SMP_H */

@@ -5,6 +5,8 @@
 #ifndef KERNEL_TRAP_H
 #define KERNEL_TRAP_H
 
+#include "panic.h" /* every fatal trap ends in a panic; users of one use both */
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,11 +43,5 @@ void trap_dispatch(struct trap_frame *tf);
  */
 typedef bool (*trap_fixup_fn)(struct trap_frame *tf);
 void trap_set_fixup(trap_fixup_fn fn);
-
-/*
- * Print "PANIC:" with the reason, this CPU and a backtrace, stop every
- * other CPU, report the failed result and exit.  Never returns.
- */
-__attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
 
 #endif /* KERNEL_TRAP_H */
