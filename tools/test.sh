@@ -76,6 +76,16 @@ echo "== kernel boots (QEMU)"
 make -s build/kernel.elf || { echo "kernel build failed"; exit 1; }
 # No include or call cycle among kernel/*.c except through the platform seam.
 check layering python3 tools/layering.py
+# GRUB must find the loaded image's span free at 1 MiB: under 4 MiB (no big pools in .bss).
+image_span() {
+    local s e
+    s=$(nm build/kernel.elf | awk '$3 == "kernel_start" { print $1 }')
+    e=$(nm build/kernel.elf | awk '$3 == "kernel_end" { print $1 }')
+    [ -n "$s" ] && [ -n "$e" ] || { echo "no kernel_start/kernel_end in build/kernel.elf"; return 1; }
+    echo "kernel image loaded: $(( (0x$e - 0x$s) / 1024 )) KiB from 0x$s (limit 4096 KiB)"
+    [ $(( 0x$e - 0x$s )) -lt $(( 4 << 20 )) ]
+}
+check image-under-4mib image_span
 boot tcg-smp1 ACCEL=tcg SMP=1 CMDLINE="run=tests"
 boot tcg-smp2 ACCEL=tcg SMP=2 CMDLINE="run=tests spinlock.pv=off"
 check pv-off-reported grep -q "spinlock: paravirtual .* off (spinlock.pv=off)" "$LOGDIR/tcg-smp2.serial"
