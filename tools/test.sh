@@ -113,6 +113,11 @@ boot tcg-smp255-boot ACCEL=tcg SMP=255 MEM=4G CMDLINE="run=boot"
 # run-qemu.sh still sees the verdict (status 33), and the hypervisor is "none".
 boot tcg-no-hv-bit ACCEL=tcg SMP=2 CPU=max,-hypervisor CMDLINE="run=boot"
 check no-hv-bit-named grep -q '"hypervisor":"none"' "$LOGDIR/tcg-no-hv-bit.serial"
+# A CPU without long mode: boot/entry.asm says so and ends QEMU through debug-exit
+# with the failure value (run-qemu.sh status 1, QEMU's 35), not by a timeout.
+check no-long-mode env ACCEL=tcg SMP=1 CPU=max,-lm TIMEOUT=120 sh -c \
+    'tools/run-qemu.sh "$0" >/dev/null 2>&1; s=$?; grep -q "this CPU has no long mode" "$0" && [ $s = 1 ]' \
+    "$LOGDIR/no-long-mode.serial"
 boot tcg-no-cx16 ACCEL=tcg SMP=2 CPU=max,-cx16 CMDLINE="run=lockref quick"
 check no-cx16-reported grep -q "16-byte form on its lock (no CX16)" "$LOGDIR/tcg-no-cx16.serial"
 # Negative controls: a broken lock must make the run fail, naming the invariant.

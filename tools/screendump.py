@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""screendump.py - a picture of a running QEMU's screen, through its monitor.
+
+    screendump.py SOCKET OUT.png [--quit] [--wait-log LOG --for TEXT] [--timeout S]
+
+SOCKET is the Unix socket of `-monitor unix:SOCKET,server,nowait`
+(tools/run-qemu.sh sets it from QEMU_MONITOR).  With --wait-log, first
+waits until LOG contains TEXT (e.g. the kernel's "halted:" line), so the
+picture shows the final screen.  The monitor's `screendump` writes a PPM
+(P6); it is turned into a PNG with zlib alone, so no image package is
+needed.  Prints one line: the picture, its size, and how many pixels are
+not black (a blank screen is a failure, status 1).  --quit then ends QEMU.
+"""
+import argparse
+import os
+import socket
+import struct
+import sys
+import tempfile
+import time
+import zlib
+
+
+def monitor(path, commands, timeout):
+    """Send each command to the QEMU monitor at @path; return what it answered."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect(path)
+    out = b""
+    for cmd in commands:
+        s.sendall(cmd.encode() + b"\n")
+        time.sleep(1)  # the monitor answers asynchronously; screendump takes a moment
+    s.settimeout(0.5)
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            out += chunk
+    except socket.timeout:
+        pass
+    s.close()
+    return out.decode(errors="replace")
+
+
+def read_ppm(path):
+    """(width, height, RGB bytes) of a binary PPM (P6, maxval 255)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    fields, pos = [], 0
+    while len(fields) < 4:
+        while data[pos:pos + 1].isspace():
+            pos += 1
+        if data[pos:pos + 1] == b"#":
+            pos = data.index(b"\n", pos)
+            continue
+        end = pos
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[pos:end])
+        pos = end
+    if fields[0] != b"P6" or fields[3] != b"255":
+        raise ValueError(f"{path}: not a P6 PPM with maxval 255")
+    w, h = int(fields[1]), int(fields[2])
+    return w, h, data[pos + 1:pos + 1 + w * h * 3]
+
+
+def write_png(path, w, h, rgb):
+    """A PNG (colour type 2, 8 bits) of @rgb, filter 0 on every row (PNG spec 11.2)."""
+    def chunk(kind, body):
+        return (struct.pack(">I", len(body)) + kind + body +
+                struct.pack(">I", zlib.crc32(kind + body) & 0xffffffff))
+
+    rows = b"".join(b"\0" + rgb[y * w * 3:(y + 1) * w * 3] for y in range(h))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n")
+        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)))
+        f.write(chunk(b"IDAT", zlib.compress(rows, 9)))
+        f.write(chunk(b"IEND", b""))
+
+
+def wait_for(log, text, deadline):
+    while time.time() < deadline:
+        try:
+            with open(log, errors="replace") as f:
+                if text in f.read():
+                    return True
+        except OSError:
+            pass
+        time.sleep(1)
+    return False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("socket")
+    ap.add_argument("out")
+    ap.add_argument("--quit", action="store_true")
+    ap.add_argument("--wait-log")
+    ap.add_argument("--for", dest="text")
+    ap.add_argument("--timeout", type=float, default=300)
+    args = ap.parse_args()
+    deadline = time.time() + args.timeout
+    if args.wait_log and not wait_for(args.wait_log, args.text, deadline):
+        print(f"screendump: '{args.text}' did not appear in {args.wait_log} "
+              f"within {args.timeout:.0f} s")
+        return 1
+    while not os.path.exists(args.socket):
+        if time.time() > deadline:
+            print(f"screendump: no monitor socket {args.socket} within {args.timeout:.0f} s")
+            return 1
+        time.sleep(0.5)
+    fd, ppm = tempfile.mkstemp(suffix=".ppm")
+    os.close(fd)
+    try:
+        monitor(args.socket, [f"screendump {ppm}"] + (["quit"] if args.quit else []), 10)
+        w, h, rgb = read_ppm(ppm)
+    except (OSError, ValueError) as e:
+        print(f"screendump: no picture from the monitor at {args.socket}: {e}")
+        return 1
+    finally:
+        if os.path.exists(ppm):
+            os.unlink(ppm)
+    write_png(args.out, w, h, rgb)
+    lit = sum(1 for i in range(0, len(rgb), 3) if rgb[i] or rgb[i + 1] or rgb[i + 2])
+    print(f"screendump: {args.out}: {w} x {h}, {lit} pixels not black")
+    return 0 if lit else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
