@@ -145,6 +145,7 @@ DEFINE_SETTER(set_fault, fault, enum fault_kind, 1)
 DEFINE_SETTER(set_exit, exit, enum exit_kind, 0)
 DEFINE_SETTER(set_spinlock_pv, spinlock_pv, enum pv_kind, 0)
 DEFINE_SETTER(set_console, console, unsigned, 1)
+DEFINE_SETTER(set_screen_dump, screen_dump, bool, 0)
 
 static void set_torture_s(uint64_t v)
 {
@@ -197,6 +198,7 @@ static const struct option options[] = {
     {"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
     {"exit", OPT_CHOICE, "auto, halt, reboot or poweroff", 0, 0, exit_names, set_exit},
     {"spinlock.pv", OPT_CHOICE, "auto, on or off", 0, 0, pv_names, set_spinlock_pv},
+    {"screen.dump", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_screen_dump},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -245,7 +247,7 @@ static void parse_word(char *word)
 	platform_log(
 	    "cmdline: unknown option '%s%s%s' (known: run quick seed torture.secs bench.ms "
 	    "bench.trials lockref.policy lockref.retries lockref.wait lockref.cas smp.max "
-	    "torture.busted selftest.fault console exit spinlock.pv); ignored",
+	    "torture.busted selftest.fault console exit spinlock.pv screen.dump); ignored",
 	    word, value ? "=" : "", value ? value : "");
 }
 

@@ -45,6 +45,7 @@ struct kernel_options {
 	enum fault_kind fault;
 	unsigned console; /* CONSOLE_* mask (console.h); 0: not given, every console */
 	enum exit_kind exit;
+	bool screen_dump; /* screen.dump=1: the final screen also goes over serial (# SCREEN) */
 	enum pv_kind spinlock_pv;
 	const char *raw; /* the command line as given */
 };

@@ -43,20 +43,21 @@ static const struct screen_fb vga_text_mode = {
 
 static void print_env(void)
 {
-	char cmdline_json[CMDLINE_MAX * 2];
+	char cmdline_json[CMDLINE_MAX * 2], model_json[sizeof(cpuinfo.brand) * 2];
 
 	json_escape(cmdline_json, sizeof(cmdline_json), opts.raw);
+	json_escape(model_json, sizeof(model_json), cpuinfo.brand);
 	printk("# ENV "
 	       "{\"platform\":\"kernel\",\"cpus_found\":%u,\"cpus_online\":%u,\"apic\":\"%s\","
 	       "\"tsc_khz\":%lu,"
 	       "\"tsc_source\":\"%s\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\",\"cx16\":%s,"
 	       "\"cmdline\":\"%s\",\"seed\":%lu,\"lockref_policy\":\"%s\",\"lockref_cas\":\"%s\","
-	       "\"spinlock_pv\":%s}\n",
+	       "\"spinlock_pv\":%s,\"cpu_model\":\"%s\"}\n",
 	       smp_cpus_found(), smp_cpus_online(), apic_is_x2apic() ? "x2apic" : "xapic",
 	       tsc_khz(), tsc_source(), tsc_is_invariant() ? "true" : "false",
 	       cpuinfo_hypervisor_name(), cpuinfo.cx16 ? "true" : "false", cmdline_json, opts.seed,
 	       opts.lockref_policy, lockref_cas_names[opts.lockref_cas],
-	       spin_pv_enabled() ? "true" : "false");
+	       spin_pv_enabled() ? "true" : "false", model_json);
 }
 
 void kernel_main(uint32_t magic, uint64_t info_addr)

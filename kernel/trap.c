@@ -79,6 +79,12 @@ __attribute__((noreturn)) static void panic_exception(const struct trap_frame *t
 }
 
 static trap_fixup_fn exception_fixup;
+static void (*tick_fn)(void);
+
+void trap_set_tick(void (*fn)(void))
+{
+	__atomic_store_n(&tick_fn, fn, __ATOMIC_RELEASE);
+}
 
 void trap_set_fixup(trap_fixup_fn fn)
 {
@@ -100,6 +106,14 @@ void trap_dispatch(struct trap_frame *tf)
 	case VEC_KICK: /* its whole job was to end a HLT */
 		apic_eoi();
 		return;
+	case VEC_TICK: {
+		void (*fn)(void) = __atomic_load_n(&tick_fn, __ATOMIC_ACQUIRE);
+
+		if (fn)
+			fn();
+		apic_eoi();
+		return;
+	}
 	case VEC_TEST:
 		this_cpu()->ipis_seen++;
 		apic_eoi();
