@@ -37,6 +37,23 @@ boot() {
         "$LOGDIR/$name.serial" "$@"
 }
 
+# screen_boot NAME FIRMWARE CMDLINE [screen_check options]: a boot without the
+# debug-exit device, as on a PC.  exit=auto must leave the machine on, halted,
+# with the results page: read back from the serial dump (screen.dump=1) and
+# photographed by QEMU's screendump (NAME.png, kept), then QEMU is told to quit.
+screen_boot() {
+    local name=$1 firmware=$2 cmdline=$3; shift 3
+    check "$name" env ACCEL=tcg SMP=2 FIRMWARE="$firmware" DEBUG_EXIT=0 \
+        TIMEOUT=${TIMEOUT:-300} QEMU_MONITOR="$LOGDIR/$name.monitor" \
+        CMDLINE="$cmdline screen.dump=1" bash -c '
+        base=$0; rm -f "$base.monitor"
+        tools/run-qemu.sh "$base.serial" >/dev/null 2>&1 & qemu=$!
+        tools/screendump.py "$base.monitor" "$base.png" --quit --wait-log "$base.serial" \
+            --for "halted: result" --timeout "$TIMEOUT"; shot=$?
+        wait $qemu
+        tools/screen_check.py "$base.serial" --halted "$@" && [ $shot = 0 ]' \
+        "$LOGDIR/$name" "$@"
+}
 
 echo "== host tests"
 check host-build make -C tests/host -j2 all
@@ -118,6 +135,9 @@ check no-hv-bit-named grep -q '"hypervisor":"none"' "$LOGDIR/tcg-no-hv-bit.seria
 check no-long-mode env ACCEL=tcg SMP=1 CPU=max,-lm TIMEOUT=120 sh -c \
     'tools/run-qemu.sh "$0" >/dev/null 2>&1; s=$?; grep -q "this CPU has no long mode" "$0" && [ $s = 1 ]' \
     "$LOGDIR/no-long-mode.serial"
+# A PC's ending: no debug-exit device, so the results page stays up (BIOS and UEFI).
+screen_boot results-screen-bios bios "run=boot"
+screen_boot results-screen-uefi uefi "run=boot"
 boot tcg-no-cx16 ACCEL=tcg SMP=2 CPU=max,-cx16 CMDLINE="run=lockref quick"
 check no-cx16-reported grep -q "16-byte form on its lock (no CX16)" "$LOGDIR/tcg-no-cx16.serial"
 # Negative controls: a broken lock must make the run fail, naming the invariant.
