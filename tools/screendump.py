@@ -3,6 +3,7 @@
 """screendump.py - a picture of a running QEMU's screen, through its monitor.
 
     screendump.py SOCKET OUT.png [--quit] [--wait-log LOG --for TEXT] [--timeout S]
+                  [--again S]
 
 SOCKET is the Unix socket of `-monitor unix:SOCKET,server,nowait`
 (tools/run-qemu.sh sets it from QEMU_MONITOR).  With --wait-log, first
@@ -10,7 +11,10 @@ waits until LOG contains TEXT (e.g. the kernel's "halted:" line), so the
 picture shows the final screen.  The monitor's `screendump` writes a PPM
 (P6); it is turned into a PNG with zlib alone, so no image package is
 needed.  Prints one line: the picture, its size, and how many pixels are
-not black (a blank screen is a failure, status 1).  --quit then ends QEMU.
+not black (a blank screen is a failure, status 1).  --again S takes a
+second picture S seconds later (OUT-2.png) and fails unless the bottom text
+row (16 pixel rows: the status line of the 8x16 font and of VGA text) has
+changed: the progress line moves.  --quit then ends QEMU.
 """
 import argparse
 import os
@@ -20,6 +24,8 @@ import sys
 import tempfile
 import time
 import zlib
+
+STATUS_PIXEL_ROWS = 16  # one row of the 8x16 font, and of 720x400 VGA text
 
 
 def monitor(path, commands, timeout):
@@ -100,6 +106,7 @@ def main():
     ap.add_argument("--wait-log")
     ap.add_argument("--for", dest="text")
     ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--again", type=float, default=0)
     args = ap.parse_args()
     deadline = time.time() + args.timeout
     if args.wait_log and not wait_for(args.wait_log, args.text, deadline):
@@ -111,22 +118,49 @@ def main():
             print(f"screendump: no monitor socket {args.socket} within {args.timeout:.0f} s")
             return 1
         time.sleep(0.5)
+    pictures = [args.out]
+    if args.again:
+        root, ext = os.path.splitext(args.out)
+        pictures.append(f"{root}-2{ext}")
+    shots = []
+    for i, out in enumerate(pictures):
+        if i:
+            time.sleep(args.again)
+        last = i + 1 == len(pictures)
+        shot = take(args.socket, out, args.quit and last)
+        if shot is None:
+            return 1
+        shots.append(shot)
+    if args.again:
+        (w1, h1, a), (w2, h2, b) = shots
+        row = w1 * 3 * STATUS_PIXEL_ROWS
+        if (w1, h1) != (w2, h2) or a[-row:] == b[-row:]:
+            print(f"screendump: the bottom text row did not change in {args.again:.0f} s")
+            return 1
+        print(f"screendump: the bottom text row changed in {args.again:.0f} s")
+    return 0 if all(count_lit(rgb) for _, _, rgb in shots) else 1
+
+
+def count_lit(rgb):
+    return sum(1 for i in range(0, len(rgb), 3) if rgb[i] or rgb[i + 1] or rgb[i + 2])
+
+
+def take(sock, out, quit_after):
+    """One picture into @out (PNG): (width, height, rgb), or None after saying why."""
     fd, ppm = tempfile.mkstemp(suffix=".ppm")
     os.close(fd)
     try:
-        monitor(args.socket, [f"screendump {ppm}"] + (["quit"] if args.quit else []), 10)
+        monitor(sock, [f"screendump {ppm}"] + (["quit"] if quit_after else []), 10)
         w, h, rgb = read_ppm(ppm)
     except (OSError, ValueError) as e:
-        print(f"screendump: no picture from the monitor at {args.socket}: {e}")
-        return 1
+        print(f"screendump: no picture from the monitor at {sock}: {e}")
+        return None
     finally:
         if os.path.exists(ppm):
             os.unlink(ppm)
-    write_png(args.out, w, h, rgb)
-    lit = sum(1 for i in range(0, len(rgb), 3) if rgb[i] or rgb[i + 1] or rgb[i + 2])
-    print(f"screendump: {args.out}: {w} x {h}, {lit} pixels not black")
-    return 0 if lit else 1
-
+    write_png(out, w, h, rgb)
+    print(f"screendump: {out}: {w} x {h}, {count_lit(rgb)} pixels not black")
+    return w, h, rgb
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -46,7 +46,7 @@ screen_boot() {
     check "$name" env ACCEL=tcg SMP=2 FIRMWARE="$firmware" DEBUG_EXIT=0 \
         TIMEOUT=${TIMEOUT:-300} QEMU_MONITOR="$LOGDIR/$name.monitor" \
         CMDLINE="$cmdline screen.dump=1" bash -c '
-        base=$0; rm -f "$base.monitor"
+        base=$0; rm -f "$base.monitor" "$base.serial"
         tools/run-qemu.sh "$base.serial" >/dev/null 2>&1 & qemu=$!
         tools/screendump.py "$base.monitor" "$base.png" --quit --wait-log "$base.serial" \
             --for "halted: result" --timeout "$TIMEOUT"; shot=$?
@@ -138,6 +138,16 @@ check no-long-mode env ACCEL=tcg SMP=1 CPU=max,-lm TIMEOUT=120 sh -c \
 # A PC's ending: no debug-exit device, so the results page stays up (BIOS and UEFI).
 screen_boot results-screen-bios bios "run=boot"
 screen_boot results-screen-uefi uefi "run=boot"
+# The status line moves during a long silent test: two screendumps 10 s apart differ
+# in the bottom text row, and the run still ends by debug-exit with a pass.
+check progress-moves env ACCEL=tcg SMP=2 TIMEOUT=${TIMEOUT:-300} \
+    QEMU_MONITOR="$LOGDIR/progress-moves.monitor" CMDLINE="run=spinlock torture.secs=25" bash -c '
+    base=$0; rm -f "$base.monitor" "$base.serial"
+    tools/run-qemu.sh "$base.serial" >/dev/null 2>&1 & qemu=$!
+    tools/screendump.py "$base.monitor" "$base.png" --wait-log "$base.serial" \
+        --for "# Subtest: spinlock" --timeout "$TIMEOUT" --again 10; shot=$?
+    wait $qemu; status=$?
+    tools/ktap_check.py "$base.serial" && [ $status = 0 ] && [ $shot = 0 ]' "$LOGDIR/progress-moves"
 boot tcg-no-cx16 ACCEL=tcg SMP=2 CPU=max,-cx16 CMDLINE="run=lockref quick"
 check no-cx16-reported grep -q "16-byte form on its lock (no CX16)" "$LOGDIR/tcg-no-cx16.serial"
 # Negative controls: a broken lock must make the run fail, naming the invariant.
