@@ -19,12 +19,15 @@
 #define RFLAGS_IF (1u << 9)
 
 /* CPUID leaves and bits (Intel SDM Vol. 2A, CPUID). */
-#define CPUID_BASIC_MAX	       0x0
-#define CPUID_FEATURES	       0x1
-#define CPUID_TSC_CRYSTAL      0x15
-#define CPUID_CPU_FREQ	       0x16
-#define CPUID_HV_BASE	       0x40000000
-#define CPUID_HV_TSC_KHZ       0x40000010
+#define CPUID_BASIC_MAX	  0x0
+#define CPUID_FEATURES	  0x1
+#define CPUID_TSC_CRYSTAL 0x15
+#define CPUID_CPU_FREQ	  0x16
+#define CPUID_HV_BASE	  0x40000000
+#define CPUID_HV_TSC_KHZ  0x40000010
+/* boot/entry.asm's GDT: the 64-bit kernel code segment (idt.c gates, the AP trampoline). */
+#define GDT_KERNEL_CODE 0x08
+
 #define CPUID_EXT_MAX	       0x80000000
 #define CPUID_EXT_FEATURES     0x80000001
 #define CPUID_EXT_BRAND	       0x80000002 /* ..0x80000004: the 48-byte brand string (SDM Vol. 2A CPUID) */

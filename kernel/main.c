@@ -82,7 +82,8 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	console_select(opts.console ? opts.console : CONSOLE_SERIAL | CONSOLE_SCREEN);
 	printk("boot: loader '%s', command line '%s', seed %lu\n", bi.loader, opts.raw, opts.seed);
 	cpuinfo_init(); /* CPUID, leaf limits checked */
-	heap_init(&bi, info_addr, info_addr + *(const uint32_t *)info);
+	const struct mem_range info_range = {info_addr, info_addr + *(const uint32_t *)info};
+	heap_init(&bi, info_range.start, info_range.end);
 	acpi_init(&bi); /* MADT, FADT, \_S5 */
 	apic_init(acpi.have_madt ? acpi.lapic_phys : 0);
 	cpus[0].apic_id = apic_id();
@@ -92,8 +93,8 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	apic_timer_calibrate(); /* bounds sleeping waits (platform_cpu_wait) */
 	cmdline_apply_spinlock(cpuinfo.hypervisor, cpuinfo.hypervisor ? "CPUID reports a hypervisor"
 								      : "no hypervisor in CPUID");
-	cmdline_apply_lockref(); /* lockref.*=: the boot policy */
-	smp_start_aps();	 /* every CPU, or a line saying why not */
+	cmdline_apply_lockref();	/* lockref.*=: the boot policy */
+	smp_start_aps(&bi, info_range); /* every CPU, or a line saying why not */
 	print_env();
 	fault_inject_if_asked();	   /* selftest.fault=: prove the panic path */
 	machine_exit(ktest_run(opts.run)); /* KTAP, then # RESULT */

@@ -23,18 +23,19 @@
 #include "console.h"
 #include "cpu.h"
 #include "heap.h"
+#include "memmap.h"
+#include "panic.h"
 #include "string.h"
 #include "trap.h"
 #include "tsc.h"
 
-#define TRAMPOLINE_BASE 0x8000			/* boot/trampoline.asm assembles for this address */
-#define TRAMPOLINE_PAGE (TRAMPOLINE_BASE >> 12) /* the SIPI vector */
-#define TP_OFFSET	0x100
-#define AP_STACK_SIZE	(32u << 10)
-#define INIT_DELAY_US	10000 /* SDM 9.4.4.1: 10 ms after INIT */
-#define SIPI_DELAY_US	200   /* SDM 9.4.4.1: 200 us after each SIPI */
-#define AP_ANSWER_MS	2000  /* nested virtualization can be slow to start a vCPU */
-#define XAPIC_MAX_ID	0xff
+#define PAGE_SHIFT    12 /* the SIPI vector is the start-up page's number */
+#define TP_OFFSET     0x100
+#define AP_STACK_SIZE (32u << 10)
+#define INIT_DELAY_US 10000 /* SDM 9.4.4.1: 10 ms after INIT */
+#define SIPI_DELAY_US 200   /* SDM 9.4.4.1: 200 us after each SIPI */
+#define AP_ANSWER_MS  2000  /* nested virtualization can be slow to start a vCPU */
+#define XAPIC_MAX_ID  0xff
 
 /* Mirrors the block at TP_OFFSET in boot/trampoline.asm. */
 struct trampoline_params {
@@ -46,6 +47,8 @@ struct trampoline_params {
 	uint64_t stack;
 	uint64_t entry;
 	uint64_t arg;
+	uint32_t jump_offset; /* far pointer to trampoline_long_mode, for o32 jmp far */
+	uint16_t jump_selector;
 } __attribute__((packed));
 
 _Static_assert(__builtin_offsetof(struct trampoline_params, cr3) == 0, "TP_CR3");
@@ -54,6 +57,8 @@ _Static_assert(__builtin_offsetof(struct trampoline_params, gdt_limit) == 8, "TP
 _Static_assert(__builtin_offsetof(struct trampoline_params, stack) == 16, "TP_STACK");
 _Static_assert(__builtin_offsetof(struct trampoline_params, entry) == 24, "TP_ENTRY");
 _Static_assert(__builtin_offsetof(struct trampoline_params, arg) == 32, "TP_ARG");
+_Static_assert(__builtin_offsetof(struct trampoline_params, jump_offset) == 40, "TP_JUMP");
+_Static_assert(__builtin_offsetof(struct trampoline_params, jump_selector) == 44, "TP_JUMP + 4");
 
 struct gdt_pointer {
 	uint16_t limit;
@@ -61,7 +66,7 @@ struct gdt_pointer {
 } __attribute__((packed));
 
 extern const struct gdt_pointer gdt64_pointer;
-extern const char trampoline_image_start[], trampoline_image_end[];
+extern const char trampoline_image_start[], trampoline_image_end[], trampoline_long_mode[];
 
 static unsigned ncpus_online = 1, ncpus_found = 1;
 
@@ -157,7 +162,7 @@ static bool wait_online(struct cpu *c, uint64_t us)
 	return __atomic_load_n(&c->online, __ATOMIC_ACQUIRE);
 }
 
-static bool start_ap(struct trampoline_params *tp, unsigned index, uint32_t id)
+static bool start_ap(struct trampoline_params *tp, uint8_t page, unsigned index, uint32_t id)
 {
 	struct cpu *c = &cpus[index];
 	uint8_t *stack = heap_alloc(AP_STACK_SIZE, 4096);
@@ -174,9 +179,9 @@ static bool start_ap(struct trampoline_params *tp, unsigned index, uint32_t id)
 
 	apic_send_init(id);
 	udelay(INIT_DELAY_US);
-	apic_send_startup(id, TRAMPOLINE_PAGE);
+	apic_send_startup(id, page);
 	if (!wait_online(c, SIPI_DELAY_US)) {
-		apic_send_startup(id, TRAMPOLINE_PAGE);
+		apic_send_startup(id, page);
 		if (!wait_online(c, AP_ANSWER_MS * 1000ull)) {
 			printk("smp: CPU with APIC id %u did not answer within %u ms; going on "
 			       "without it\n",
@@ -197,18 +202,42 @@ static bool start_ap(struct trampoline_params *tp, unsigned index, uint32_t id)
 	return true;
 }
 
-void smp_start_aps(void)
+/*
+ * The page the APs start in, from the memory map (memmap_low_page); a
+ * machine whose map offers none cannot start them: that is a panic, before
+ * any AP is touched.
+ */
+static uint64_t start_page(const struct boot_info *bi, struct mem_range info)
 {
-	struct trampoline_params *tp =
-	    (struct trampoline_params *)(uintptr_t)(TRAMPOLINE_BASE + TP_OFFSET);
+	struct mem_range page = memmap_low_page(bi, info);
+
+	if (!page.end)
+		panic("smp: the memory map has no usable 4 KiB page between 0x%llx and 0x%llx "
+		      "(clear of the boot information): expected one for the APs' start-up code "
+		      "(a Startup IPI starts a CPU below 1 MiB)",
+		      LOW_PAGE_FLOOR, LOW_PAGE_CEILING);
+	printk("smp: AP start-up code at 0x%lx, the first page of the largest usable range "
+	       "below 1 MiB in the memory map\n",
+	       page.start);
+	return page.start;
+}
+
+void smp_start_aps(const struct boot_info *bi, struct mem_range info)
+{
 	uint32_t bsp_id = cpus[0].apic_id;
 	unsigned next = 1, skipped = 0;
 
 	ncpus_found = acpi.have_madt ? acpi.ncpus : 1;
 	if (!acpi.have_madt || acpi.ncpus <= 1)
 		return;
-	memcpy((void *)(uintptr_t)TRAMPOLINE_BASE, trampoline_image_start,
+	uint64_t base = start_page(bi, info);
+	struct trampoline_params *tp = (struct trampoline_params *)(uintptr_t)(base + TP_OFFSET);
+
+	memcpy((void *)(uintptr_t)base, trampoline_image_start,
 	       (size_t)(trampoline_image_end - trampoline_image_start));
+	tp->jump_offset =
+	    (uint32_t)(base + (uintptr_t)(trampoline_long_mode - trampoline_image_start));
+	tp->jump_selector = GDT_KERNEL_CODE;
 	tp->cr3 = (uint32_t)read_cr3();
 	tp->cr4 = (uint32_t)read_cr4();
 	tp->gdt_limit = gdt64_pointer.limit;
@@ -230,7 +259,7 @@ void smp_start_aps(void)
 			       id);
 			continue;
 		}
-		if (start_ap(tp, next, id))
+		if (start_ap(tp, (uint8_t)(base >> PAGE_SHIFT), next, id))
 			__atomic_store_n(&ncpus_online, ++next, __ATOMIC_RELEASE);
 	}
 	if (skipped)

@@ -5,6 +5,7 @@
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H
 
+#include "memmap.h"
 #include "percpu.h"
 
 #include <stdbool.h>
@@ -13,8 +14,12 @@
 /* The boot CPU's own struct cpu; first thing in kernel_main. */
 void smp_init_boot_cpu(void);
 
-/* Start every usable CPU of the MADT (at most smp.max), one at a time. */
-void smp_start_aps(void);
+/*
+ * Start every usable CPU of the MADT (at most smp.max), one at a time,
+ * from a page below 1 MiB that @bi's memory map says is usable and that
+ * @info (the boot information) does not overlap.
+ */
+void smp_start_aps(const struct boot_info *bi, struct mem_range info);
 
 unsigned smp_cpus_online(void);
 unsigned smp_cpus_found(void);
