@@ -28,7 +28,10 @@ struct results_suite {
 	enum { SUITE_RUNNING, SUITE_OK, SUITE_FAILED, SUITE_SKIPPED } verdict;
 };
 
-/* One "# BENCH" figure the page shows: aggregate ops/s of @impl at @cpus CPUs. */
+/*
+ * One "# BENCH" figure the page shows: aggregate ops/s of @impl at @cpus
+ * CPUs, for refcount and pathwalk's stat-same-path op; others are not kept.
+ */
 struct results_bench {
 	char bench[RESULTS_NAME_MAX], impl[RESULTS_NAME_MAX];
 	unsigned cpus;
