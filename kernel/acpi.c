@@ -88,15 +88,14 @@ void acpi_init(const struct boot_info *bi)
 	}
 	if (!rsdp) {
 		printk("acpi: WARNING: no RSDP (no Multiboot2 ACPI tag, none in BIOS memory): "
-		       "no MADT, running on the boot CPU only\n");
+		       "no MADT, no FADT\n");
 		return;
 	}
 	memcpy(oem_id, (const uint8_t *)rsdp + RSDP_OEMID_AT, OEMID_LEN);
 	acpi.cpus = acpi_cpus;
 	acpi.max_cpus = MAX_CPUS;
 	if (acpi_parse(rsdp, rsdp_len, map_identity, NULL, &acpi, parse_log) != ACPI_OK) {
-		printk(
-		    "acpi: WARNING: tables unusable (see above): running on the boot CPU only\n");
+		printk("acpi: WARNING: tables unusable (see above): no MADT, no FADT\n");
 		acpi.have_madt = false;
 		return;
 	}
@@ -114,5 +113,5 @@ void acpi_init(const struct boot_info *bi)
 	if (acpi.have_hpet)
 		printk("acpi: HPET at 0x%lx\n", acpi.hpet_phys);
 	if (!acpi.have_madt)
-		printk("acpi: WARNING: no MADT: running on the boot CPU only\n");
+		printk("acpi: WARNING: no MADT\n");
 }

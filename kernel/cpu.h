@@ -39,6 +39,9 @@
 #define CPUID1_ECX_HV	       (1u << 31)
 #define CPUID1_EDX_APIC	       (1u << 9)
 #define CPUID1_EDX_TSC	       (1u << 4)
+#define CPUID1_EDX_HTT	       (1u << 28) /* EBX[23:16] is meaningful (SDM Vol. 2A, CPUID) */
+#define CPUID1_EBX_IDS_SHIFT   16	  /* EBX[23:16]: APIC ids a package spans, at most */
+#define CPUID1_EBX_IDS_MASK    0xffu
 #define CPUIDX_EDX_RDTSCP      (1u << 27)
 #define CPUIDX7_EDX_INVTSC     (1u << 8)
 

@@ -3,6 +3,7 @@
  * smp.c - start the other CPUs with INIT-SIPI-SIPI and keep them idle,
  * ready for work.
  *
+ * The CPUs come from the ACPI MADT, or the Intel MP table without one.
  * The universal start-up algorithm (Intel SDM Vol. 3A 9.4.4.1): an INIT
  * IPI, 10 ms, a Startup IPI, 200 us, a second Startup IPI if the CPU has
  * not answered.  APs are started one at a time because they share the
@@ -24,6 +25,7 @@
 #include "cpu.h"
 #include "heap.h"
 #include "memmap.h"
+#include "mp.h"
 #include "panic.h"
 #include "string.h"
 #include "trap.h"
@@ -222,13 +224,42 @@ static uint64_t start_page(const struct boot_info *bi, struct mem_range info)
 	return page.start;
 }
 
+/*
+ * The CPUs' APIC ids into @ids: from the ACPI MADT, else from the Intel MP
+ * table (older boards; SeaBIOS with ACPI off), else the boot CPU alone.
+ * One line names the source.  Both lists went through the same checks in
+ * their parsers (enabled only, no broadcast id, no repeats, at most
+ * MAX_CPUS); the loop in smp_start_aps applies the rest to either.
+ */
+static unsigned firmware_cpus(uint32_t *ids)
+{
+	static struct mp_cpu mp_cpus[MAX_CPUS];
+	struct mp_info mp = {.cpus = mp_cpus, .max_cpus = MAX_CPUS};
+
+	if (acpi.have_madt) {
+		for (unsigned i = 0; i < acpi.ncpus; i++)
+			ids[i] = acpi.cpus[i].apic_id;
+		printk("smp: %u CPUs listed by the ACPI MADT\n", acpi.ncpus);
+		return acpi.ncpus;
+	}
+	if (mp_find_cpus(&mp)) {
+		for (unsigned i = 0; i < mp.ncpus; i++)
+			ids[i] = mp.cpus[i].apic_id;
+		printk("smp: %u CPUs listed by the Intel MP table (ACPI has no MADT)\n", mp.ncpus);
+		return mp.ncpus;
+	}
+	printk("smp: WARNING: no ACPI MADT and no Intel MP table: running on the boot CPU only\n");
+	return 1;
+}
+
 void smp_start_aps(const struct boot_info *bi, struct mem_range info)
 {
+	static uint32_t ids[MAX_CPUS];
 	uint32_t bsp_id = cpus[0].apic_id;
 	unsigned next = 1, skipped = 0;
 
-	ncpus_found = acpi.have_madt ? acpi.ncpus : 1;
-	if (!acpi.have_madt || acpi.ncpus <= 1)
+	ncpus_found = firmware_cpus(ids);
+	if (ncpus_found <= 1)
 		return;
 	uint64_t base = start_page(bi, info);
 	struct trampoline_params *tp = (struct trampoline_params *)(uintptr_t)(base + TP_OFFSET);
@@ -244,8 +275,8 @@ void smp_start_aps(const struct boot_info *bi, struct mem_range info)
 	tp->gdt_base = (uint32_t)gdt64_pointer.base;
 	tp->entry = (uint64_t)(uintptr_t)ap_entry;
 
-	for (unsigned i = 0; i < acpi.ncpus; i++) {
-		uint32_t id = acpi.cpus[i].apic_id;
+	for (unsigned i = 0; i < ncpus_found; i++) {
+		uint32_t id = ids[i];
 
 		if (id == bsp_id)
 			continue;

@@ -109,6 +109,11 @@ check pv-off-reported grep -q "spinlock: paravirtual .* off (spinlock.pv=off)" "
 boot tcg-smp4-default ACCEL=tcg SMP=4
 boot tcg-smp3-pc-quick ACCEL=tcg SMP=3 MACHINE=pc CMDLINE="quick seed=7"
 boot tcg-acpi-off ACCEL=tcg SMP=2 QEMU_EXTRA="-machine acpi=off" CMDLINE="run=boot"
+# No ACPI on an i440FX board: SeaBIOS's Intel MP table lists the CPUs (one per package,
+# the rest from CPUID), and all 4 come online, the source named.
+boot tcg-pc-acpi-off-mptable ACCEL=tcg SMP=4 MACHINE=pc QEMU_EXTRA="-machine acpi=off" CMDLINE="run=boot"
+check mptable-cpus-online sh -c 'grep -q "^smp: 4 CPUs listed by the Intel MP table" "$0" &&
+    grep -q "\"cpus_online\":4," "$0"' "$LOGDIR/tcg-pc-acpi-off-mptable.serial"
 # No PIT (clock-gated on some Intel platforms), then no HPET either: the TSC is
 # calibrated against the HPET, then the ACPI PM timer, and must agree with the
 # PIT-calibrated tcg-smp2 boot (TCG runs the guest TSC at the host's rate).
