@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """screen_check.py - judge the final screen a kernel run left, from its serial log.
 
-    screen_check.py LOG [--bench] [--halted]
+    screen_check.py LOG [--bench] [--halted] [--picture-text TXT]
 
 With screen.dump=1 the kernel sends what the screen shows at the end over
 serial: a line "# SCREEN R x C", then one line "# SCREEN NN |text" per row
@@ -14,6 +14,9 @@ with --bench, the refcount and pathwalk tables with xadd, spinlock, lockref
 and the lockref/spinlock ratio; no JSON line; at most 25 rows of text and
 80 columns when the screen is 80 x 25.  With --halted the log must also
 end in the kernel's "halted:" line for exit=auto (no debug-exit device).
+With --picture-text, TXT (what tools/screendump.py --text read off QEMU's
+picture of the screen) must show exactly the dumped rows: the pixels say
+what the kernel's shadow of the screen says.
 Prints one line per problem, or one line saying the screen is right.
 """
 import argparse
@@ -30,6 +33,7 @@ def main():
     ap.add_argument("log")
     ap.add_argument("--bench", action="store_true")
     ap.add_argument("--halted", action="store_true")
+    ap.add_argument("--picture-text")
     args = ap.parse_args()
     try:
         with open(args.log, errors="replace") as f:
@@ -85,6 +89,19 @@ def main():
     if args.halted and not any(l.startswith("halted: result ") and "exit=auto" in l
                                for l in lines[-3:]):
         problems.append("the log does not end in 'halted: ... (exit=auto)'")
+    if args.picture_text:
+        try:
+            with open(args.picture_text) as f:
+                seen = f.read().split("\n")[:size[0]]
+        except OSError as e:
+            seen = []
+            problems.append(f"no picture text: {e}")
+        for i, (want, got) in enumerate(zip(text, seen)):
+            if want != got:
+                problems.append(f"row {i} of the picture reads '{got}', the dump says '{want}'")
+                break
+        if seen and len(seen) != size[0]:
+            problems.append(f"the picture has {len(seen)} rows of text, the dump {size[0]}")
     for p in problems:
         print(f"screen_check: {args.log}: {p}")
     if not problems:

@@ -3,7 +3,7 @@
 """screendump.py - a picture of a running QEMU's screen, through its monitor.
 
     screendump.py SOCKET OUT.png [--quit] [--wait-log LOG --for TEXT] [--timeout S]
-                  [--again S]
+                  [--again S] [--text]
 
 SOCKET is the Unix socket of `-monitor unix:SOCKET,server,nowait`
 (tools/run-qemu.sh sets it from QEMU_MONITOR).  With --wait-log, first
@@ -14,10 +14,16 @@ needed.  Prints one line: the picture, its size, and how many pixels are
 not black (a blank screen is a failure, status 1).  --again S takes a
 second picture S seconds later (OUT-2.png) and fails unless the bottom text
 row (16 pixel rows: the status line of the 8x16 font and of VGA text) has
-changed: the progress line moves.  --quit then ends QEMU.
+changed: the progress line moves.  --text also reads each picture back as
+text (OUT.txt): a framebuffer console drawn with the kernel's own font
+(kernel/font8x16.c, centred 8x16 cells as kernel/screen.h says) is read
+cell by cell, lit pixels against each glyph; a cell matching no glyph is
+'?'.  (VGA text mode is drawn by the VGA BIOS font: not readable here.)
+--quit then ends QEMU.
 """
 import argparse
 import os
+import re
 import socket
 import struct
 import sys
@@ -26,6 +32,43 @@ import time
 import zlib
 
 STATUS_PIXEL_ROWS = 16  # one row of the 8x16 font, and of 720x400 VGA text
+FONT_W, FONT_H = 8, 16
+MAX_COLS, MAX_ROWS = 480, 135  # kernel/screen.h SCREEN_MAX_*
+FONT_C = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernel", "font8x16.c")
+
+
+def font():
+    """Glyph rows (16 bytes, MSB leftmost) -> character, from kernel/font8x16.c."""
+    with open(FONT_C) as f:
+        src = f.read()
+    glyphs = {}
+    for m in re.finditer(r"/\* 0x([0-9a-f]{2}) .*?\*/\s*\{(.*?)\}", src, re.S):
+        rows = bytes(int(v, 16) for v in re.findall(r"0x([0-9a-f]{2}),", m.group(2)))
+        if len(rows) == FONT_H:
+            glyphs.setdefault(rows, chr(int(m.group(1), 16)))
+    return glyphs
+
+
+def read_text(w, h, rgb):
+    """The text a framebuffer console shows, row by row, trailing blanks dropped."""
+    glyphs = font()
+    cols, rows = min(w // FONT_W, MAX_COLS), min(h // FONT_H, MAX_ROWS)
+    x0, y0 = (w - cols * FONT_W) // 2, (h - rows * FONT_H) // 2
+    lines = []
+    for r in range(rows):
+        line = []
+        for c in range(cols):
+            cell = bytearray()
+            for y in range(FONT_H):
+                at = ((y0 + r * FONT_H + y) * w + x0 + c * FONT_W) * 3
+                bits = 0
+                for x in range(FONT_W):
+                    if rgb[at + 3 * x] or rgb[at + 3 * x + 1] or rgb[at + 3 * x + 2]:
+                        bits |= 0x80 >> x
+                cell.append(bits)
+            line.append(glyphs.get(bytes(cell), "?"))
+        lines.append("".join(line).rstrip())
+    return "\n".join(lines) + "\n"
 
 
 def monitor(path, commands, timeout):
@@ -107,6 +150,7 @@ def main():
     ap.add_argument("--for", dest="text")
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--again", type=float, default=0)
+    ap.add_argument("--text", dest="as_text", action="store_true")
     args = ap.parse_args()
     deadline = time.time() + args.timeout
     if args.wait_log and not wait_for(args.wait_log, args.text, deadline):
@@ -131,6 +175,9 @@ def main():
         if shot is None:
             return 1
         shots.append(shot)
+        if args.as_text:
+            with open(os.path.splitext(out)[0] + ".txt", "w") as f:
+                f.write(read_text(*shot))
     if args.again:
         (w1, h1, a), (w2, h2, b) = shots
         row = w1 * 3 * STATUS_PIXEL_ROWS
