@@ -57,8 +57,8 @@ NASMFLAGS := -f elf64 -Werror
 PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/apic.c kernel/cmdline.c \
 	kernel/cmdline_apply.c \
 	kernel/console.c kernel/cpuinfo.c kernel/fence.c kernel/font8x16.c kernel/heap.c kernel/idt.c \
-	kernel/ktest.c kernel/main.c kernel/memmap.c kernel/multiboot2.c kernel/percpu.c \
-	kernel/platform.c kernel/power.c kernel/screen.c kernel/serial.c kernel/smp.c \
+	kernel/ktest.c kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c kernel/multiboot2.c kernel/panic.c kernel/percpu.c \
+	kernel/platform.c kernel/power.c kernel/progress.c kernel/results.c kernel/screen.c kernel/serial.c kernel/smp.c \
 	kernel/trap.c kernel/tsc.c kernel/vm.c
 LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c lib/spinlock_pv.c \
 	lib/string.c

@@ -22,10 +22,21 @@ FB_HEIGHT           equ 768
 FB_DEPTH            equ 32
 
 COM1                equ 0x3f8
+COM1_IER            equ COM1 + 1        ; divisor high byte while DLAB is set
+COM1_LCR            equ COM1 + 3
 COM1_LSR            equ COM1 + 5
+LCR_DLAB            equ 0x80
+LCR_8N1             equ 0x03
+BAUD_DIVISOR        equ 1               ; 115200 baud from the 1.8432 MHz UART clock / 16
 LSR_THR_EMPTY       equ 0x20
-DEBUG_EXIT_PORT     equ 0xf4            ; QEMU isa-debug-exit
+SERIAL_SPINS        equ 100000          ; LSR polls per byte before sending anyway
+DEBUG_EXIT_PORT     equ 0xf4            ; QEMU isa-debug-exit (kernel/power.c)
 DEBUG_EXIT_FAIL     equ 0x11
+DEBUG_EXIT_READ     equ 0x00            ; the device reads as 0; an undecoded port as 0xff
+CPUID1_ECX_HV       equ 1 << 31         ; "running under a hypervisor"
+VGA_TEXT            equ 0xb8000         ; colour text buffer, 80 x 25 cells of char + attribute
+VGA_CELLS           equ 80 * 25
+VGA_ATTR_ALERT      equ 0x4f            ; white on red
 
 %include "boot/control_regs.inc"
 
@@ -166,27 +177,70 @@ _start:
 	mov esi, msg_no_lm
 	; fall through
 
-; Print the string at ESI on COM1 (left set up by the firmware or GRUB;
-; good enough for a last word), then exit QEMU with failure or halt.
+; Print the string at ESI on COM1 and on the VGA text screen (a person at
+; a PC without a serial cable must see why it stopped), then halt.  The
+; text buffer is what GRUB leaves under BIOS when it keeps text mode (no
+; VBE, or a display without one); when it set up a framebuffer (it does for
+; our header's request whenever VBE or GOP offers one) the message is not
+; visible, and only COM1 has it.  Under UEFI the range 0xa0000-0xbffff is
+; still the legacy video window, decoded to the display or to nothing, so
+; the stores are harmless there.  Only under a
+; hypervisor (CPUID.1:ECX bit 31) whose port 0xf4 reads as the debug-exit
+; device does (see kernel/power.c for what that port is on a real PC) is
+; the failure also written there, ending QEMU with status 35.
 boot_fail32:
+	; 115200 8N1, as kernel/serial.c sets it: firmware may leave the UART
+	; in another format (Bochs's BIOS leaves 5 data bits, which garbles text).
+	mov dx, COM1_LCR
+	mov al, LCR_DLAB
+	out dx, al
+	mov dx, COM1
+	mov al, BAUD_DIVISOR
+	out dx, al
+	mov dx, COM1_IER
+	xor al, al
+	out dx, al
+	mov dx, COM1_LCR
+	mov al, LCR_8N1
+	out dx, al
+	mov edi, VGA_TEXT
 .next:
 	mov al, [esi]
 	test al, al
 	jz .done
+	cmp al, ' '                     ; line breaks are for the serial line
+	jb .serial
+	cmp edi, VGA_TEXT + VGA_CELLS * 2
+	jae .serial
+	mov [edi], al
+	mov byte [edi + 1], VGA_ATTR_ALERT
+	add edi, 2
+.serial:
+	mov ecx, SERIAL_SPINS           ; no UART answers all ones, which reads as ready
 	mov dx, COM1_LSR
 .wait:
 	in al, dx
 	test al, LSR_THR_EMPTY
-	jz .wait
+	jnz .send
+	loop .wait                      ; bounded: a stuck UART costs one timeout a byte
+.send:
 	mov al, [esi]
 	mov dx, COM1
 	out dx, al
 	inc esi
 	jmp .next
 .done:
+	mov eax, CPUID_FEATURES
+	cpuid
+	test ecx, CPUID1_ECX_HV
+	jz .halt
+	in al, DEBUG_EXIT_PORT
+	cmp al, DEBUG_EXIT_READ
+	jne .halt
 	mov al, DEBUG_EXIT_FAIL
 	out DEBUG_EXIT_PORT, al
 .halt:
+	cli
 	hlt
 	jmp .halt
 

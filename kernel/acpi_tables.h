@@ -46,9 +46,6 @@
 #define ACPI_FADT_RESET_REG_SUP	  (1u << 10)
 #define ACPI_FADT_HW_REDUCED_ACPI (1u << 20)
 
-/* ACPI 6.5 4.8.3.3 Power Management Timer: a fixed 3.579545 MHz counter. */
-#define ACPI_PM_TIMER_HZ 3579545u
-
 /* ACPI 6.5 5.2.3.2 Generic Address Structure: Address Space ID values used here. */
 #define ACPI_GAS_SYSTEM_MEMORY 0
 #define ACPI_GAS_SYSTEM_IO     1

@@ -26,15 +26,16 @@
 #define APIC_REG_TIMER_DCR 0x3e0 /* divide configuration */
 #define X2APIC_MSR_BASE	   0x800
 
-#define APIC_BASE_EXTD	(1u << 10) /* IA32_APIC_BASE: x2APIC mode */
-#define APIC_BASE_EN	(1u << 11) /* IA32_APIC_BASE: APIC enabled */
-#define APIC_BASE_ADDR	0xfffff000ull
-#define SVR_ENABLE	(1u << 8)
-#define SPURIOUS_VECTOR 0xff
-#define LVT_MASKED	(1u << 16)
-#define TIMER_DIVIDE_16 0x3 /* DCR bits 3,1:0 = 0,11b (SDM Vol. 3A 11.5.4, figure 11-10) */
-#define TIMER_COUNT_MAX 0xffffffffu
-#define TIMER_CAL_US	2000 /* long enough to count well, short enough not to slow the boot */
+#define APIC_BASE_EXTD	   (1u << 10) /* IA32_APIC_BASE: x2APIC mode */
+#define APIC_BASE_EN	   (1u << 11) /* IA32_APIC_BASE: APIC enabled */
+#define APIC_BASE_ADDR	   0xfffff000ull
+#define SVR_ENABLE	   (1u << 8)
+#define SPURIOUS_VECTOR	   0xff
+#define LVT_MASKED	   (1u << 16)
+#define LVT_TIMER_PERIODIC (1u << 17) /* timer mode 01b: reload and count again (SDM 11.5.4) */
+#define TIMER_DIVIDE_16	   0x3 /* DCR bits 3,1:0 = 0,11b (SDM Vol. 3A 11.5.4, figure 11-10) */
+#define TIMER_COUNT_MAX	   0xffffffffu
+#define TIMER_CAL_US	   2000 /* long enough to count well, short enough not to slow the boot */
 
 /* ICR fields (SDM Vol. 3A 11.6.1). */
 #define ICR_FIXED	 (0u << 8)
@@ -55,6 +56,10 @@ static bool x2apic;
 static bool apic_ready; /* before apic_init, IPIs have nowhere to go */
 static volatile uint8_t *xapic_mmio;
 static uint64_t timer_ticks_per_ms; /* 0 until apic_timer_calibrate */
+/* The periodic tick (apic_tick_start): one CPU's, restored after each one-shot sleep bound. */
+static uint32_t tick_count;
+static uint8_t tick_vector;
+static unsigned tick_cpu;
 
 static uint32_t lapic_read(uint32_t reg)
 {
@@ -216,8 +221,36 @@ bool apic_timer_arm_us(uint32_t us, uint8_t vector)
 	return true;
 }
 
+static void tick_arm(void)
+{
+	lapic_write(APIC_REG_LVT_TIMER, tick_vector | LVT_TIMER_PERIODIC);
+	lapic_write(APIC_REG_TIMER_ICR, tick_count);
+}
+
 void apic_timer_stop(void)
 {
 	lapic_write(APIC_REG_TIMER_ICR, 0);
 	lapic_write(APIC_REG_LVT_TIMER, LVT_MASKED);
+	/* A sleep bound borrowed the timer from this CPU's tick: give it back. */
+	if (tick_count && this_cpu_index() == tick_cpu)
+		tick_arm();
+}
+
+bool apic_tick_start(uint32_t us, uint8_t vector)
+{
+	uint64_t ticks = timer_ticks_per_ms * us / 1000;
+
+	if (ticks == 0 || ticks > TIMER_COUNT_MAX)
+		return false;
+	tick_cpu = this_cpu_index();
+	tick_vector = vector;
+	tick_count = (uint32_t)ticks;
+	tick_arm();
+	return true;
+}
+
+void apic_tick_stop(void)
+{
+	tick_count = 0;
+	apic_timer_stop();
 }

@@ -145,6 +145,7 @@ DEFINE_SETTER(set_fault, fault, enum fault_kind, 1)
 DEFINE_SETTER(set_exit, exit, enum exit_kind, 0)
 DEFINE_SETTER(set_spinlock_pv, spinlock_pv, enum pv_kind, 0)
 DEFINE_SETTER(set_console, console, unsigned, 1)
+DEFINE_SETTER(set_screen_dump, screen_dump, bool, 0)
 
 static void set_torture_s(uint64_t v)
 {
@@ -153,7 +154,14 @@ static void set_torture_s(uint64_t v)
 
 static const char *const busted_names[] = {"lockref", "spinlock", NULL};
 static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
-static const char *const exit_names[] = {"auto", "halt", "reboot", NULL};
+/* Indexed by enum exit_kind; power.c names the choice in its last line. */
+const char *const exit_names[] = {
+    [EXIT_AUTO] = "auto",
+    [EXIT_HALT] = "halt",
+    [EXIT_REBOOT] = "reboot",
+    [EXIT_POWEROFF] = "poweroff",
+    NULL,
+};
 /* In enum pv_kind order. */
 static const char *const pv_names[] = {"auto", "on", "off", NULL};
 /* Indices + 1 are CONSOLE_SERIAL, CONSOLE_SCREEN and both. */
@@ -188,8 +196,9 @@ static const struct option options[] = {
     {"torture.busted", OPT_CHOICE, "lockref or spinlock", 0, 0, busted_names, set_busted},
     {"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
     {"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
-    {"exit", OPT_CHOICE, "auto, halt or reboot", 0, 0, exit_names, set_exit},
+    {"exit", OPT_CHOICE, "auto, halt, reboot or poweroff", 0, 0, exit_names, set_exit},
     {"spinlock.pv", OPT_CHOICE, "auto, on or off", 0, 0, pv_names, set_spinlock_pv},
+    {"screen.dump", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_screen_dump},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))

@@ -26,7 +26,7 @@
 
 enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK };
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
-enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT };
+enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
 enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */
 
 struct kernel_options {
@@ -45,6 +45,7 @@ struct kernel_options {
 	enum fault_kind fault;
 	unsigned console; /* CONSOLE_* mask (console.h); 0: not given, every console */
 	enum exit_kind exit;
+	bool screen_dump; /* screen.dump=1: the final screen also goes over serial (# SCREEN) */
 	enum pv_kind spinlock_pv;
 	const char *raw; /* the command line as given */
 };
@@ -71,5 +72,7 @@ void cmdline_apply_spinlock(bool auto_on, const char *why);
 
 /* The names of enum lockref_cas ("cmpxchg8b", "cmpxchgq"), for logs and # ENV. */
 extern const char *const lockref_cas_names[];
+/* The names of enum exit_kind ("auto", "halt", "reboot", "poweroff"). */
+extern const char *const exit_names[];
 
 #endif /* KERNEL_CMDLINE_H */

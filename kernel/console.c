@@ -5,12 +5,18 @@
  * Each call formats into a stack buffer first and only then takes the
  * console lock to copy the bytes out, so the lock is held for output only
  * and a whole call appears as one unbroken piece on every device.
+ *
+ * The screen is for a person: machine-readable lines (# ENV, # BENCH,
+ * # TRACE JSON) go to the serial port only, the bottom row shows the run's
+ * progress, and at the end one page of results replaces the scrolling text
+ * (results.c builds both from the lines printed here, serial unchanged).
  */
 #include "console.h"
 
 #include "cpu.h"
 #include "percpu.h"
 #include "printf.h"
+#include "results.h"
 #include "screen.h"
 #include "serial.h"
 #include "spinlock.h"
@@ -24,6 +30,12 @@ static bool screen_ready;
 static volatile int panic_cpu = PANIC_CPU_NONE;
 static const char *volatile log_prefix = "";
 static const char *volatile print_indent = "";
+static struct results run;    /* what the lines printed so far say; under console_lock */
+static bool screen_frozen;    /* the results page is up: nothing more goes on the screen */
+static bool screen_status_on; /* the bottom row shows progress */
+
+/* Lines that start so (after indentation) are for programs: serial only. */
+static const char *const serial_only[] = {"# ENV ", "# BENCH ", "# TRACE "};
 
 void console_init(void)
 {
@@ -52,11 +64,32 @@ void console_select(unsigned targets)
 	console_targets = targets;
 }
 
+static bool screen_wanted(void)
+{
+	return (console_targets & CONSOLE_SCREEN) && screen_ready && !screen_frozen;
+}
+
+static bool for_programs(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && s[i] == ' ')
+		i++;
+	for (size_t k = 0; k < sizeof(serial_only) / sizeof(serial_only[0]); k++) {
+		size_t n = strlen(serial_only[k]);
+
+		if (len - i >= n && memcmp(s + i, serial_only[k], n) == 0)
+			return true;
+	}
+	return false;
+}
+
 static void console_emit(const char *s, size_t len)
 {
+	results_observe(&run, s, len);
 	if (console_targets & CONSOLE_SERIAL)
 		serial_write(s, len);
-	if ((console_targets & CONSOLE_SCREEN) && screen_ready)
+	if (screen_wanted() && !for_programs(s, len))
 		screen_write(s, len);
 }
 
@@ -116,4 +149,109 @@ void console_enter_panic(void)
 void console_drain(void)
 {
 	serial_drain();
+}
+
+/*
+ * The console lock with interrupts off; @try: give up at once if it is
+ * taken.  Returns true with the lock held; false (interrupts as they were)
+ * after a panic, or when @try found it taken.
+ */
+static MUST_CHECK bool lock(uint64_t *flags, bool try) TRY_ACQUIRES(true, console_lock)
+{
+	*flags = read_rflags();
+	cli();
+	if (panic_cpu == PANIC_CPU_NONE) {
+		if (!try) {
+			spin_lock(&console_lock);
+			return true;
+		}
+		if (spin_trylock(&console_lock))
+			return true;
+	}
+	if (*flags & RFLAGS_IF)
+		sti();
+	return false;
+}
+
+static void unlock(uint64_t flags) RELEASES(console_lock)
+{
+	spin_unlock(&console_lock);
+	if (flags & RFLAGS_IF)
+		sti();
+}
+
+static bool draw_status(uint64_t now_ms)
+{
+	char line[SCREEN_MAX_COLS + 1];
+	unsigned cols = screen_cols();
+
+	if (!screen_wanted() || !cols)
+		return false;
+	results_status(&run, now_ms, line, cols);
+	screen_status(line);
+	screen_status_on = true;
+	return true;
+}
+
+bool console_test_start(const char *name, unsigned number, uint64_t now_ms, uint64_t expected_ms)
+{
+	uint64_t flags;
+	bool shown;
+
+	if (!lock(&flags, false))
+		return false;
+	results_test_start(&run, name, number, now_ms, expected_ms);
+	shown = draw_status(now_ms);
+	unlock(flags);
+	return shown;
+}
+
+void console_status_tick(uint64_t now_ms)
+{
+	uint64_t flags;
+
+	if (!lock(&flags, true))
+		return; /* someone is printing: the next tick draws */
+	if (screen_status_on)
+		draw_status(now_ms);
+	unlock(flags);
+}
+
+/* The page, as big as the largest screen; drawn under console_lock. */
+static char page[SCREEN_MAX_ROWS * (SCREEN_MAX_COLS + 1)];
+
+static void dump_row(unsigned row, const char *text)
+{
+	char line[SCREEN_MAX_COLS + 24];
+	int n = ksnprintf(line, sizeof(line), "# SCREEN %02u |%s\n", row, text);
+
+	serial_write(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+void console_show_results(bool pass, const char *footer, bool dump)
+{
+	unsigned rows = screen_rows(), cols = screen_cols();
+	uint64_t flags;
+
+	if (!lock(&flags, false))
+		return; /* a panic: its report stays on the screen */
+	if (screen_wanted() && rows) {
+		/* Wider screens get the page at a width that still reads as a table. */
+		if (cols > RESULTS_PAGE_COLS)
+			cols = RESULTS_PAGE_COLS;
+		results_page(&run, pass, footer, page, rows, cols);
+		screen_page(page, rows, cols + 1);
+		screen_frozen = true;
+		if (dump) {
+			char head[64];
+			int n = ksnprintf(head, sizeof(head), "# SCREEN %u x %u\n", rows,
+					  screen_cols());
+
+			serial_write(head, (size_t)n);
+			screen_dump(dump_row);
+		}
+	} else if (dump) {
+		serial_write("# SCREEN none\n", 14);
+	}
+	unlock(flags);
 }

@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct screen_fb;
 
@@ -52,5 +53,28 @@ void console_enter_panic(void);
 
 /* Let the UART finish sending before the machine goes away. */
 void console_drain(void);
+
+/*
+ * The screen's status line (progress.c keeps time): test @number, @name,
+ * starts at @now_ms and should take @expected_ms (0: not known).  Draws
+ * the status row, taking it from the text on first use; returns whether
+ * the screen shows it (false with console=serial or no screen).
+ */
+bool console_test_start(const char *name, unsigned number, uint64_t now_ms, uint64_t expected_ms);
+
+/* Redraw the status row for @now_ms, unless another CPU is printing (from a tick). */
+void console_status_tick(uint64_t now_ms);
+
+/* The results page is at most this wide, even on a wider screen. */
+#define RESULTS_PAGE_COLS 100
+
+/*
+ * Replace the screen with the results page (results.h) and keep it: no
+ * later output reaches the screen.  @dump: also send what the screen shows
+ * over serial, "# SCREEN R x C" then "# SCREEN NN |text" per row (or
+ * "# SCREEN none" without a screen).  Does nothing during a panic, whose
+ * report stays on the screen.
+ */
+void console_show_results(bool pass, const char *footer, bool dump);
 
 #endif /* KERNEL_CONSOLE_H */

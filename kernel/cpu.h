@@ -19,23 +19,31 @@
 #define RFLAGS_IF (1u << 9)
 
 /* CPUID leaves and bits (Intel SDM Vol. 2A, CPUID). */
-#define CPUID_BASIC_MAX	   0x0
-#define CPUID_FEATURES	   0x1
-#define CPUID_TSC_CRYSTAL  0x15
-#define CPUID_CPU_FREQ	   0x16
-#define CPUID_HV_BASE	   0x40000000
-#define CPUID_HV_TSC_KHZ   0x40000010
-#define CPUID_EXT_MAX	   0x80000000
-#define CPUID_EXT_FEATURES 0x80000001
-#define CPUID_EXT_POWER	   0x80000007
-#define CPUID1_ECX_CX16	   (1u << 13)
-#define CPUID1_EDX_CX8	   (1u << 8) /* CMPXCHG8B (SDM Vol. 2A, CPUID, Table 3-11) */
-#define CPUID1_ECX_X2APIC  (1u << 21)
-#define CPUID1_ECX_HV	   (1u << 31)
-#define CPUID1_EDX_APIC	   (1u << 9)
-#define CPUID1_EDX_TSC	   (1u << 4)
-#define CPUIDX_EDX_RDTSCP  (1u << 27)
-#define CPUIDX7_EDX_INVTSC (1u << 8)
+#define CPUID_BASIC_MAX	  0x0
+#define CPUID_FEATURES	  0x1
+#define CPUID_TSC_CRYSTAL 0x15
+#define CPUID_CPU_FREQ	  0x16
+#define CPUID_HV_BASE	  0x40000000
+#define CPUID_HV_TSC_KHZ  0x40000010
+/* boot/entry.asm's GDT: the 64-bit kernel code segment (idt.c gates, the AP trampoline). */
+#define GDT_KERNEL_CODE 0x08
+
+#define CPUID_EXT_MAX	       0x80000000
+#define CPUID_EXT_FEATURES     0x80000001
+#define CPUID_EXT_BRAND	       0x80000002 /* ..0x80000004: the 48-byte brand string (SDM Vol. 2A CPUID) */
+#define CPUID_EXT_BRAND_LEAVES 3
+#define CPUID_EXT_POWER	       0x80000007
+#define CPUID1_ECX_CX16	       (1u << 13)
+#define CPUID1_EDX_CX8	       (1u << 8) /* CMPXCHG8B (SDM Vol. 2A, CPUID, Table 3-11) */
+#define CPUID1_ECX_X2APIC      (1u << 21)
+#define CPUID1_ECX_HV	       (1u << 31)
+#define CPUID1_EDX_APIC	       (1u << 9)
+#define CPUID1_EDX_TSC	       (1u << 4)
+#define CPUID1_EDX_HTT	       (1u << 28) /* EBX[23:16] is meaningful (SDM Vol. 2A, CPUID) */
+#define CPUID1_EBX_IDS_SHIFT   16	  /* EBX[23:16]: APIC ids a package spans, at most */
+#define CPUID1_EBX_IDS_MASK    0xffu
+#define CPUIDX_EDX_RDTSCP      (1u << 27)
+#define CPUIDX7_EDX_INVTSC     (1u << 8)
 
 struct cpuid_regs {
 	uint32_t eax, ebx, ecx, edx;

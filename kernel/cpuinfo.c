@@ -8,7 +8,6 @@
  */
 #include "cpuinfo.h"
 
-#include "acpi.h"
 #include "cpu.h"
 #include "string.h"
 
@@ -20,6 +19,25 @@ static void copy_regs(char *dst, uint32_t a, uint32_t b, uint32_t c)
 	memcpy(dst + 4, &b, 4);
 	memcpy(dst + 8, &c, 4);
 	dst[12] = '\0';
+}
+
+/* The brand string: 16 bytes a leaf in EAX, EBX, ECX, EDX order, NUL-padded, often right-aligned. */
+static void read_brand(void)
+{
+	char raw[sizeof(cpuinfo.brand)] = {0};
+	size_t start = 0;
+
+	for (uint32_t i = 0; i < CPUID_EXT_BRAND_LEAVES; i++) {
+		struct cpuid_regs r = cpuid(CPUID_EXT_BRAND + i, 0);
+
+		memcpy(raw + 16 * i, &r.eax, 4);
+		memcpy(raw + 16 * i + 4, &r.ebx, 4);
+		memcpy(raw + 16 * i + 8, &r.ecx, 4);
+		memcpy(raw + 16 * i + 12, &r.edx, 4);
+	}
+	while (raw[start] == ' ')
+		start++;
+	memcpy(cpuinfo.brand, raw + start, sizeof(raw) - start);
 }
 
 void cpuinfo_init(void)
@@ -42,14 +60,17 @@ void cpuinfo_init(void)
 	cpuinfo.ext_max_leaf = cpuid(CPUID_EXT_MAX, 0).eax;
 	if (cpuinfo.ext_max_leaf >= CPUID_EXT_FEATURES)
 		cpuinfo.rdtscp = cpuid(CPUID_EXT_FEATURES, 0).edx & CPUIDX_EDX_RDTSCP;
+	if (cpuinfo.ext_max_leaf >= CPUID_EXT_BRAND + CPUID_EXT_BRAND_LEAVES - 1)
+		read_brand();
 	if (cpuinfo.ext_max_leaf >= CPUID_EXT_POWER)
 		cpuinfo.invariant_tsc = cpuid(CPUID_EXT_POWER, 0).edx & CPUIDX7_EDX_INVTSC;
 }
 
 const char *cpuinfo_hypervisor_name(void)
 {
+	/* CPUID only: firmware names (the ACPI OEM id) say who made the tables, not the CPU. */
 	if (!cpuinfo.hypervisor)
-		return acpi_oem_is_bochs() ? "bochs" : "none";
+		return "none";
 	if (strncmp(cpuinfo.hv_signature, "KVMKVMKVM", 9) == 0)
 		return "kvm";
 	if (strcmp(cpuinfo.hv_signature, "TCGTCGTCGTCG") == 0)

@@ -15,6 +15,7 @@ struct cpuinfo {
 	bool hypervisor;	 /* CPUID.1:ECX bit 31 */
 	char hv_signature[13];	 /* "KVMKVMKVM", "TCGTCGTCGTCG", ... */
 	char vendor[13];
+	char brand[49]; /* CPUID.80000002h-80000004h, leading blanks dropped; "" if absent */
 	bool cx8, cx16, x2apic, invariant_tsc, rdtscp;
 };
 
@@ -22,7 +23,7 @@ extern struct cpuinfo cpuinfo;
 
 void cpuinfo_init(void);
 
-/* Short name for the ENV line: "kvm", "tcg", "bochs", "none" or the raw signature. */
+/* Short name for the ENV line, from CPUID only: "kvm", "tcg", the raw signature, or "none". */
 const char *cpuinfo_hypervisor_name(void);
 
 #endif /* KERNEL_CPUINFO_H */

@@ -26,7 +26,7 @@
 #include "apic.h"
 #include "cpu.h"
 #include "percpu.h"
-#include "platform.h"
+#include "panic.h"
 #include "tsc.h"
 
 static bool fence_busy;
@@ -45,10 +45,10 @@ static void fence_claim(void)
 	while (__atomic_exchange_n(&fence_busy, true, __ATOMIC_ACQUIRE)) {
 		cpu_relax();
 		if (fence_overdue(start))
-			platform_panic("fence: CPU %u waited over %llu s for another CPU's round "
-				       "of fence NMIs to end",
-				       this_cpu_index(),
-				       (unsigned long long)(PLATFORM_FENCE_MAX_NS / 1000000000u));
+			panic("fence: CPU %u waited over %llu s for another CPU's round "
+			      "of fence NMIs to end",
+			      this_cpu_index(),
+			      (unsigned long long)(PLATFORM_FENCE_MAX_NS / 1000000000u));
 	}
 }
 
@@ -64,10 +64,10 @@ static void fence_wait_answer(const struct cpu *c, uint64_t start)
 	while (__atomic_load_n(&c->fence_answered, __ATOMIC_ACQUIRE) != asked) {
 		cpu_relax();
 		if (fence_overdue(start))
-			platform_panic("fence: CPU %u (APIC id %u) did not answer a fence NMI "
-				       "within %llu s",
-				       c->index, c->apic_id,
-				       (unsigned long long)(PLATFORM_FENCE_MAX_NS / 1000000000u));
+			panic("fence: CPU %u (APIC id %u) did not answer a fence NMI "
+			      "within %llu s",
+			      c->index, c->apic_id,
+			      (unsigned long long)(PLATFORM_FENCE_MAX_NS / 1000000000u));
 	}
 }
 

@@ -7,13 +7,16 @@
  * own size; asking for alignment A simply rounds the size up to A.  Freed
  * blocks go on their class's list; freed large runs on a list searched
  * for an exact size.  Memory comes from the largest usable region of the
- * Multiboot2 memory map below the 4 GiB identity map, or, without a map,
- * from a fixed pool in the kernel image (reported).
+ * Multiboot2 memory map below the 4 GiB identity map.  There is no pool in
+ * the kernel image to fall back on: one big enough for the suites made the
+ * image 20 MiB, more than some firmware leaves free at 1 MiB for GRUB to
+ * load it, and GRUB always passes a memory map (Multiboot2 3.6.8).
  */
 #include "heap.h"
 
 #include "console.h"
 #include "memmap.h"
+#include "panic.h"
 #include "spinlock.h"
 #include "string.h"
 
@@ -21,7 +24,8 @@
 #define MIN_CLASS_SHIFT 4 /* 16 bytes */
 #define MAX_CLASS_SHIFT 12
 #define NCLASSES	(MAX_CLASS_SHIFT - MIN_CLASS_SHIFT + 1)
-#define FALLBACK_POOL	(16u << 20)
+/* Less than this cannot hold the per-CPU stacks and the suites' objects. */
+#define HEAP_MIN (16u << 20)
 
 struct free_block {
 	struct free_block *next;
@@ -34,7 +38,6 @@ static spinlock_t heap_lock = SPINLOCK_INIT;
 static uintptr_t next_free, limit;
 static struct free_block *class_free[NCLASSES];
 static struct free_block *large_free;
-static uint8_t fallback_pool[FALLBACK_POOL] __attribute__((aligned(PAGE_SIZE)));
 
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
@@ -47,14 +50,11 @@ void heap_init(const struct boot_info *bi, uint64_t info_start, uint64_t info_en
 	    bi, (struct mem_range){(uintptr_t)kernel_start, (uintptr_t)kernel_end},
 	    (struct mem_range){info_start, info_end});
 
-	if (r.end - r.start < FALLBACK_POOL) {
-		printk("heap: %s; using the built-in %u MiB pool\n",
-		       bi->mmap ? "no usable memory-map region larger than the built-in pool"
-				: "no Multiboot2 memory map",
-		       FALLBACK_POOL >> 20);
-		r.start = (uintptr_t)fallback_pool;
-		r.end = r.start + FALLBACK_POOL;
-	}
+	if (r.end - r.start < HEAP_MIN)
+		panic("heap: %s: expected a usable region of at least %u MiB between 1 MiB and 4 "
+		      "GiB, clear of the kernel",
+		      bi->mmap ? "the memory map has none" : "no Multiboot2 memory map",
+		      HEAP_MIN >> 20);
 	next_free = r.start;
 	limit = r.end;
 	printk("heap: %lu MiB at %lx..%lx\n", (limit - r.start) >> 20, r.start, limit);

@@ -7,10 +7,10 @@
  * lands in trap_dispatch and is reported instead of triple-faulting.
  * Interrupt gates clear IF on entry, so handlers run with interrupts off.
  */
+#include "cpu.h"
 #include "trap.h"
 
 #define IDT_VECTORS	 256
-#define GDT_KERNEL_CODE	 0x08
 #define GATE_INTERRUPT64 0x8e /* present, DPL 0, type 0xE */
 
 struct idt_gate {

@@ -28,6 +28,7 @@
 #include "console.h"
 #include "percpu.h"
 #include "printf.h"
+#include "progress.h"
 #include "smp.h"
 #include "string.h"
 #include "tsc.h"
@@ -126,11 +127,25 @@ static void run_here(void *arg)
 	__atomic_add_fetch(&s->finished, 1, __ATOMIC_ACQ_REL);
 }
 
+/*
+ * Tell the screen's status line a test starts, with how long it should
+ * take: every all-CPU test of the torture suites runs for torture.secs;
+ * other tests' lengths are not known in advance.
+ */
+static void show_progress(const struct ktest *test, unsigned number)
+{
+	bool torture = (test->flags & KTEST_ALL_CPUS) && strcmp(test->suite, "boot") != 0 &&
+		       strcmp(test->suite, "bench") != 0;
+
+	progress_test_start(test->name, number, torture ? opts.torture_ms : 0);
+}
+
 /* Run one test; returns true if it passed or was skipped. */
 static bool run_one(const struct ktest *test, unsigned number)
 {
 	struct ktest_shared *s = &shared;
 
+	show_progress(test, number);
 	memset(s, 0, sizeof(*s));
 	s->test = test;
 	s->ncpus = (test->flags & KTEST_ALL_CPUS) ? smp_cpus_online() : 1;
@@ -219,5 +234,6 @@ bool ktest_run(unsigned mask)
 		printk("# ktest: ran %u of %u registered tests\n", ran, planned);
 		all_ok = false;
 	}
+	progress_finish(all_ok); /* the results page, for whoever watches the screen */
 	return all_ok;
 }

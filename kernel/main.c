@@ -42,20 +42,21 @@ static const struct screen_fb vga_text_mode = {
 
 static void print_env(void)
 {
-	char cmdline_json[CMDLINE_MAX * 2];
+	char cmdline_json[CMDLINE_MAX * 2], model_json[sizeof(cpuinfo.brand) * 2];
 
 	json_escape(cmdline_json, sizeof(cmdline_json), opts.raw);
+	json_escape(model_json, sizeof(model_json), cpuinfo.brand);
 	printk("# ENV "
 	       "{\"platform\":\"kernel\",\"cpus_found\":%u,\"cpus_online\":%u,\"apic\":\"%s\","
 	       "\"tsc_khz\":%lu,"
 	       "\"tsc_source\":\"%s\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\",\"cx16\":%s,"
 	       "\"cmdline\":\"%s\",\"seed\":%lu,\"lockref_policy\":\"%s\",\"lockref_cas\":\"%s\","
-	       "\"spinlock_pv\":%s}\n",
+	       "\"spinlock_pv\":%s,\"cpu_model\":\"%s\"}\n",
 	       smp_cpus_found(), smp_cpus_online(), apic_is_x2apic() ? "x2apic" : "xapic",
 	       tsc_khz(), tsc_source(), tsc_is_invariant() ? "true" : "false",
 	       cpuinfo_hypervisor_name(), cpuinfo.cx16 ? "true" : "false", cmdline_json, opts.seed,
 	       opts.lockref_policy, lockref_cas_names[opts.lockref_cas],
-	       spin_pv_enabled() ? "true" : "false");
+	       spin_pv_enabled() ? "true" : "false", model_json);
 }
 
 void kernel_main(uint32_t magic, uint64_t info_addr)
@@ -80,16 +81,19 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	console_select(opts.console ? opts.console : CONSOLE_SERIAL | CONSOLE_SCREEN);
 	printk("boot: loader '%s', command line '%s', seed %lu\n", bi.loader, opts.raw, opts.seed);
 	cpuinfo_init(); /* CPUID, leaf limits checked */
-	heap_init(&bi, info_addr, info_addr + *(const uint32_t *)info);
+	const struct mem_range info_range = {info_addr, info_addr + *(const uint32_t *)info};
+	heap_init(&bi, info_range.start, info_range.end);
 	acpi_init(&bi); /* MADT, FADT, \_S5 */
 	apic_init(acpi.have_madt ? acpi.lapic_phys : 0);
 	cpus[0].apic_id = apic_id();
-	tsc_init();		/* calibrated time for the AP start-up */
+	tsc_init(&(struct tsc_clocks){.hpet_phys = acpi.have_hpet ? acpi.hpet_phys : 0,
+				      .pm_timer = acpi.pm_timer,
+				      .pm_timer_32 = acpi.pm_timer_32}); /* time for AP start-up */
 	apic_timer_calibrate(); /* bounds sleeping waits (platform_cpu_wait) */
 	cmdline_apply_spinlock(cpuinfo.hypervisor, cpuinfo.hypervisor ? "CPUID reports a hypervisor"
 								      : "no hypervisor in CPUID");
-	cmdline_apply_lockref(); /* lockref.*=: the boot policy */
-	smp_start_aps();	 /* every CPU, or a line saying why not */
+	cmdline_apply_lockref();	/* lockref.*=: the boot policy */
+	smp_start_aps(&bi, info_range); /* every CPU, or a line saying why not */
 	print_env();
 	machine_exit(ktest_run(opts.run)); /* KTAP (selftest.fault= after its plan), # RESULT */
 }

@@ -69,3 +69,12 @@ struct mem_range memmap_heap_range(const struct boot_info *bi, struct mem_range 
 
 	return memmap_largest_free(bi, HEAP_FLOOR, HEAP_CEILING, reserved, 2);
 }
+
+struct mem_range memmap_low_page(const struct boot_info *bi, struct mem_range info)
+{
+	struct mem_range r = memmap_largest_free(bi, LOW_PAGE_FLOOR, LOW_PAGE_CEILING, &info, 1);
+
+	if (r.end - r.start < PAGE_SIZE)
+		return (struct mem_range){0, 0};
+	return (struct mem_range){r.start, r.start + PAGE_SIZE};
+}

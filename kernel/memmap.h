@@ -43,4 +43,17 @@ struct mem_range memmap_largest_free(const struct boot_info *bi, uint64_t floor,
 struct mem_range memmap_heap_range(const struct boot_info *bi, struct mem_range kernel,
 				   struct mem_range info);
 
+/*
+ * Where the APs' start-up code can go: a Startup IPI starts a CPU in real
+ * mode at a page boundary below 1 MiB (Intel SDM Vol. 3A 9.4.4.1), and
+ * page 0 holds the real-mode interrupt vectors and BIOS data.  The page is
+ * the first one of the largest available range of @bi's map inside
+ * [LOW_PAGE_FLOOR, LOW_PAGE_CEILING) clear of @info (the boot information,
+ * which may lie down there too).  Returns the 4 KiB range, or {0, 0} when
+ * the map has no such page (or there is no map).
+ */
+#define LOW_PAGE_FLOOR	 0x1000ull
+#define LOW_PAGE_CEILING (1ull << 20)
+struct mem_range memmap_low_page(const struct boot_info *bi, struct mem_range info);
+
 #endif /* KERNEL_MEMMAP_H */

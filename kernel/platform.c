@@ -10,7 +10,6 @@
  */
 #include "platform.h"
 
-#include "apic.h"
 #include "console.h"
 #include "cpu.h"
 #include "cpuinfo.h"
@@ -37,35 +36,14 @@ void platform_relax(void)
 	cpu_relax();
 }
 
-/*
- * Interrupts off while comparing, so a kick that arrives after the
- * comparison stays pending; STI's one-instruction shadow then lets it in
- * only once HLT has begun (Intel SDM Vol. 2B "STI"), where it ends the halt.
- * Interrupts are on for the halt alone: the caller may hold other locks
- * with them off, and the only interrupts that come (VEC_KICK, VEC_WAKE)
- * do nothing.  The timer bounds the halt, so a timeout the caller keeps
- * is still noticed.
- */
 void platform_cpu_wait(const uint32_t *addr, uint32_t expected)
 {
-	bool was_on = read_rflags() & RFLAGS_IF;
-
-	cli();
-	if (apic_timer_arm_us(PLATFORM_WAIT_MAX_NS / 1000, VEC_KICK)) {
-		if (__atomic_load_n(addr, __ATOMIC_ACQUIRE) == expected)
-			sti_hlt();
-		cli();
-		apic_timer_stop();
-	}
-	if (was_on)
-		sti();
+	smp_wait(addr, expected);
 }
 
 void platform_cpu_kick(unsigned cpu)
 {
-	/* The caller's stores first: a WRMSR to the x2APIC ICR does not order them (SDM 11.12.3). */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	apic_send_ipi(cpus[cpu].apic_id, VEC_KICK);
+	smp_kick(cpu);
 }
 
 bool platform_fence_others(void)

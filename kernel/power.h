@@ -9,10 +9,15 @@
 
 /*
  * Print "# RESULT pass|fail", drain the UART, then per exit= (docs/interface.md):
- * QEMU's isa-debug-exit when running under a hypervisor, else ACPI S5
- * power-off, else halt every CPU with the result on screen.
+ * auto: QEMU's isa-debug-exit if the device answers; poweroff: ACPI S5;
+ * reboot: the FADT reset register, then the keyboard controller; whatever
+ * did not work (and exit=halt) ends with every CPU halted, the result on
+ * screen until reset.
  */
 __attribute__((noreturn)) void machine_exit(bool pass);
+
+/* True when QEMU's isa-debug-exit device answers at port 0xf4 (see power.c). */
+bool debug_exit_present(void);
 
 /* True once machine_exit started: NMIs then mean "stop", not "error". */
 bool machine_is_stopping(void);

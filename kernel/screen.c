@@ -32,6 +32,7 @@ enum colour {
 	COLOUR_TEXT,
 	COLOUR_PASS,
 	COLOUR_FAIL,
+	COLOUR_STATUS,
 	COLOUR_COUNT,
 };
 
@@ -39,6 +40,7 @@ enum colour {
 #define EGA_LIGHT_GREY	0x07
 #define EGA_LIGHT_GREEN 0x0a
 #define EGA_LIGHT_RED	0x0c
+#define EGA_LIGHT_CYAN	0x0b
 /* Code page 437 "black square", shown for bytes that are not printable ASCII. */
 #define EGA_BOX 0xfe
 
@@ -49,6 +51,7 @@ static const struct {
     [COLOUR_TEXT] = {0xc0, 0xc0, 0xc0, EGA_LIGHT_GREY},
     [COLOUR_PASS] = {0x55, 0xff, 0x55, EGA_LIGHT_GREEN},
     [COLOUR_FAIL] = {0xff, 0x55, 0x55, EGA_LIGHT_RED},
+    [COLOUR_STATUS] = {0x55, 0xff, 0xff, EGA_LIGHT_CYAN},
 };
 
 /* How a line must start, after its indentation, to get a colour. */
@@ -107,6 +110,7 @@ static struct {
 	size_t x0, y0;		      /* pixels: top-left pixel of cell (0, 0) */
 	uint32_t pixel[COLOUR_COUNT]; /* pixels: each colour in this pixel format */
 	unsigned cols, rows;
+	unsigned text_rows; /* rows the text scrolls in: all but the status row, if shown */
 	/* The next character goes to (row, col); col == cols: wrap first. */
 	unsigned row, col;
 	/* The line being written: its colour, and whether that is final yet. */
@@ -279,20 +283,20 @@ static void clear_screen(const struct screen_fb *fb)
  */
 static void scroll(void)
 {
-	for (unsigned r = 0; r + 1 < con.rows; r++)
+	for (unsigned r = 0; r + 1 < con.text_rows; r++)
 		for (unsigned c = 0; c < con.cols; c++) {
 			struct cell below = *cell_at(r + 1, c);
 			draw_cell(r, c, below.ch, below.colour);
 		}
 	for (unsigned c = 0; c < con.cols; c++)
-		draw_cell(con.rows - 1, c, ' ', COLOUR_TEXT);
+		draw_cell(con.text_rows - 1, c, ' ', COLOUR_TEXT);
 }
 
 /* Move the cursor to the start of the next row, scrolling at the bottom. */
 static void next_row(void)
 {
 	con.col = 0;
-	if (con.row + 1 < con.rows)
+	if (con.row + 1 < con.text_rows)
 		con.row++;
 	else
 		scroll();
@@ -387,6 +391,7 @@ bool screen_init(const struct screen_fb *fb, const char **why)
 	con.kind = fb->type == SCREEN_FB_RGB ? KIND_PIXELS : KIND_EGA;
 	/* GRUB's menu is still on the screen: start on a blank one. */
 	clear_screen(fb);
+	con.text_rows = con.rows;
 	con.row = 0;
 	con.col = 0;
 	start_line();
@@ -419,5 +424,87 @@ void screen_write(const char *s, size_t len)
 			put_visible(c);
 			break;
 		}
+	}
+}
+
+unsigned screen_rows(void)
+{
+	return con.kind == KIND_OFF ? 0 : con.rows;
+}
+
+unsigned screen_cols(void)
+{
+	return con.kind == KIND_OFF ? 0 : con.cols;
+}
+
+/* Row @row shows @text (cut or blank-padded to the width) in @colour. */
+static void draw_row(unsigned row, const char *text, enum colour colour)
+{
+	unsigned c = 0;
+
+	for (; c < con.cols && text[c]; c++)
+		draw_cell(row, c, (unsigned char)text[c], colour);
+	for (; c < con.cols; c++)
+		draw_cell(row, c, ' ', COLOUR_TEXT);
+}
+
+void screen_status(const char *text)
+{
+	if (con.kind == KIND_OFF)
+		return;
+	if (con.text_rows == con.rows) {
+		/* Take the bottom row from the text: lift the text if the cursor is there. */
+		if (con.row == con.rows - 1) {
+			scroll();
+			con.row--;
+		}
+		con.text_rows = con.rows - 1;
+	}
+	draw_row(con.rows - 1, text, COLOUR_STATUS);
+}
+
+/* A page row's colour: its verdict words, as a line's head decides it in the text. */
+static enum colour page_colour(const char *text)
+{
+	for (const char *p = text; *p; p++)
+		if (!strncmp(p, "FAIL", 4))
+			return COLOUR_FAIL;
+	for (const char *p = text; *p; p++)
+		if (!strncmp(p, "RESULT PASS", 11))
+			return COLOUR_PASS;
+	return COLOUR_TEXT;
+}
+
+void screen_page(const char *page, unsigned rows, unsigned stride)
+{
+	if (con.kind == KIND_OFF)
+		return;
+	con.text_rows = con.rows;
+	for (unsigned r = 0; r < con.rows; r++) {
+		const char *text = r < rows ? page + (size_t)r * stride : "";
+
+		draw_row(r, text, page_colour(text));
+	}
+	con.row = con.rows - 1;
+	con.col = con.cols;
+	start_line();
+}
+
+void screen_dump(void (*emit)(unsigned row, const char *text))
+{
+	char text[SCREEN_MAX_COLS + 1];
+
+	for (unsigned r = 0; r < con.rows && con.kind != KIND_OFF; r++) {
+		unsigned n = 0;
+
+		for (unsigned c = 0; c < con.cols; c++) {
+			unsigned char ch = cell_at(r, c)->ch;
+
+			text[c] = ch >= FONT_FIRST && ch <= FONT_LAST ? (char)ch : '?';
+			if (ch != ' ')
+				n = c + 1;
+		}
+		text[n] = '\0';
+		emit(r, text);
 	}
 }

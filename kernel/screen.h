@@ -61,6 +61,31 @@ bool screen_init(const struct screen_fb *fb, const char **why);
  */
 void screen_write(const char *s, size_t len);
 
+/* The text grid's size (0 while the console is off). */
+unsigned screen_rows(void);
+unsigned screen_cols(void);
+
+/*
+ * Show @text on the bottom row, in the status colour, cut or padded to the
+ * width.  The first call takes that row from the scrolling text, which from
+ * then on scrolls above it.
+ */
+void screen_status(const char *text);
+
+/*
+ * Replace the whole screen with @rows lines of text, line r at @page + r *
+ * @stride (NUL-terminated; rows past @rows are blank), dropping the status
+ * row.  A line naming a failure ("FAIL") is red, "RESULT PASS" green.
+ * Writing afterwards continues below the last row (and scrolls the page).
+ */
+void screen_page(const char *page, unsigned rows, unsigned stride);
+
+/*
+ * What the screen shows, from the shadow: @emit(row, text) for every row,
+ * text without trailing blanks, bytes outside printable ASCII as '?'.
+ */
+void screen_dump(void (*emit)(unsigned row, const char *text));
+
 #define SCREEN_MIN_COLS 40
 #define SCREEN_MIN_ROWS 10
 /* The text grid kept in the shadow: a 3840 x 2160 screen in 8 x 16 cells. */

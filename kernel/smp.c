@@ -3,6 +3,7 @@
  * smp.c - start the other CPUs with INIT-SIPI-SIPI and keep them idle,
  * ready for work.
  *
+ * The CPUs come from the ACPI MADT, or the Intel MP table without one.
  * The universal start-up algorithm (Intel SDM Vol. 3A 9.4.4.1): an INIT
  * IPI, 10 ms, a Startup IPI, 200 us, a second Startup IPI if the CPU has
  * not answered.  APs are started one at a time because they share the
@@ -23,18 +24,20 @@
 #include "console.h"
 #include "cpu.h"
 #include "heap.h"
+#include "memmap.h"
+#include "mp.h"
+#include "panic.h"
 #include "string.h"
 #include "trap.h"
 #include "tsc.h"
 
-#define TRAMPOLINE_BASE 0x8000			/* boot/trampoline.asm assembles for this address */
-#define TRAMPOLINE_PAGE (TRAMPOLINE_BASE >> 12) /* the SIPI vector */
-#define TP_OFFSET	0x100
-#define AP_STACK_SIZE	(32u << 10)
-#define INIT_DELAY_US	10000 /* SDM 9.4.4.1: 10 ms after INIT */
-#define SIPI_DELAY_US	200   /* SDM 9.4.4.1: 200 us after each SIPI */
-#define AP_ANSWER_MS	2000  /* nested virtualization can be slow to start a vCPU */
-#define XAPIC_MAX_ID	0xff
+#define PAGE_SHIFT    12 /* the SIPI vector is the start-up page's number */
+#define TP_OFFSET     0x100
+#define AP_STACK_SIZE (32u << 10)
+#define INIT_DELAY_US 10000 /* SDM 9.4.4.1: 10 ms after INIT */
+#define SIPI_DELAY_US 200   /* SDM 9.4.4.1: 200 us after each SIPI */
+#define AP_ANSWER_MS  2000  /* nested virtualization can be slow to start a vCPU */
+#define XAPIC_MAX_ID  0xff
 
 /* Mirrors the block at TP_OFFSET in boot/trampoline.asm. */
 struct trampoline_params {
@@ -46,6 +49,8 @@ struct trampoline_params {
 	uint64_t stack;
 	uint64_t entry;
 	uint64_t arg;
+	uint32_t jump_offset; /* far pointer to trampoline_long_mode, for o32 jmp far */
+	uint16_t jump_selector;
 } __attribute__((packed));
 
 _Static_assert(__builtin_offsetof(struct trampoline_params, cr3) == 0, "TP_CR3");
@@ -54,6 +59,8 @@ _Static_assert(__builtin_offsetof(struct trampoline_params, gdt_limit) == 8, "TP
 _Static_assert(__builtin_offsetof(struct trampoline_params, stack) == 16, "TP_STACK");
 _Static_assert(__builtin_offsetof(struct trampoline_params, entry) == 24, "TP_ENTRY");
 _Static_assert(__builtin_offsetof(struct trampoline_params, arg) == 32, "TP_ARG");
+_Static_assert(__builtin_offsetof(struct trampoline_params, jump_offset) == 40, "TP_JUMP");
+_Static_assert(__builtin_offsetof(struct trampoline_params, jump_selector) == 44, "TP_JUMP + 4");
 
 struct gdt_pointer {
 	uint16_t limit;
@@ -61,7 +68,7 @@ struct gdt_pointer {
 } __attribute__((packed));
 
 extern const struct gdt_pointer gdt64_pointer;
-extern const char trampoline_image_start[], trampoline_image_end[];
+extern const char trampoline_image_start[], trampoline_image_end[], trampoline_long_mode[];
 
 static unsigned ncpus_online = 1, ncpus_found = 1;
 
@@ -80,6 +87,37 @@ static void load_kernel_gdt(void)
 	__asm__ volatile("lgdt %0" : : "m"(gdt64_pointer));
 }
 
+/*
+ * Interrupts off while comparing, so a kick that arrives after the
+ * comparison stays pending; STI's one-instruction shadow then lets it in
+ * only once HLT has begun (Intel SDM Vol. 2B "STI"), where it ends the halt.
+ * Interrupts are on for the halt alone: the caller may hold other locks
+ * with them off, and the only interrupts that come (VEC_KICK, VEC_WAKE)
+ * do nothing.  The timer bounds the halt, so a timeout the caller keeps
+ * is still noticed.
+ */
+void smp_wait(const uint32_t *addr, uint32_t expected)
+{
+	bool was_on = read_rflags() & RFLAGS_IF;
+
+	cli();
+	if (apic_timer_arm_us(PLATFORM_WAIT_MAX_NS / 1000, VEC_KICK)) {
+		if (__atomic_load_n(addr, __ATOMIC_ACQUIRE) == expected)
+			sti_hlt();
+		cli();
+		apic_timer_stop();
+	}
+	if (was_on)
+		sti();
+}
+
+void smp_kick(unsigned cpu)
+{
+	/* The caller's stores first: a WRMSR to the x2APIC ICR does not order them (SDM 11.12.3). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	apic_send_ipi(cpus[cpu].apic_id, VEC_KICK);
+}
+
 /* Sleep until work is posted, run it, report it done; forever. */
 __attribute__((noreturn)) static void idle_loop(struct cpu *c)
 {
@@ -89,7 +127,7 @@ __attribute__((noreturn)) static void idle_loop(struct cpu *c)
 		if (seq != c->done_seq) {
 			c->work(c->work_arg);
 			__atomic_store_n(&c->done_seq, seq, __ATOMIC_RELEASE);
-			platform_cpu_kick(0); /* smp_run_on_all may be asleep waiting */
+			smp_kick(0); /* smp_run_on_all may be asleep waiting */
 			continue;
 		}
 		/* STI's one-instruction shadow means a wake-up IPI cannot slip in before HLT. */
@@ -126,7 +164,7 @@ static bool wait_online(struct cpu *c, uint64_t us)
 	return __atomic_load_n(&c->online, __ATOMIC_ACQUIRE);
 }
 
-static bool start_ap(struct trampoline_params *tp, unsigned index, uint32_t id)
+static bool start_ap(struct trampoline_params *tp, uint8_t page, unsigned index, uint32_t id)
 {
 	struct cpu *c = &cpus[index];
 	uint8_t *stack = heap_alloc(AP_STACK_SIZE, 4096);
@@ -143,9 +181,9 @@ static bool start_ap(struct trampoline_params *tp, unsigned index, uint32_t id)
 
 	apic_send_init(id);
 	udelay(INIT_DELAY_US);
-	apic_send_startup(id, TRAMPOLINE_PAGE);
+	apic_send_startup(id, page);
 	if (!wait_online(c, SIPI_DELAY_US)) {
-		apic_send_startup(id, TRAMPOLINE_PAGE);
+		apic_send_startup(id, page);
 		if (!wait_online(c, AP_ANSWER_MS * 1000ull)) {
 			printk("smp: CPU with APIC id %u did not answer within %u ms; going on "
 			       "without it\n",
@@ -166,26 +204,79 @@ static bool start_ap(struct trampoline_params *tp, unsigned index, uint32_t id)
 	return true;
 }
 
-void smp_start_aps(void)
+/*
+ * The page the APs start in, from the memory map (memmap_low_page); a
+ * machine whose map offers none cannot start them: that is a panic, before
+ * any AP is touched.
+ */
+static uint64_t start_page(const struct boot_info *bi, struct mem_range info)
 {
-	struct trampoline_params *tp =
-	    (struct trampoline_params *)(uintptr_t)(TRAMPOLINE_BASE + TP_OFFSET);
+	struct mem_range page = memmap_low_page(bi, info);
+
+	if (!page.end)
+		panic("smp: the memory map has no usable 4 KiB page between 0x%llx and 0x%llx "
+		      "(clear of the boot information): expected one for the APs' start-up code "
+		      "(a Startup IPI starts a CPU below 1 MiB)",
+		      LOW_PAGE_FLOOR, LOW_PAGE_CEILING);
+	printk("smp: AP start-up code at 0x%lx, the first page of the largest usable range "
+	       "below 1 MiB in the memory map\n",
+	       page.start);
+	return page.start;
+}
+
+/*
+ * The CPUs' APIC ids into @ids: from the ACPI MADT, else from the Intel MP
+ * table (older boards; SeaBIOS with ACPI off), else the boot CPU alone.
+ * One line names the source.  Both lists went through the same checks in
+ * their parsers (enabled only, no broadcast id, no repeats, at most
+ * MAX_CPUS); the loop in smp_start_aps applies the rest to either.
+ */
+static unsigned firmware_cpus(uint32_t *ids)
+{
+	static struct mp_cpu mp_cpus[MAX_CPUS];
+	struct mp_info mp = {.cpus = mp_cpus, .max_cpus = MAX_CPUS};
+
+	if (acpi.have_madt) {
+		for (unsigned i = 0; i < acpi.ncpus; i++)
+			ids[i] = acpi.cpus[i].apic_id;
+		printk("smp: %u CPUs listed by the ACPI MADT\n", acpi.ncpus);
+		return acpi.ncpus;
+	}
+	if (mp_find_cpus(&mp)) {
+		for (unsigned i = 0; i < mp.ncpus; i++)
+			ids[i] = mp.cpus[i].apic_id;
+		printk("smp: %u CPUs listed by the Intel MP table (ACPI has no MADT)\n", mp.ncpus);
+		return mp.ncpus;
+	}
+	printk("smp: WARNING: no ACPI MADT and no Intel MP table: running on the boot CPU only\n");
+	return 1;
+}
+
+void smp_start_aps(const struct boot_info *bi, struct mem_range info)
+{
+	static uint32_t ids[MAX_CPUS];
 	uint32_t bsp_id = cpus[0].apic_id;
 	unsigned next = 1, skipped = 0;
 
-	ncpus_found = acpi.have_madt ? acpi.ncpus : 1;
-	if (!acpi.have_madt || acpi.ncpus <= 1)
+	ncpus_found = firmware_cpus(ids);
+	if (ncpus_found <= 1)
 		return;
-	memcpy((void *)(uintptr_t)TRAMPOLINE_BASE, trampoline_image_start,
+	uint64_t base = start_page(bi, info);
+	struct trampoline_params *tp = (struct trampoline_params *)(uintptr_t)(base + TP_OFFSET);
+
+	memcpy((void *)(uintptr_t)base, trampoline_image_start,
 	       (size_t)(trampoline_image_end - trampoline_image_start));
+	tp->jump_offset =
+	    (uint32_t)(base + (uintptr_t)(trampoline_long_mode - trampoline_image_start));
+	tp->jump_selector = GDT_KERNEL_CODE;
 	tp->cr3 = (uint32_t)read_cr3();
 	tp->cr4 = (uint32_t)read_cr4();
 	tp->gdt_limit = gdt64_pointer.limit;
 	tp->gdt_base = (uint32_t)gdt64_pointer.base;
 	tp->entry = (uint64_t)(uintptr_t)ap_entry;
 
-	for (unsigned i = 0; i < acpi.ncpus; i++) {
-		uint32_t id = acpi.cpus[i].apic_id;
+	for (unsigned i = 0; i < ncpus_found; i++) {
+		uint32_t id = ids[i];
 
 		if (id == bsp_id)
 			continue;
@@ -199,7 +290,7 @@ void smp_start_aps(void)
 			       id);
 			continue;
 		}
-		if (start_ap(tp, next, id))
+		if (start_ap(tp, (uint8_t)(base >> PAGE_SHIFT), next, id))
 			__atomic_store_n(&ncpus_online, ++next, __ATOMIC_RELEASE);
 	}
 	if (skipped)
@@ -235,7 +326,7 @@ bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *
 				break;
 			}
 			/* Little-endian: the low half changes whenever done_seq does. */
-			platform_cpu_wait((const uint32_t *)&c->done_seq, (uint32_t)done);
+			smp_wait((const uint32_t *)&c->done_seq, (uint32_t)done);
 		}
 	}
 	return ok;

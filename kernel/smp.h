@@ -5,6 +5,7 @@
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H
 
+#include "memmap.h"
 #include "percpu.h"
 
 #include <stdbool.h>
@@ -13,8 +14,12 @@
 /* The boot CPU's own struct cpu; first thing in kernel_main. */
 void smp_init_boot_cpu(void);
 
-/* Start every usable CPU of the MADT (at most smp.max), one at a time. */
-void smp_start_aps(void);
+/*
+ * Start every usable CPU of the MADT (at most smp.max), one at a time,
+ * from a page below 1 MiB that @bi's memory map says is usable and that
+ * @info (the boot information) does not overlap.
+ */
+void smp_start_aps(const struct boot_info *bi, struct mem_range info);
 
 unsigned smp_cpus_online(void);
 unsigned smp_cpus_found(void);
@@ -25,5 +30,15 @@ unsigned smp_cpus_found(void);
  * @timeout_ms; each such CPU is named in one line with @what.
  */
 bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *what);
+
+/*
+ * Sleep while *@addr == @expected: until smp_kick names this CPU, or at most
+ * PLATFORM_WAIT_MAX_NS (the local APIC timer); may return early.  The
+ * kernel's side of platform_cpu_wait, for kernel code and lib/ alike.
+ */
+void smp_wait(const uint32_t *addr, uint32_t expected);
+
+/* End CPU @cpu's smp_wait, after the caller's stores are visible. */
+void smp_kick(unsigned cpu);
 
 #endif /* KERNEL_SMP_H */

@@ -5,6 +5,8 @@
 #ifndef KERNEL_TRAP_H
 #define KERNEL_TRAP_H
 
+#include "panic.h" /* every fatal trap ends in a panic; users of one use both */
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -13,6 +15,7 @@
 #define VEC_WAKE       0xf0 /* wakes an idle CPU: smp_run_on_all */
 #define VEC_TEST       0xf1 /* counted by the boot suite's IPI test */
 #define VEC_KICK       0xf2 /* ends a platform_cpu_wait: kick IPI or its timer; does nothing */
+#define VEC_TICK       0xf3 /* the status line's periodic tick (trap_set_tick) */
 #define VEC_SPURIOUS   0xff /* local APIC spurious vector: no EOI */
 #define EXCEPTION_VECS 32
 
@@ -42,10 +45,7 @@ void trap_dispatch(struct trap_frame *tf);
 typedef bool (*trap_fixup_fn)(struct trap_frame *tf);
 void trap_set_fixup(trap_fixup_fn fn);
 
-/*
- * Print "PANIC:" with the reason, this CPU and a backtrace, stop every
- * other CPU, report the failed result and exit.  Never returns.
- */
-__attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
+/* What VEC_TICK runs (interrupts off, before the EOI); NULL: nothing. */
+void trap_set_tick(void (*fn)(void));
 
 #endif /* KERNEL_TRAP_H */

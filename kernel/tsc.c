@@ -18,7 +18,6 @@
  */
 #include "tsc.h"
 
-#include "acpi.h"
 #include "console.h"
 #include "cpu.h"
 #include "cpuinfo.h"
@@ -47,6 +46,7 @@
 #define HPET_PERIOD_MIN_FS     1000000u /* 1 GHz: faster is not a real HPET (and would overflow) */
 #define FS_PER_S	       1000000000000000ull
 
+#define PM_TIMER_HZ	 3579545u /* ACPI 6.5 4.8.3.3: the PM timer runs at 3.579545 MHz */
 #define PM_TIMER_MASK_24 0xffffffu
 #define PM_TIMER_MASK_32 0xffffffffu
 
@@ -117,6 +117,7 @@ static bool pit_start(struct ref_clock *c)
 
 /* ---- the HPET main counter (ACPI HPET table) ---- */
 
+static struct tsc_clocks described; /* from tsc_init() */
 static volatile uint8_t *hpet;
 static bool hpet_enabled_by_us;
 
@@ -130,16 +131,16 @@ static bool hpet_start(struct ref_clock *c)
 	uint64_t period;
 	uint32_t config;
 
-	if (!acpi.have_hpet)
+	if (!described.hpet_phys)
 		return false;
 	/* Usually at 0xfed00000, inside the boot identity map; this maps it when it is not. */
-	if (!vm_map_identity(acpi.hpet_phys, HPET_MMIO_LEN))
+	if (!vm_map_identity(described.hpet_phys, HPET_MMIO_LEN))
 		return false;
-	hpet = (volatile uint8_t *)(uintptr_t)acpi.hpet_phys;
+	hpet = (volatile uint8_t *)(uintptr_t)described.hpet_phys;
 	period = *(volatile uint64_t *)(hpet + HPET_CAPS) >> HPET_CAPS_PERIOD_SHIFT;
 	if (period < HPET_PERIOD_MIN_FS || period > HPET_PERIOD_MAX_FS) {
 		printk("tsc: HPET at 0x%lx claims %lu fs a tick, outside %u..%u; not used\n",
-		       acpi.hpet_phys, period, HPET_PERIOD_MIN_FS, HPET_PERIOD_MAX_FS);
+		       described.hpet_phys, period, HPET_PERIOD_MIN_FS, HPET_PERIOD_MAX_FS);
 		return false;
 	}
 	c->hz = FS_PER_S / period;
@@ -165,14 +166,14 @@ static void hpet_stop(void)
 
 static uint64_t pm_timer_read(void)
 {
-	return inl(acpi.pm_timer);
+	return inl(described.pm_timer);
 }
 
 static bool pm_timer_start(struct ref_clock *c)
 {
-	if (!acpi.pm_timer)
+	if (!described.pm_timer)
 		return false;
-	c->mask = acpi.pm_timer_32 ? PM_TIMER_MASK_32 : PM_TIMER_MASK_24;
+	c->mask = described.pm_timer_32 ? PM_TIMER_MASK_32 : PM_TIMER_MASK_24;
 	return true;
 }
 
@@ -275,7 +276,7 @@ static uint64_t measure(const char **name)
 	struct ref_clock clocks[] = {
 	    {"pit", "PIT", PIT_HZ, PIT_MASK, pit_start, pit_read},
 	    {"hpet", "HPET", 0, HPET_MASK, hpet_start, hpet_read},
-	    {"pmtimer", "ACPI PM timer", ACPI_PM_TIMER_HZ, 0, pm_timer_start, pm_timer_read},
+	    {"pmtimer", "ACPI PM timer", PM_TIMER_HZ, 0, pm_timer_start, pm_timer_read},
 	};
 	unsigned n = sizeof(clocks) / sizeof(clocks[0]), i = 0;
 	uint64_t k = 0;
@@ -348,9 +349,11 @@ static uint64_t cpuid_khz(const char **name, const char **leaf)
 	return 0;
 }
 
-void tsc_init(void)
+void tsc_init(const struct tsc_clocks *clocks)
 {
 	const char *stated_name = "none", *leaf = "none", *measured_name = "none";
+
+	described = *clocks;
 	uint64_t stated = cpuid_khz(&stated_name, &leaf);
 	uint64_t measured = measure(&measured_name);
 

@@ -9,11 +9,22 @@
 #include <stdint.h>
 
 /*
- * Find the TSC frequency: CPUID or the hypervisor leaf, checked against a
- * measurement on the PIT, else the HPET, else the ACPI PM timer (which
- * needs acpi_init() first).  Bounded: a missing clock costs a millisecond.
+ * The clocks of known rate that firmware tables describe (the caller reads
+ * them from ACPI, as it hands apic_init the local APIC address): zero means
+ * absent.  The PIT needs no description.
  */
-void tsc_init(void);
+struct tsc_clocks {
+	uint64_t hpet_phys; /* HPET register block (ACPI HPET table), or 0 */
+	uint16_t pm_timer;  /* ACPI PM timer port (FADT PM_TMR_BLK), or 0 */
+	bool pm_timer_32;   /* the PM timer counts 32 bits, not 24 (FADT TMR_VAL_EXT) */
+};
+
+/*
+ * Find the TSC frequency: CPUID or the hypervisor leaf, checked against a
+ * measurement on the PIT, else the HPET, else the ACPI PM timer of
+ * @clocks.  Bounded: a missing clock costs a millisecond.
+ */
+void tsc_init(const struct tsc_clocks *clocks);
 
 uint64_t tsc_khz(void);
 /* Where tsc_khz() came from: "cpuid", "hypervisor", "pit", "hpet", "pmtimer", or "guess". */

@@ -9,8 +9,10 @@
 # Debian's Bochs has its internal debugger built in, which waits at the
 # first instruction: a command file answers "c" (continue).  There is no
 # display-less library, so the "term" one runs inside a pseudo-terminal
-# made by script(1) (docs/tools.md).  The kernel ends the run by ACPI power-off;
-# the verdict is read from the serial log ("# RESULT pass" -> exit 0).
+# made by script(1) (docs/tools.md).  Bochs has no debug-exit device, so the
+# kernel would stay on with its results screen: exit=poweroff (ACPI S5; an
+# exit= in CMDLINE, later on the line, overrides it) ends the run.  The
+# verdict is read from the serial log ("# RESULT pass" -> exit 0).
 set -u
 cd "$(dirname "$0")/.."
 # Without a CMDLINE, the test suites in quick mode: Bochs emulates every
@@ -25,7 +27,7 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 # Text mode: Bochs's "term" display cannot show a graphics mode (it stops
 # with "32 bpp graphics mode not supported"); this also exercises the
 # kernel's VGA text console.
-tools/mkiso.sh "$work" "$CMDLINE" "set gfxpayload=text" || exit 3
+tools/mkiso.sh "$work" "exit=poweroff $CMDLINE" "set gfxpayload=text" || exit 3
 
 cat > "$work/bochsrc" <<RC
 megs: $MEM

@@ -8,6 +8,9 @@
 # Environment (docs/interface.md): SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT.
 # DEBUG=1 (make debug): QEMU starts stopped with a gdb stub on localhost:1234
 # and no time limit; tools/kernel.gdb attaches.
+# QEMU_MONITOR=PATH: the QEMU monitor on that Unix socket (for screendump;
+# tools/screen_shot.sh).  DEBUG_EXIT=0: no isa-debug-exit device, as on a
+# real PC: the kernel then stays on (exit=auto) until TIMEOUT.
 # Exit status: 0 = the kernel reported pass (QEMU status 33), 1 = fail (35),
 # 2 = the run hit TIMEOUT and was killed, 3 = any other QEMU ending
 # (triple fault with -no-reboot, crash, bad arguments).
@@ -78,10 +81,12 @@ work=$(mktemp -d build/run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 tools/mkiso.sh "$work" "$CMDLINE" "insmod all_video" || die "could not build the boot ISO"
 
+monitor=none
+[ -n "${QEMU_MONITOR:-}" ] && monitor=unix:$QEMU_MONITOR,server,nowait
 args=(-machine "$MACHINE" -accel "$ACCEL" -cpu "$CPU" -smp "$SMP" -m "$MEM"
-      -display none -serial stdio -monitor none -no-reboot
-      -device isa-debug-exit,iobase=0xf4,iosize=0x04
+      -display none -serial stdio -monitor "$monitor" -no-reboot
       -drive "file=$work/boot.iso,media=cdrom,format=raw,if=ide" -boot d)
+[ "${DEBUG_EXIT:-1}" = 0 ] || args+=(-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 if [ "$FIRMWARE" = uefi ]; then
     [ -f "$OVMF_CODE" ] || die "$OVMF_CODE missing: install the ovmf package (make deps)"
     cp "$OVMF_VARS" "$work/vars.fd"

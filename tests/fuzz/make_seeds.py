@@ -38,6 +38,35 @@ write("memmap", "heap-at-0", head + entries(BOGUS, *QEMU_MAP), "regress-")
 write("memmap", "split", head + entries((MiB + 123, 200 * MiB, 1), (4 * GiB, GiB, 1)))
 
 
+def checksummed(data, at):
+    """@data with byte @at set so that all bytes sum to 0 mod 256."""
+    data = bytearray(data)
+    data[at] = 0
+    data[at] = -sum(data) & 0xFF
+    return bytes(data)
+
+
+def mp_table(cpus, others=(1, 2, 3, 4)):
+    """An Intel MP configuration table (MP spec 1.4, 4.2): processor entries, then 8-byte ones."""
+    body = b"".join(struct.pack("<BBBBII8x", 0, apic_id, 0x14, flags, 0x663, 0)
+                    for apic_id, flags in cpus)
+    body += b"".join(struct.pack("<B7x", t) for t in others)
+    header = struct.pack("<4sHBB8s12sIHHIHBB", b"PCMP", 44 + len(body), 4, 0, b"QEMUCPU ",
+                         b"0.1         ", 0, 0, len(cpus) + len(others), 0xFEE00000, 0, 0, 0)
+    return checksummed(header + body, 7)
+
+
+def mp_fps(phys):
+    return checksummed(struct.pack("<4sIBBBB4x", b"_MP_", phys, 1, 4, 0, 0), 10)
+
+
+# mptable: flags (bit 0: fix the table checksum), room for CPUs, floating pointer, table.
+write("mptable", "seabios", bytes([0, 8]) + mp_fps(0xF5BA0) +
+      mp_table([(0, 3), (1, 1), (2, 1), (3, 1)]))
+write("mptable", "disabled-repeat", bytes([1, 2]) + mp_fps(0xF5BA0) +
+      mp_table([(0, 3), (1, 0), (0, 1), (0xFF, 1), (5, 1), (6, 1)]))
+
+
 # multiboot2: total_size, reserved, tags (type, size, body) padded to 8, end tag.
 def tag(typ, body):
     t = struct.pack("<II", typ, 8 + len(body)) + body

@@ -93,6 +93,51 @@ static void boot_path(void)
 	free(list);
 }
 
+/*
+ * The APs' start-up page: below 1 MiB, never page 0, inside an available
+ * entry, clear of the boot information; none at all is {0, 0}, which
+ * smp.c turns into a panic before any AP starts.
+ */
+static void low_page(void)
+{
+	const struct mem_range no_info = {0, 0};
+	struct boot_info bi;
+
+	const struct mb2_mmap_entry qemu[] = {
+	    {0, 0x9fc00, 1, 0},
+	    {0xf0000, 0x10000, 2, 0},
+	    {MiB, 511 * MiB, 1, 0},
+	};
+	bi = map_of(qemu, 3);
+	expect("low page, QEMU's map: page 1", memmap_low_page(&bi, no_info), 0x1000, 0x2000);
+	expect("low page, boot information at 0x1000..0x3800: after it",
+	       memmap_low_page(&bi, (struct mem_range){0x1000, 0x3800}), 0x4000, 0x5000);
+
+	const struct mb2_mmap_entry only_page0[] = {
+	    {0, 0x1000, 1, 0},
+	    {0x1000, 0x9f000, 2, 0},
+	    {MiB, 511 * MiB, 1, 0},
+	};
+	bi = map_of(only_page0, 3);
+	expect("low page, only page 0 usable: none", memmap_low_page(&bi, no_info), 0, 0);
+
+	const struct mb2_mmap_entry island[] = {
+	    {0, 0x800, 1, 0},
+	    {0x58000, 0x1800, 1, 0}, /* one whole page after rounding: 0x59000 is not whole */
+	    {0x60400, 0x1000, 1, 0}, /* no whole page inside */
+	    {0xfff00, 0x2000, 1, 0}, /* crosses 1 MiB: only below counts, no whole page */
+	};
+	bi = map_of(island, 4);
+	expect("low page, one whole page at 0x58000", memmap_low_page(&bi, no_info), 0x58000,
+	       0x59000);
+
+	const struct mb2_mmap_entry high_only[] = {{MiB, 511 * MiB, 1, 0}};
+	bi = map_of(high_only, 1);
+	expect("low page, nothing below 1 MiB: none", memmap_low_page(&bi, no_info), 0, 0);
+	memset(&bi, 0, sizeof(bi));
+	expect("low page, no map: none", memmap_low_page(&bi, no_info), 0, 0);
+}
+
 int main(void)
 {
 	const struct mem_range kernel[] = {{1 * MiB, 3 * MiB}};
@@ -193,5 +238,6 @@ int main(void)
 
 	boot_path();
 
+	low_page();
 	return check_exit("test_memmap");
 }

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: MIT
+/*
+ * results.c - the status line and the results page; see results.h.
+ *
+ * Everything is read off the lines the kernel prints (KTAP version 1 with
+ * one subtest block per suite at 4 spaces, and "# BENCH {json}"), so the
+ * page shows exactly what the serial log says, and a log replayed through
+ * results_observe on the host gives the same page.  Lines are interpreted
+ * by their first bytes only: a line cut at RESULTS_LINE_MAX still counts.
+ */
+#include "results.h"
+
+#include "printf.h"
+#include "string.h"
+
+#define SUBTEST_INDENT 2 /* ktest.c's KTAP_INDENT: a suite's tests sit one level (two spaces) in */
+#define BAR_WIDTH      20
+#define MS_PER_S       1000u
+
+static const char *const table_impls[] = {"xadd", "spinlock", "lockref"};
+/* The benches tabled, and for pathwalk its contended op: every CPU looks up one path. */
+static const struct {
+	const char *bench, *op;
+} table_benches[] = {{"refcount", NULL}, {"pathwalk", "stat-same-path"}};
+#define NIMPLS	 (sizeof(table_impls) / sizeof(table_impls[0]))
+#define NBENCHES (sizeof(table_benches) / sizeof(table_benches[0]))
+
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Copy @s into @dst (@size bytes with the NUL), cutting it. */
+static void copy(char *dst, size_t size, const char *s)
+{
+	size_t n = strnlen(s, size - 1);
+
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+/* The first occurrence of @needle in @s, or NULL. */
+static const char *find(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *s; s++)
+		if (strncmp(s, needle, n) == 0)
+			return s;
+	return NULL;
+}
+
+/* A decimal number at @s (the integer part of a JSON number); @ok false if none. */
+static uint64_t number(const char *s, bool *ok)
+{
+	uint64_t v = 0;
+
+	*ok = *s >= '0' && *s <= '9';
+	for (; *s >= '0' && *s <= '9'; s++)
+		v = v * 10 + (uint64_t)(*s - '0');
+	return v;
+}
+
+/* The value of "key": in a flat JSON object, or NULL. */
+static const char *json_value(const char *json, const char *key)
+{
+	char pattern[RESULTS_NAME_MAX + 4];
+	const char *at;
+
+	ksnprintf(pattern, sizeof(pattern), "\"%s\":", key);
+	at = find(json, pattern);
+	return at ? at + strlen(pattern) : NULL;
+}
+
+/* The string value of "key" into @out (cut to @size), false if absent or not a string. */
+static bool json_string(const char *json, const char *key, char *out, size_t size)
+{
+	const char *v = json_value(json, key);
+	size_t n = 0;
+
+	if (!v || *v != '"')
+		return false;
+	for (v++; v[n] && v[n] != '"'; n++)
+		;
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, v, n);
+	out[n] = '\0';
+	return true;
+}
+
+/* Whether @b (from @json) is a figure of the page's table: the rest stays in the serial log. */
+static bool tabled(const char *json, const struct results_bench *b)
+{
+	char op[RESULTS_NAME_MAX];
+	bool bench = false, impl = false;
+
+	for (size_t i = 0; i < NBENCHES; i++)
+		if (strcmp(b->bench, table_benches[i].bench) == 0)
+			bench = !table_benches[i].op || (json_string(json, "op", op, sizeof(op)) &&
+							 strcmp(op, table_benches[i].op) == 0);
+	for (size_t i = 0; i < NIMPLS; i++)
+		impl |= strcmp(b->impl, table_impls[i]) == 0;
+	return bench && impl;
+}
+
+static void observe_bench(struct results *r, const char *json)
+{
+	struct results_bench b = {0};
+	const char *v;
+	bool ok_cpus = false, ok_ops = false;
+
+	if (r->nbench == RESULTS_BENCH_MAX ||
+	    !json_string(json, "bench", b.bench, sizeof(b.bench)) ||
+	    !json_string(json, "impl", b.impl, sizeof(b.impl)) || !tabled(json, &b))
+		return;
+	v = json_value(json, "cpus");
+	b.cpus = v ? (unsigned)number(v, &ok_cpus) : 0;
+	v = json_value(json, "ops_per_sec");
+	b.ops_per_sec = v ? number(v, &ok_ops) : 0;
+	if (v && ok_cpus && ok_ops)
+		r->bench[r->nbench++] = b;
+}
+
+static uint64_t json_number(const char *json, const char *key)
+{
+	const char *v = json_value(json, key);
+	bool ok;
+
+	return v ? number(v, &ok) : 0;
+}
+
+static void observe_env(struct results *r, const char *json)
+{
+	struct results_machine *m = &r->machine;
+
+	m->known = true;
+	if (!json_string(json, "cpu_model", m->cpu_model, sizeof(m->cpu_model)))
+		m->cpu_model[0] = '\0';
+	json_string(json, "apic", m->apic, sizeof(m->apic));
+	json_string(json, "tsc_source", m->tsc_source, sizeof(m->tsc_source));
+	json_string(json, "hypervisor", m->hypervisor, sizeof(m->hypervisor));
+	m->cpus_online = (unsigned)json_number(json, "cpus_online");
+	m->cpus_found = (unsigned)json_number(json, "cpus_found");
+	m->tsc_khz = json_number(json, "tsc_khz");
+	m->seed = json_number(json, "seed");
+}
+
+/* "ok N name ..." or "not ok N name ...": @name gets the name; returns the verdict. */
+static bool result_line(const char *t, char *name, size_t size, bool *skip)
+{
+	bool ok = starts(t, "ok ");
+	const char *p = t + (ok ? 3 : 7);
+	size_t n = 0;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	while (*p == ' ')
+		p++;
+	while (p[n] && p[n] != ' ')
+		n++;
+	if (n >= size)
+		n = size - 1;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	*skip = find(p, "# SKIP") != NULL;
+	return ok;
+}
+
+static void note_reason(struct results *r, const char *t)
+{
+	const char *inv = find(t, "invariant ");
+
+	if (inv && !r->first_invariant[0])
+		copy(r->first_invariant, sizeof(r->first_invariant), inv);
+	else if (!r->first_reason[0] && (find(t, "FAIL") || starts(t, "PANIC:")))
+		copy(r->first_reason, sizeof(r->first_reason), t);
+}
+
+static void observe_line(struct results *r, const char *line)
+{
+	unsigned indent = 0;
+	const char *t = line;
+	struct results_suite *cur = r->nsuites ? &r->suites[r->nsuites - 1] : NULL;
+	char name[RESULTS_NAME_MAX];
+	bool skip, ok;
+
+	while (*t == ' ')
+		t++, indent++;
+	if (starts(t, "# BENCH {")) {
+		observe_bench(r, t + 8);
+	} else if (indent == 0 && starts(t, "# ENV {")) {
+		observe_env(r, t + 6);
+	} else if (indent == SUBTEST_INDENT && starts(t, "# Subtest: ")) {
+		if (r->nsuites < RESULTS_SUITES_MAX) {
+			cur = &r->suites[r->nsuites++];
+			memset(cur, 0, sizeof(*cur));
+			copy(cur->name, sizeof(cur->name), t + 11);
+		}
+		r->test[0] = '\0';
+	} else if (starts(t, "1..")) {
+		bool valid;
+		unsigned n = (unsigned)number(t + 3, &valid);
+
+		if (valid && indent == 0 && !r->suites_planned)
+			r->suites_planned = n;
+		else if (valid && indent == SUBTEST_INDENT && cur && !cur->planned)
+			cur->planned = n;
+	} else if (starts(t, "ok ") || starts(t, "not ok ")) {
+		ok = result_line(t, name, sizeof(name), &skip);
+		if (indent == SUBTEST_INDENT && cur) {
+			if (!ok)
+				cur->failed++;
+			else if (skip)
+				cur->skipped++;
+			else
+				cur->passed++;
+			if (!ok && !r->first_failure[0])
+				ksnprintf(r->first_failure, sizeof(r->first_failure), "%s/%s",
+					  cur->name, name);
+			r->test[0] = '\0';
+		} else if (indent == 0) {
+			for (unsigned i = 0; i < r->nsuites; i++)
+				if (strcmp(r->suites[i].name, name) == 0)
+					r->suites[i].verdict = !ok    ? SUITE_FAILED
+							       : skip ? SUITE_SKIPPED
+								      : SUITE_OK;
+		}
+	} else if (starts(t, "# ") || starts(t, "PANIC:")) {
+		note_reason(r, t);
+	}
+}
+
+void results_observe(struct results *r, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '\n') {
+			r->line[r->line_len] = '\0';
+			observe_line(r, r->line);
+			r->line_len = 0;
+		} else if (s[i] != '\r' && r->line_len + 1 < sizeof(r->line)) {
+			r->line[r->line_len++] = s[i];
+		}
+	}
+}
+
+void results_test_start(struct results *r, const char *name, unsigned number, uint64_t now_ms,
+			uint64_t expected_ms)
+{
+	copy(r->test, sizeof(r->test), name);
+	r->test_number = number;
+	r->test_start_ms = now_ms;
+	r->test_expected_ms = expected_ms;
+}
+
+/* @text, then blanks, in a row of @cols characters (NUL at [cols]). */
+static void fill_row(char *row, unsigned cols, const char *text)
+{
+	size_t n = strnlen(text, cols);
+
+	memcpy(row, text, n);
+	memset(row + n, ' ', cols - n);
+	row[cols] = '\0';
+}
+
+void results_status(const struct results *r, uint64_t now_ms, char *out, unsigned cols)
+{
+	char text[RESULTS_LINE_MAX], bar[BAR_WIDTH + 1], times[48];
+	const struct results_suite *cur = r->nsuites ? &r->suites[r->nsuites - 1] : NULL;
+
+	if (!cur) {
+		fill_row(out, cols, " lockref demo kernel: starting the tests");
+		return;
+	}
+	uint64_t elapsed = now_ms - r->test_start_ms;
+	unsigned done = cur->passed + cur->failed + cur->skipped;
+	/* The suite's progress in thousandths: finished tests, and the running one's share. */
+	uint64_t permille = 0;
+
+	if (cur->planned) {
+		uint64_t part = 0;
+
+		if (r->test[0] && r->test_expected_ms)
+			part = elapsed >= r->test_expected_ms
+				   ? 999
+				   : elapsed * 1000 / r->test_expected_ms;
+		permille = ((uint64_t)done * 1000 + part) / cur->planned;
+		if (permille > 1000)
+			permille = 1000;
+	}
+	for (unsigned i = 0; i < BAR_WIDTH; i++)
+		bar[i] = i < permille * BAR_WIDTH / 1000 ? '#' : '-';
+	bar[BAR_WIDTH] = '\0';
+	if (!r->test[0])
+		times[0] = '\0';
+	else if (r->test_expected_ms)
+		ksnprintf(times, sizeof(times), "%lu s of ~%lu s", elapsed / MS_PER_S,
+			  (r->test_expected_ms + MS_PER_S - 1) / MS_PER_S);
+	else
+		ksnprintf(times, sizeof(times), "%lu s", elapsed / MS_PER_S);
+	ksnprintf(text, sizeof(text), " suite %u/%u %s [%s] %u/%u %s %s", r->nsuites,
+		  r->suites_planned, cur->name, bar, r->test[0] ? r->test_number : done,
+		  cur->planned, r->test[0] ? r->test : "", times);
+	fill_row(out, cols, text);
+}
+
+/* "12.3M"-style: three significant figures at most, for a table cell. */
+static void rate(char *out, size_t size, uint64_t v)
+{
+	static const char suffix[] = {' ', 'k', 'M', 'G', 'T'};
+	unsigned s = 0;
+	uint64_t scale = 1;
+
+	while (v / scale >= 1000 && s + 1 < sizeof(suffix)) {
+		scale *= 1000;
+		s++;
+	}
+	uint64_t whole = v / scale, tenth = v % scale * 10 / scale;
+
+	if (s && whole < 100)
+		ksnprintf(out, size, "%lu.%lu%c", whole, tenth, suffix[s]);
+	else
+		ksnprintf(out, size, "%lu%c", whole, suffix[s]);
+}
+
+static uint64_t bench_ops(const struct results *r, const char *bench, const char *impl,
+			  unsigned cpus)
+{
+	for (unsigned i = 0; i < r->nbench; i++)
+		if (r->bench[i].cpus == cpus && strcmp(r->bench[i].bench, bench) == 0 &&
+		    strcmp(r->bench[i].impl, impl) == 0)
+			return r->bench[i].ops_per_sec;
+	return 0;
+}
+
+/* The CPU counts @bench was measured at, ascending, into @cpus; returns how many. */
+static unsigned bench_cpu_counts(const struct results *r, const char *bench, unsigned *cpus,
+				 unsigned max)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < r->nbench; i++) {
+		unsigned c = r->bench[i].cpus, k = 0;
+
+		if (strcmp(r->bench[i].bench, bench) != 0)
+			continue;
+		while (k < n && cpus[k] < c)
+			k++;
+		if ((k < n && cpus[k] == c) || n == max)
+			continue;
+		memmove(&cpus[k + 1], &cpus[k], (n - k) * sizeof(*cpus));
+		cpus[k] = c;
+		n++;
+	}
+	return n;
+}
+
+static const char *const verdict_names[] = {
+    [SUITE_RUNNING] = "did not finish",
+    [SUITE_OK] = "ok",
+    [SUITE_FAILED] = "FAILED",
+    [SUITE_SKIPPED] = "skipped",
+};
+
+void results_page(const struct results *r, bool pass, const char *footer, char *page, unsigned rows,
+		  unsigned cols)
+{
+	const struct results_machine *m = &r->machine;
+	char text[RESULTS_LINE_MAX];
+	unsigned row = 0, last = rows - 1; /* the footer's row */
+	unsigned cpus[RESULTS_BENCH_MAX];
+
+#define LINE(...)                                                                                  \
+	do {                                                                                       \
+		ksnprintf(text, sizeof(text), __VA_ARGS__);                                        \
+		if (row < last)                                                                    \
+			fill_row(page + (size_t)row++ * (cols + 1), cols, text);                   \
+	} while (0)
+
+	LINE(" lockref demo kernel: RESULT %s", pass ? "PASS" : "FAIL");
+	LINE("%s", "");
+	if (m->known) {
+		LINE(" CPU   %s", m->cpu_model[0] ? m->cpu_model : "(no brand string in CPUID)");
+		LINE("       %u of %u CPUs online, %s, TSC %lu.%03lu MHz from %s, hypervisor %s",
+		     m->cpus_online, m->cpus_found, m->apic, m->tsc_khz / 1000, m->tsc_khz % 1000,
+		     m->tsc_source, m->hypervisor);
+	} else {
+		LINE(" CPU   (the run ended before its # ENV line)");
+	}
+	LINE("%s", "");
+	LINE(" %-10s %-15s %7s %7s %7s %7s", "suite", "verdict", "tests", "passed", "failed",
+	     "skipped");
+	for (unsigned i = 0; i < r->nsuites; i++) {
+		const struct results_suite *s = &r->suites[i];
+
+		LINE(" %-10s %-15s %7u %7u %7u %7u", s->name, verdict_names[s->verdict], s->planned,
+		     s->passed, s->failed, s->skipped);
+	}
+	if (r->first_failure[0] || r->first_invariant[0] || r->first_reason[0]) {
+		LINE(" first failure: %s (seed %lu)",
+		     r->first_failure[0] ? r->first_failure : "before any test ended", m->seed);
+		LINE("   %s", r->first_invariant[0] ? r->first_invariant : r->first_reason);
+	} else {
+		LINE(" no failures (seed %lu)", m->seed);
+	}
+	for (unsigned b = 0; b < NBENCHES; b++) {
+		unsigned n = bench_cpu_counts(r, table_benches[b].bench, cpus, RESULTS_BENCH_MAX);
+
+		if (!n)
+			continue;
+		LINE("%s", "");
+		LINE(" %-9s %4s %11s %11s %11s %17s", table_benches[b].bench, "CPUs", "xadd/s",
+		     "spinlock/s", "lockref/s", "lockref/spinlock");
+		for (unsigned i = 0; i < n; i++) {
+			char cell[NIMPLS][16], ratio[16] = "-";
+			uint64_t ops[NIMPLS];
+
+			if (row + 1 == last && i + 1 < n) {
+				LINE(" %-9s (%u more CPU counts in the serial log)", "", n - i);
+				break;
+			}
+			for (unsigned k = 0; k < NIMPLS; k++) {
+				ops[k] =
+				    bench_ops(r, table_benches[b].bench, table_impls[k], cpus[i]);
+				if (ops[k])
+					rate(cell[k], sizeof(cell[k]), ops[k]);
+				else
+					copy(cell[k], sizeof(cell[k]), "-");
+			}
+			if (ops[1] && ops[2])
+				ksnprintf(ratio, sizeof(ratio), "%lu.%02lu", ops[2] / ops[1],
+					  ops[2] % ops[1] * 100 / ops[1]);
+			LINE(" %-9s %4u %11s %11s %11s %17s", "", cpus[i], cell[0], cell[1],
+			     cell[2], ratio);
+		}
+	}
+#undef LINE
+	while (row < last)
+		fill_row(page + (size_t)row++ * (cols + 1), cols, "");
+	fill_row(page + (size_t)last * (cols + 1), cols, footer);
+}
