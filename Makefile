@@ -40,7 +40,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
 	-mno-red-zone -mgeneral-regs-only -mno-sse -mno-sse2 -mno-mmx -mno-80387 \
 	-fno-stack-protector -fno-pic -fno-pie -mcmodel=small -fno-omit-frame-pointer \
 	-mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables -fno-toplevel-reorder -mcx16 \
-	--param=min-pagesize=0 -Wall -Wextra -Werror -iquote lib -iquote fs -iquote kernel -MMD -MP
+	--param=min-pagesize=0 -Wall -Wextra -Werror -iquote lib -iquote fs -iquote kernel -I kernel -MMD -MP
 # The suites see the fs suite's and the benchmarks' headers too; the platform never includes a suite.
 SUITE_CFLAGS := -iquote fs/test -iquote bench
 KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,-z,max-page-size=0x1000 \
@@ -74,7 +74,8 @@ ISO    := $(BUILD)/lockref.iso
 
 # The native benchmark program (tests/bench/bench_native.c): the same
 # benchmarks, harness and library on host threads.  The portable files get
-# no include path into kernel/, so a kernel header there fails the build;
+# no include path into kernel/, so a kernel header there fails the build
+# (-I tests/host is for lib/platform.h's <platform_cpu.h> alone);
 # only the host-side files (the program, the host platform, the command
 # line parser's header) see kernel/.
 NATIVE      := $(BUILD)/bench-native
@@ -85,7 +86,7 @@ NATIVE_HOST_SRCS := tests/bench/bench_native.c tests/host/platform_host.c kernel
 	kernel/cmdline_apply.c
 NATIVE_OBJS := $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_PORTABLE_SRCS) $(NATIVE_HOST_SRCS))
 NATIVE_CFLAGS := -std=gnu11 -O2 -g -pthread -mcx16 -Wall -Wextra -Werror \
-	-iquote lib -iquote fs -iquote bench -MMD -MP
+	-iquote lib -iquote fs -iquote bench -I tests/host -MMD -MP
 $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_HOST_SRCS)): NATIVE_CFLAGS += -iquote kernel \
 	-iquote tests/host
 

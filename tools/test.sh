@@ -62,6 +62,10 @@ check bench-report-tool python3 tools/test_bench_report.py
 check bench-native sh -c 'make -s build/bench-native/bench_native && \
     build/bench-native/bench_native run=bench quick > "$0" && tools/ktap_check.py "$0"' \
     "$LOGDIR/bench-native.serial"
+# The lockref's successful lockless calls make no call and set up no frame, in the
+# kernel and in the native build: read from their disassembly.
+check fastpath sh -c 'make -s build/kernel.elf build/bench-native/bench_native && \
+    tools/fastpath_check.py'
 if [ -f tools/mkfont.py ]; then
     check font-up-to-date python3 tools/mkfont.py --check
 fi
