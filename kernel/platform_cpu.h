@@ -16,8 +16,9 @@
 #define PLATFORM_CPU_INDEX_GS_OFFSET 8
 
 /*
- * volatile: the value is fixed per CPU, but the asm reads memory through
- * GS, which percpu_install changes; no caller may see a load moved across it.
+ * volatile: the index never changes on a CPU, but the read goes through the
+ * GS base, which percpu_install sets; the compiler must not move or merge
+ * the read across that.
  */
 static inline unsigned platform_cpu_id(void)
 {

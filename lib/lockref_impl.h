@@ -164,10 +164,16 @@ enum lockref_outcome {
 	LOCKREF_DONE_ABANDONED,
 };
 
+/* The calling CPU's record: inline, as platform_cpu_id is. */
+static inline struct lockref_cpu *lockref_this_cpu(void)
+{
+	return &lockref_cpu[platform_cpu_id()];
+}
+
 /* Account one operation on the calling CPU: how it ended, after @failed lost races. */
 static inline void lockref_account(enum lockref_outcome how, unsigned failed)
 {
-	struct lockref_cpu *c = &lockref_cpu[platform_cpu_id()];
+	struct lockref_cpu *c = lockref_this_cpu();
 	uint64_t *slot = how == LOCKREF_DONE_LOCKLESS ? &c->lockless
 			 : how == LOCKREF_DONE_LOCKED ? &c->fallbacks
 						      : &c->abandoned;
