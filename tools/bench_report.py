@@ -41,8 +41,8 @@ import subprocess
 import sys
 
 # The implementations in the order docs/interface.md lists them; others follow, sorted.
-IMPL_ORDER = ["xadd", "cas-loop-cmpxchg8b", "cas-loop-cmpxchgq", "spinlock", "spinlock-pv", "lockref",
-              "lockref-pv", "lockref-v7", "lockref-locked", "lockref16", "lockref-cmpxchgq",
+IMPL_ORDER = ["xadd", "cas-loop-cmpxchg8b", "cas-loop-cmpxchgq", "spinlock", "spinlock-pv",
+              "lockref", "lockref-pv", "lockref-v7", "lockref-locked", "lockref16", "lockref-cmpxchgq",
               "lockref-cmpxchg8b"]
 INSN_ORDER = ["xadd", "cmpxchg8b", "cmpxchgq", "cmpxchg16b"]
 OP_ORDER = ["insn", "get", "put", "get+put"]

@@ -102,7 +102,8 @@ def check_function(name, insns, kernel):
                 k += 1
             jump = insns[k] if k < len(insns) else None
             if jump is None or base(jump[1]) not in SUCCESS_IF_TAKEN:
-                problems.append(f"{name}+{addr - insns[0][0]:#x}: no je/jne reads the exchange's ZF")
+                off = addr - insns[0][0]
+                problems.append(f"{name}+{off:#x}: no je/jne reads the exchange's ZF")
                 continue
             jm = TARGET.match(jump[2])
             if not jm or int(jm.group(1), 16) not in index:
@@ -145,7 +146,7 @@ def check_function(name, insns, kernel):
         after = reach([ok], succ) & to_ret
         if not after:
             where = insns[ok][0] - insns[0][0]
-            problems.append(f"{name}: the success edge of the exchange (+{where:#x}) reaches no ret")
+            problems.append(f"{name}: the exchange's success edge (+{where:#x}) reaches no ret")
             continue
         path |= (from_entry & reach([i], pred)) | after
     if not path and not problems:
@@ -214,7 +215,8 @@ def self_test():
             "frame set-up" in p for p in bad):
         print(f"self-test FAILED: good {good}, bad {bad}")
         return False
-    print("ok self-test: a call and a frame after the exchange are found; the slow path's call is not")
+    print("ok self-test: a call and a frame after the exchange are found, "
+          "the slow path's call is not")
     return True
 
 

@@ -39,7 +39,7 @@
 #define PAIRS  4000
 #define TRIALS 301
 
-/* The goals of the lean fast path (ratios of medians within this run), as tools/bench_report.py's. */
+/* The goals of the lean fast path (ratios of medians within this run), as bench_report.py's. */
 #define GOAL_VS_CAS_LOOP 1.10
 #define GOAL_VS_TICKET	 1.10
 #define GOAL_16_VS_8	 1.15
