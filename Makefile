@@ -43,7 +43,7 @@ KERNEL_CFLAGS_ANY := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
 	-mno-red-zone -mgeneral-regs-only -mno-sse -mno-sse2 -mno-mmx -mno-80387 \
 	-fno-stack-protector -fno-pic -fno-pie -mcmodel=small -fno-omit-frame-pointer \
 	-mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables -mcx16 \
-	-Wall -Wextra -Werror -iquote lib -iquote fs -iquote kernel
+	-Wall -Wextra -Werror -iquote lib -iquote fs -iquote kernel -I kernel
 KERNEL_CFLAGS := $(KERNEL_CFLAGS_ANY) -isystem $(shell $(CC) -print-file-name=include) \
 	-fno-toplevel-reorder --param=min-pagesize=0 -MMD -MP
 # The suites see the fs suite's and the benchmarks' headers too; the platform never includes a suite.
@@ -65,7 +65,7 @@ LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinloc
 FS_SRCS := fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/rcu.c fs/slots.c
 # The benchmarks: portable C on lib/platform.h, linked by the kernel and by bench-native.
 BENCH_SRCS := bench/bench.c bench/bench_pathwalk.c bench/bench_ref.c bench/bench_refcount.c \
-	bench/bench_retry.c bench/bench_stats.c bench/bench_uncontended.c
+	bench/bench_retry.c bench/bench_stats.c bench/bench_uncontended.c bench/cas_loop.c
 SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/test_fs.c \
 	kernel/test/torture_lockref.c kernel/test/torture_spinlock.c kernel/test/bench_ktest.c \
 	fs/test/fs_cases_paths.c fs/test/fs_cases_tree.c fs/test/fs_suite.c fs/test/fs_torture.c \
@@ -79,7 +79,8 @@ ISO    := $(BUILD)/lockref.iso
 
 # The native benchmark program (tests/bench/bench_native.c): the same
 # benchmarks, harness and library on host threads.  The portable files get
-# no include path into kernel/, so a kernel header there fails the build;
+# no include path into kernel/, so a kernel header there fails the build
+# (-I tests/host is for lib/platform.h's <platform_cpu.h> alone);
 # only the host-side files (the program, the host platform, the command
 # line parser's header) see kernel/.
 NATIVE      := $(BUILD)/bench-native
@@ -90,7 +91,7 @@ NATIVE_HOST_SRCS := tests/bench/bench_native.c tests/host/platform_host.c kernel
 	kernel/cmdline_apply.c
 NATIVE_OBJS := $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_PORTABLE_SRCS) $(NATIVE_HOST_SRCS))
 NATIVE_CFLAGS := -std=gnu11 -O2 -g -pthread -mcx16 -Wall -Wextra -Werror \
-	-iquote lib -iquote fs -iquote bench -MMD -MP
+	-iquote lib -iquote fs -iquote bench -I tests/host -MMD -MP
 $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_HOST_SRCS)): NATIVE_CFLAGS += -iquote kernel \
 	-iquote tests/host
 

@@ -10,7 +10,9 @@
  * the raw instructions beside it so the figures can be read against what
  * the hardware charges for one locked read-modify-write: LOCK XADD, the
  * CMPXCHG8B the lockref uses, the REX.W CMPXCHG that could replace it, and
- * the CMPXCHG16B of the 16-byte form.
+ * the CMPXCHG16B of the 16-byte form.  And the limit a lockref get+put is
+ * judged by: the textbook compare-exchange loop (cas_loop.h), an
+ * increment and a decrement, each one call, as a lockref get and put are.
  *
  * A get alone or a put alone changes the count, so each timed batch of
  * gets is followed by an untimed batch of puts that undoes it (and the
@@ -21,7 +23,9 @@
 #include "bench.h"
 #include "bench_cases.h"
 #include "bench_ref.h"
+#include "cas_loop.h"
 #include "platform.h"
+#include "printf.h"
 
 /*
  * Operations per timed batch: alone on its CPU an operation takes
@@ -103,6 +107,115 @@ static const bench_ops_fn insn_fns[INSNS] = {
     [INSN_CMPXCHG16B] = insn_cmpxchg16b,
 };
 
+/* The compare-exchange loops' word, alone in its line pair. */
+struct cas_loop_obj {
+	uint64_t word;
+} __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+/*
+ * The get, put and get+put loops of one instruction's compare-exchange
+ * loop: @inc and @dec called @n times, as the lockref's loops call
+ * lockref_get and lockref_put_or_lock.
+ */
+#define DEFINE_CAS_LOOP_OPS(prefix, inc, dec)                                                      \
+	static void prefix##_gets(void *arg, unsigned cpu, unsigned n)                             \
+	{                                                                                          \
+		struct cas_loop_obj *o = arg;                                                      \
+                                                                                                   \
+		(void)cpu;                                                                         \
+		for (unsigned i = 0; i < n; i++)                                                   \
+			inc(&o->word);                                                             \
+	}                                                                                          \
+	static void prefix##_puts(void *arg, unsigned cpu, unsigned n)                             \
+	{                                                                                          \
+		struct cas_loop_obj *o = arg;                                                      \
+                                                                                                   \
+		(void)cpu;                                                                         \
+		for (unsigned i = 0; i < n; i++)                                                   \
+			dec(&o->word);                                                             \
+	}                                                                                          \
+	static void prefix##_pairs(void *arg, unsigned cpu, unsigned n)                            \
+	{                                                                                          \
+		struct cas_loop_obj *o = arg;                                                      \
+                                                                                                   \
+		(void)cpu;                                                                         \
+		for (unsigned i = 0; i < n; i++) {                                                 \
+			inc(&o->word);                                                             \
+			dec(&o->word);                                                             \
+		}                                                                                  \
+	}
+
+DEFINE_CAS_LOOP_OPS(cas8b, cas_loop_inc_8b, cas_loop_dec_8b)
+DEFINE_CAS_LOOP_OPS(casq, cas_loop_inc_q, cas_loop_dec_q)
+
+enum { CAS_LOOP_8B, CAS_LOOP_Q, CAS_LOOPS };
+
+static const struct {
+	const char *name; /* docs/interface.md impl names */
+	bench_ops_fn gets, puts, pairs;
+} cas_loops[CAS_LOOPS] = {
+    [CAS_LOOP_8B] = {"cas-loop-cmpxchg8b", cas8b_gets, cas8b_puts, cas8b_pairs},
+    [CAS_LOOP_Q] = {"cas-loop-cmpxchgq", casq_gets, casq_puts, casq_pairs},
+};
+
+static struct cas_loop_obj cas_loop_objs[CAS_LOOPS];
+
+/*
+ * The word starts every trial at a value whose high half is not zero, so
+ * the 8-byte exchange really compares and carries across both halves, as
+ * a lockref's (count in the high half) does.
+ */
+#define CAS_LOOP_START (1ull << 32)
+
+static void cas_loop_reset(void *arg)
+{
+	atomic_store64(&((struct cas_loop_obj *)arg)->word, CAS_LOOP_START);
+}
+
+/* Every batch of increments was undone by as many decrements, or the loop lost an update. */
+static bool cas_loop_check(void *arg, char *why, size_t size)
+{
+	uint64_t word = atomic_load64(&((struct cas_loop_obj *)arg)->word);
+
+	if (word == CAS_LOOP_START)
+		return true;
+	ksnprintf(why, size, "word %llu after the trial, expected %llu", (unsigned long long)word,
+		  (unsigned long long)CAS_LOOP_START);
+	return false;
+}
+
+/* Get, put and get+put of each compare-exchange loop; false if the harness gave up. */
+static bool uncontended_cas_loops(struct bench_ctx *t)
+{
+	for (unsigned i = 0; i < CAS_LOOPS; i++) {
+		struct bench_spec spec = {
+		    .bench = "uncontended",
+		    .impl = cas_loops[i].name,
+		    .reset = cas_loop_reset,
+		    .check = cas_loop_check,
+		    .arg = &cas_loop_objs[i],
+		    .batch = UNCONTENDED_BATCH,
+		};
+
+		spec.op = "get";
+		spec.run = cas_loops[i].gets;
+		spec.untimed = cas_loops[i].puts;
+		if (!bench_run(t, &spec, 1, NULL))
+			return false;
+		spec.op = "put";
+		spec.run = cas_loops[i].puts;
+		spec.untimed = cas_loops[i].gets;
+		if (!bench_run(t, &spec, 1, NULL))
+			return false;
+		spec.op = "get+put";
+		spec.run = cas_loops[i].pairs;
+		spec.untimed = NULL;
+		if (!bench_run(t, &spec, 1, NULL))
+			return false;
+	}
+	return true;
+}
+
 /* The locked instructions; false if the harness gave up. */
 static bool uncontended_insns(struct bench_ctx *t)
 {
@@ -157,7 +270,7 @@ static bool uncontended_ref(struct bench_ctx *t, unsigned impl)
 
 void uncontended(struct bench_ctx *t)
 {
-	if (!uncontended_insns(t))
+	if (!uncontended_insns(t) || !uncontended_cas_loops(t))
 		return;
 	for (unsigned impl = 0; impl < BENCH_IMPLS; impl++)
 		if (!uncontended_ref(t, impl))

@@ -4,7 +4,8 @@
  *
  * Each CPU points its GS base at its own struct cpu (kernel_main for the
  * boot CPU, ap_entry for the others) before anything reads it, so
- * this_cpu_index() is one load: the "CPU id" of lib/platform.h.
+ * this_cpu_index() is one load: the "CPU id" of lib/platform.h, inline
+ * in platform_cpu.h.
  */
 #ifndef KERNEL_PERCPU_H
 #define KERNEL_PERCPU_H
@@ -34,18 +35,15 @@ struct cpu {
 	uint64_t fence_answered;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
-#define PERCPU_INDEX_OFFSET 8
-_Static_assert(__builtin_offsetof(struct cpu, index) == PERCPU_INDEX_OFFSET, "this_cpu_index");
+_Static_assert(__builtin_offsetof(struct cpu, index) == PLATFORM_CPU_INDEX_GS_OFFSET,
+	       "platform_cpu_id reads the index at this offset");
 
 extern struct cpu cpus[MAX_CPUS];
 
-/* Index of the calling CPU. */
+/* Index of the calling CPU (platform_cpu.h reads it). */
 static inline unsigned this_cpu_index(void)
 {
-	unsigned v;
-
-	__asm__ volatile("movl %%gs:%c1, %0" : "=r"(v) : "i"(PERCPU_INDEX_OFFSET));
-	return v;
+	return platform_cpu_id();
 }
 
 static inline struct cpu *this_cpu(void)

@@ -3,7 +3,7 @@
  * platform.c - lib/platform.h on bare metal.
  *
  * The portable code in lib/ and fs/ reaches the machine only through
- * these functions: CPU number from the GS-based per-CPU block, PAUSE,
+ * these functions (the CPU number is inline: platform_cpu.h): PAUSE,
  * the kernel heap, the TSC, CPUID facts, RFLAGS.IF, printk and panic, and
  * sleeping waits: HLT, ended by a kick IPI or the local APIC timer; and
  * a fence on every other CPU, by NMI (fence.c).
@@ -20,11 +20,6 @@
 #include "smp.h"
 #include "trap.h"
 #include "tsc.h"
-
-unsigned platform_cpu_id(void)
-{
-	return this_cpu_index();
-}
 
 unsigned platform_cpu_count(void)
 {

@@ -275,62 +275,66 @@ void lockref_init(struct lockref *ref)
 	atomic_store64(&ref->lock_count, fresh.lock_count);
 }
 
-void lockref_get(struct lockref *ref)
+LOCKREF_FAST_PATH void lockref_get(struct lockref *ref)
 {
 	LOCKREF_PLAIN(ref, LOCKREF_GET);
 }
 
-bool lockref_get_not_zero(struct lockref *ref)
+LOCKREF_FAST_PATH bool lockref_get_not_zero(struct lockref *ref)
 {
 	return LOCKREF_PLAIN(ref, LOCKREF_GET_NOT_ZERO);
 }
 
-bool lockref_get_not_dead(struct lockref *ref)
+LOCKREF_FAST_PATH bool lockref_get_not_dead(struct lockref *ref)
 {
 	return LOCKREF_PLAIN(ref, LOCKREF_GET_NOT_DEAD);
 }
 
-bool lockref_put_not_zero(struct lockref *ref)
+LOCKREF_FAST_PATH bool lockref_put_not_zero(struct lockref *ref)
 {
 	return LOCKREF_PLAIN(ref, LOCKREF_PUT_NOT_ZERO);
 }
 
-int lockref_put_return(struct lockref *ref)
+LOCKREF_FAST_PATH int lockref_put_return(struct lockref *ref)
 {
 	return (int)LOCKREF_PLAIN(ref, LOCKREF_PUT_RETURN);
 }
 
-bool lockref_put_or_lock(struct lockref *ref)
+LOCKREF_FAST_PATH bool lockref_put_or_lock(struct lockref *ref)
 {
 	return LOCKREF_PLAIN(ref, LOCKREF_PUT_OR_LOCK);
 }
 
-void lockref_get_p(struct lockref *ref, const struct lockref_policy *policy)
+LOCKREF_FAST_PATH void lockref_get_p(struct lockref *ref, const struct lockref_policy *policy)
 {
 	LOCKREF_EXPLICIT(ref, LOCKREF_GET, policy);
 }
 
-bool lockref_get_not_zero_p(struct lockref *ref, const struct lockref_policy *policy)
+LOCKREF_FAST_PATH bool lockref_get_not_zero_p(struct lockref *ref,
+					      const struct lockref_policy *policy)
 {
 	return LOCKREF_EXPLICIT(ref, LOCKREF_GET_NOT_ZERO, policy);
 }
 
-bool lockref_get_not_dead_p(struct lockref *ref, const struct lockref_policy *policy)
+LOCKREF_FAST_PATH bool lockref_get_not_dead_p(struct lockref *ref,
+					      const struct lockref_policy *policy)
 {
 	return LOCKREF_EXPLICIT(ref, LOCKREF_GET_NOT_DEAD, policy);
 }
 
-bool lockref_put_not_zero_p(struct lockref *ref, const struct lockref_policy *policy)
+LOCKREF_FAST_PATH bool lockref_put_not_zero_p(struct lockref *ref,
+					      const struct lockref_policy *policy)
 {
 	return LOCKREF_EXPLICIT(ref, LOCKREF_PUT_NOT_ZERO, policy);
 }
 
-int lockref_put_return_p(struct lockref *ref, const struct lockref_policy *policy)
+LOCKREF_FAST_PATH int lockref_put_return_p(struct lockref *ref, const struct lockref_policy *policy)
 {
 	return (int)LOCKREF_EXPLICIT(ref, LOCKREF_PUT_RETURN, policy);
 }
 
-bool lockref_put_or_lock_p(struct lockref *ref, const struct lockref_policy *policy)
+LOCKREF_FAST_PATH bool lockref_put_or_lock_p(struct lockref *ref,
+					     const struct lockref_policy *policy)
 {
 	return LOCKREF_EXPLICIT(ref, LOCKREF_PUT_OR_LOCK, policy);
 }

@@ -127,73 +127,78 @@ void lockref16_init(struct lockref16 *ref)
 	atomic_store64(&half[1], (uint64_t)(fresh.whole >> 64));
 }
 
-void lockref16_get(struct lockref16 *ref)
+LOCKREF_FAST_PATH void lockref16_get(struct lockref16 *ref)
 {
 	LOCKREF16_PLAIN(ref, LOCKREF_GET, 0);
 }
 
-bool lockref16_get_not_zero(struct lockref16 *ref)
+LOCKREF_FAST_PATH bool lockref16_get_not_zero(struct lockref16 *ref)
 {
 	return LOCKREF16_PLAIN(ref, LOCKREF_GET_NOT_ZERO, 0);
 }
 
-bool lockref16_get_not_dead(struct lockref16 *ref)
+LOCKREF_FAST_PATH bool lockref16_get_not_dead(struct lockref16 *ref)
 {
 	return LOCKREF16_PLAIN(ref, LOCKREF_GET_NOT_DEAD, 0);
 }
 
-bool lockref16_get_if_gen(struct lockref16 *ref, uint32_t gen)
+LOCKREF_FAST_PATH bool lockref16_get_if_gen(struct lockref16 *ref, uint32_t gen)
 {
 	return LOCKREF16_PLAIN(ref, LOCKREF_GET_IF_GEN, gen);
 }
 
-bool lockref16_put_not_zero(struct lockref16 *ref)
+LOCKREF_FAST_PATH bool lockref16_put_not_zero(struct lockref16 *ref)
 {
 	return LOCKREF16_PLAIN(ref, LOCKREF_PUT_NOT_ZERO, 0);
 }
 
-int64_t lockref16_put_return(struct lockref16 *ref)
+LOCKREF_FAST_PATH int64_t lockref16_put_return(struct lockref16 *ref)
 {
 	return LOCKREF16_PLAIN(ref, LOCKREF_PUT_RETURN, 0);
 }
 
-bool lockref16_put_or_lock(struct lockref16 *ref)
+LOCKREF_FAST_PATH bool lockref16_put_or_lock(struct lockref16 *ref)
 {
 	return LOCKREF16_PLAIN(ref, LOCKREF_PUT_OR_LOCK, 0);
 }
 
-void lockref16_get_p(struct lockref16 *ref, const struct lockref_policy *policy)
+LOCKREF_FAST_PATH void lockref16_get_p(struct lockref16 *ref, const struct lockref_policy *policy)
 {
 	LOCKREF16_EXPLICIT(ref, LOCKREF_GET, 0, policy);
 }
 
-bool lockref16_get_not_zero_p(struct lockref16 *ref, const struct lockref_policy *policy)
+LOCKREF_FAST_PATH bool lockref16_get_not_zero_p(struct lockref16 *ref,
+						const struct lockref_policy *policy)
 {
 	return LOCKREF16_EXPLICIT(ref, LOCKREF_GET_NOT_ZERO, 0, policy);
 }
 
-bool lockref16_get_not_dead_p(struct lockref16 *ref, const struct lockref_policy *policy)
+LOCKREF_FAST_PATH bool lockref16_get_not_dead_p(struct lockref16 *ref,
+						const struct lockref_policy *policy)
 {
 	return LOCKREF16_EXPLICIT(ref, LOCKREF_GET_NOT_DEAD, 0, policy);
 }
 
-bool lockref16_get_if_gen_p(struct lockref16 *ref, uint32_t gen,
-			    const struct lockref_policy *policy)
+LOCKREF_FAST_PATH bool lockref16_get_if_gen_p(struct lockref16 *ref, uint32_t gen,
+					      const struct lockref_policy *policy)
 {
 	return LOCKREF16_EXPLICIT(ref, LOCKREF_GET_IF_GEN, gen, policy);
 }
 
-bool lockref16_put_not_zero_p(struct lockref16 *ref, const struct lockref_policy *policy)
+LOCKREF_FAST_PATH bool lockref16_put_not_zero_p(struct lockref16 *ref,
+						const struct lockref_policy *policy)
 {
 	return LOCKREF16_EXPLICIT(ref, LOCKREF_PUT_NOT_ZERO, 0, policy);
 }
 
-int64_t lockref16_put_return_p(struct lockref16 *ref, const struct lockref_policy *policy)
+LOCKREF_FAST_PATH int64_t lockref16_put_return_p(struct lockref16 *ref,
+						 const struct lockref_policy *policy)
 {
 	return LOCKREF16_EXPLICIT(ref, LOCKREF_PUT_RETURN, 0, policy);
 }
 
-bool lockref16_put_or_lock_p(struct lockref16 *ref, const struct lockref_policy *policy)
+LOCKREF_FAST_PATH bool lockref16_put_or_lock_p(struct lockref16 *ref,
+					       const struct lockref_policy *policy)
 {
 	return LOCKREF16_EXPLICIT(ref, LOCKREF_PUT_OR_LOCK, 0, policy);
 }

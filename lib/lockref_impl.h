@@ -146,6 +146,22 @@ lockref_decide(enum lockref_op op, int64_t count, bool gen_ok, int64_t max, int6
 	return LOCKREF_STEP_LOCK;
 }
 
+/*
+ * On every public lockless call (plain and _p, both forms): its successful
+ * lockless path is straight-line, no call and no frame.  The
+ * kernel keeps frame pointers for panic backtraces; a function that sets
+ * up no frame and never writes %rbp only drops out of a backtrace (its
+ * callees' frames link to its caller's), and tools/fastpath_check.py
+ * checks that these functions never touch %rbp and make no call before
+ * their success ret.
+ */
+#if defined(__clang__)
+/* Clang has no per-function optimize attribute; it builds only the fuzz harnesses. */
+#define LOCKREF_FAST_PATH
+#else
+#define LOCKREF_FAST_PATH __attribute__((optimize("omit-frame-pointer")))
+#endif
+
 /* How one operation ended, for the statistics. */
 enum lockref_outcome {
 	LOCKREF_DONE_LOCKLESS,
@@ -153,10 +169,16 @@ enum lockref_outcome {
 	LOCKREF_DONE_ABANDONED,
 };
 
+/* The calling CPU's record: inline, as platform_cpu_id is. */
+static inline struct lockref_cpu *lockref_this_cpu(void)
+{
+	return &lockref_cpu[platform_cpu_id()];
+}
+
 /* Account one operation on the calling CPU: how it ended, after @failed lost races. */
 static inline void lockref_account(enum lockref_outcome how, unsigned failed)
 {
-	struct lockref_cpu *c = &lockref_cpu[platform_cpu_id()];
+	struct lockref_cpu *c = lockref_this_cpu();
 	uint64_t *slot = how == LOCKREF_DONE_LOCKLESS ? &c->lockless
 			 : how == LOCKREF_DONE_LOCKED ? &c->fallbacks
 						      : &c->abandoned;

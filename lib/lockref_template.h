@@ -233,6 +233,8 @@ static inline __attribute__((always_inline)) int64_t form_do(FORM_REF *ref, enum
 							     enum lockref_mode mode)
 {
 	int64_t result = 0, count = 0;
+	struct lockref_cpu *me;
+	uint64_t lockless;
 	FORM_VAL old;
 
 	if (mode == LOCKREF_MODE_LOCKED)
@@ -243,9 +245,20 @@ static inline __attribute__((always_inline)) int64_t form_do(FORM_REF *ref, enum
 			   op != LOCKREF_GET_IF_GEN || form_val_gen(old) == gen, FORM_MAX, &count,
 			   &result) != LOCKREF_STEP_CHANGE)
 		return form_slow(ref, op, gen, p, mode, 0);
+	/*
+	 * The success count is read before the exchange and written after it.
+	 * Loads and stores are not reordered with locked instructions (Intel
+	 * SDM Vol. 3A 8.2.2, 8.2.3.9): the next operation's exchange waits for
+	 * every earlier store, so a read-add-store chain started after this
+	 * exchange would hold it up; this way only a store of a ready value
+	 * follows it.  The exchange's "memory" clobber keeps
+	 * the read before it and the store after it.
+	 */
+	me = lockref_this_cpu();
+	lockless = atomic_load64_relaxed(&me->lockless);
 	if (!form_cas(ref, &old, form_val_with_count(old, count), mode))
 		return form_slow(ref, op, gen, p, mode, 1);
-	lockref_account(LOCKREF_DONE_LOCKLESS, 0);
+	atomic_store64_relaxed(&me->lockless, lockless + 1);
 	return result;
 }
 

@@ -27,10 +27,15 @@
 #define CACHE_PAIR_BYTES 128
 
 /*
- * Dense index of the calling CPU (host: calling thread), 0 .. MAX_CPUS-1.
- * Cheap enough for a fast path: the kernel reads it from GS-based per-CPU data.
+ * unsigned platform_cpu_id(void): dense index of the calling CPU (host:
+ * calling thread), 0 .. MAX_CPUS-1.  A static inline function that makes
+ * no call and needs no frame, so a lock's fast path may keep per-CPU
+ * statistics and stay straight-line.  Each platform defines it in its own
+ * <platform_cpu.h>, found by the build's include path (-I kernel for the
+ * kernel: one GS-relative load; -I tests/host for host programs: a
+ * thread-local), so portable code names no platform directory.
  */
-unsigned platform_cpu_id(void);
+#include <platform_cpu.h>
 
 /* Number of CPUs that are online (host: threads registered with the platform). */
 unsigned platform_cpu_count(void);

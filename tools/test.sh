@@ -111,6 +111,10 @@ check bench-native sh -c 'make -s build/bench-native/bench_native && \
     build/bench-native/bench_native run=bench quick > "$0" && tools/ktap_check.py "$0" && \
     python3 tools/bench_report.py "$0" "$1"' \
     "$LOGDIR/bench-native.serial" "$LOGDIR/bench-native"
+# The lockref's successful lockless calls make no call and set up no frame, in the
+# kernel and in the native build: read from their disassembly.
+check fastpath sh -c 'make -s build/kernel.elf build/bench-native/bench_native && \
+    tools/fastpath_check.py'
 if [ -f tools/mkfont.py ]; then
     check font-up-to-date python3 tools/mkfont.py --check
 fi

@@ -75,8 +75,11 @@ def good_lines(hypervisor="kvm"):
     lines = ["\x1b[2J garbage from the boot loader", env_line(hypervisor), "KTAP version 1",
              "1..1", "  KTAP version 1", "  # Subtest: bench", "  1..3"]
     for impl, ns in (("spinlock", 20.0), ("spinlock-pv", 20.5), ("lockref", 21.0),
-                     ("lockref16", 25.0)):
-        lines.append(bench_line("uncontended", impl, 1, int(1e9 / ns), ns_per_op=ns))
+                     ("lockref16", 23.0), ("lockref-cmpxchgq", 20.5),
+                     ("cas-loop-cmpxchg8b", 20.0), ("cas-loop-cmpxchgq", 19.0)):
+        cas = {"cas": "cmpxchgq" if impl == "lockref-cmpxchgq" else "cmpxchg8b"} \
+            if impl.startswith("lockref") and impl != "lockref16" else {}
+        lines.append(bench_line("uncontended", impl, 1, int(1e9 / ns), ns_per_op=ns, **cas))
     lines.append(bench_line("uncontended", "cmpxchg8b", 1, 10 ** 8, op="insn", ns_per_op=10.0))
     # refcount: lockref is 2x spinlock and 0.5x xadd at 2 CPUs.
     for cpus, xadd, spin, lref, wide in ((1, 100e6, 50e6, 48e6, 40e6),
@@ -145,11 +148,36 @@ class TestGoodLog(ReportCase):
 
     def test_hardware_goals_pass(self):
         self.run_tool(good_lines())
-        for words in ("uncontended lockref get+put", "lockref >= 1.3x spinlock",
+        for words in ("uncontended lockref get+put <= 1.1x ticket", "lockref >= 1.3x spinlock",
                       "lockref >= 0.25x xadd", "fallbacks < 0.1%", "lockref16 >= 0.7x",
-                      "spinlock-pv get+put <= 1.05x"):
+                      "spinlock-pv get+put <= 1.05x", "1.1x cas-loop-cmpxchg8b pair",
+                      "1.1x cas-loop-cmpxchgq pair", "lockref16 get+put <= 1.15x lockref"):
             self.assertTrue(self.goal_row(words).endswith("| PASS |"), self.goal_row(words))
         self.assertIn("(PASS, not judged here)", self.goal_row("no inversion"))
+
+    def test_cas_loop_limit_table(self):
+        self.run_tool(good_lines())
+        # lockref (cas cmpxchg8b) 21 ns: 1.05x the 20 ns loop pair, 1.05x two 10 ns exchanges;
+        # lockref-cmpxchgq 20.5 ns against its 19 ns loop pair, no chained cmpxchgq line.
+        self.assertIn("| cmpxchg8b | lockref | 21.00 | 20.00 | 1.05x | 1.05x |", self.report)
+        self.assertIn("| cmpxchgq | lockref-cmpxchgq | 20.50 | 19.00 | 1.08x | - |", self.report)
+        self.assertIn("lockref 21.00 ns vs 20.00 ns = 1.05x",
+                      self.goal_row("1.1x cas-loop-cmpxchg8b pair"))
+
+    def test_limit_goals_fail(self):
+        drop = ('"cas-loop-cmpxchgq"', '"lockref16", "op": "get+put", "cpus": 1')
+        lines = [l for l in good_lines() if not any(d in l for d in drop)]
+        lines.insert(-3, bench_line("uncontended", "cas-loop-cmpxchgq", 1, int(1e9 / 15.0),
+                                    ns_per_op=15.0))
+        lines.insert(-3, bench_line("uncontended", "lockref16", 1, int(1e9 / 25.0),
+                                    ns_per_op=25.0))
+        self.assertEqual(self.run_tool(lines), 0, self.stderr)
+        self.assertIn("= 1.37x", self.goal_row("1.1x cas-loop-cmpxchgq pair"))
+        self.assertTrue(self.goal_row("1.1x cas-loop-cmpxchgq pair").endswith("| FAIL |"))
+        self.assertTrue(self.goal_row("1.1x cas-loop-cmpxchg8b pair").endswith("| PASS |"))
+        self.assertIn("= 1.19x", self.goal_row("lockref16 get+put <= 1.15x"))
+        self.assertTrue(self.goal_row("lockref16 get+put <= 1.15x").endswith("| FAIL |"))
+        self.assertEqual(self.run_tool(lines, "--strict"), 3)
 
     def test_goal_failures_are_reported(self):
         lines = [l for l in good_lines() if '"lockref", "op": "get+put", "cpus": 2' not in l

@@ -3,8 +3,9 @@
  * platform_host.c - lib/platform.h on a hosted POSIX system.
  *
  * Host test programs link this instead of the kernel: threads play CPUs.
- * A thread gets its dense CPU index the first time it asks (or explicitly
- * through host_set_cpu_id), so per-CPU arrays in lib/ work unchanged.
+ * A thread names its dense CPU index through host_set_cpu_id (CPU 0 until
+ * it does; platform_cpu_id is inline, platform_cpu.h), so per-CPU arrays in
+ * lib/ work unchanged.
  * The native benchmark program (tests/bench) links it too, with yielding
  * switched off: its threads are pinned one per core and must only spin.
  * Sleeping waits are futexes, and the fence on other CPUs is
@@ -32,8 +33,7 @@
 #include "cpu.h" /* CPUID and the fenced TSC reads are the same instructions in user space */
 #endif
 
-static _Thread_local int host_cpu = -1;
-static unsigned host_next_cpu;
+_Thread_local unsigned host_cpu_index;
 static unsigned host_cpus_online = 1;
 
 void host_set_cpu_id(unsigned id)
@@ -42,19 +42,12 @@ void host_set_cpu_id(unsigned id)
 		fprintf(stderr, "host_set_cpu_id: %u is not below MAX_CPUS (%d)\n", id, MAX_CPUS);
 		abort();
 	}
-	host_cpu = (int)id;
+	host_cpu_index = id;
 }
 
 void host_set_cpu_count(unsigned n)
 {
 	__atomic_store_n(&host_cpus_online, n, __ATOMIC_RELAXED);
-}
-
-unsigned platform_cpu_id(void)
-{
-	if (host_cpu < 0)
-		host_set_cpu_id(__atomic_fetch_add(&host_next_cpu, 1, __ATOMIC_RELAXED) % MAX_CPUS);
-	return (unsigned)host_cpu;
 }
 
 unsigned platform_cpu_count(void)

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-/* Give the calling thread CPU index @id (below MAX_CPUS). */
+/* Give the calling thread CPU index @id (below MAX_CPUS); a thread is CPU 0 until it does. */
 void host_set_cpu_id(unsigned id);
 
 /* What platform_cpu_count() reports: the number of threads a test runs. */

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""fastpath_check.py - the lockref's successful lockless path is straight-line.
+
+Why: the point of a lockref is that an uncontended get or put costs one
+`lock cmpxchg` and little else.  A call (e.g. out of line for the CPU id
+of the per-CPU statistics) or a stack frame on that path costs as much
+again, and nothing in the C says so: only the machine code does.  So this
+reads the machine code.
+
+For each public lockless call of both forms it disassembles the function
+(objdump -d) and finds its success paths: every path that runs from the
+entry through a `lock cmpxchg*` whose exchange succeeded (the edge of the
+conditional jump right after it that ZF=1 selects) to a `ret`.  Paths that
+never reach an exchange (the lock seen held, a refusal, the locked mode)
+and the edge of a failed exchange lead to the slow path and are not
+checked.  On the success paths there must be no call, no frame set-up
+(push %rbp, mov %rsp,%rbp, enter, leave, sub/add on %rsp) and no tail jump
+out of the function; each function must have at least one success path.
+In the kernel, which keeps frame pointers for panic backtraces, these
+functions must not touch %rbp at all, or a backtrace through their slow
+path would follow a clobbered frame pointer.
+
+Usage: fastpath_check.py [--self-test] [--kernel ELF] [--native OBJ...]
+With no arguments: build/kernel.elf and build/bench-native/obj/lib/lockref{,16}.o.
+"""
+import re
+import subprocess
+import sys
+
+OPS = ["get", "get_not_zero", "get_not_dead", "put_not_zero", "put_return", "put_or_lock"]
+FUNCTIONS = [f"lockref_{op}{p}" for op in OPS for p in ("", "_p")] + [
+    f"lockref16_{op}{p}" for op in OPS + ["get_if_gen"] for p in ("", "_p")
+]
+DEFAULT_KERNEL = "build/kernel.elf"
+DEFAULT_NATIVE = ["build/bench-native/obj/lib/lockref.o", "build/bench-native/obj/lib/lockref16.o"]
+
+# The jump that reads the compare-exchange's ZF, and which of its edges is the success (ZF=1).
+SUCCESS_IF_TAKEN = {"je": True, "jz": True, "jne": False, "jnz": False}
+# What the compiler may put between the exchange and that jump: none of these writes the
+# flags (Intel SDM Vol. 1, Appendix A, EFLAGS cross-reference), so the jump still reads ZF.
+FLAGS_KEPT = re.compile(r"^(lea|mov\w*|set\w+|cmov\w+|nop\w*|xchg|push|pop)$")
+FRAME = [
+    re.compile(r"^push\s+%rbp$"),
+    re.compile(r"^mov\s+%rsp,%rbp$"),
+    re.compile(r"^(sub|add)\S*\s+.*,%rsp$"),
+    re.compile(r"^(enter|leave)\b"),
+]
+HEADER = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
+INSN = re.compile(r"^\s*([0-9a-f]+):\s+(.*?)\s*$")
+TARGET = re.compile(r"^([0-9a-f]+) <([^>+]+)(\+0x[0-9a-f]+)?>$")
+
+
+def parse(text):
+    """Map each function name to its instructions: a list of (addr, mnemonic, operands)."""
+    funcs, cur = {}, None
+    for line in text.splitlines():
+        m = HEADER.match(line)
+        if m:
+            cur = funcs.setdefault(m.group(1), [])
+            continue
+        m = INSN.match(line)
+        if m and cur is not None:
+            parts = m.group(2).split(None, 1)
+            if not parts or parts[0] == "(bad)":
+                continue
+            mnem, ops = parts[0], parts[1] if len(parts) > 1 else ""
+            if mnem in ("lock", "notrack", "bnd", "rep", "repz", "repnz", "ds"):
+                sub = ops.split(None, 1)
+                mnem, ops = (mnem + " " + sub[0]), (sub[1] if len(sub) > 1 else "")
+            ops = ops.split("#")[0].strip()
+            cur.append((int(m.group(1), 16), mnem, ops))
+        elif not line.strip():
+            cur = None
+    return funcs
+
+
+def base(mnem):
+    return mnem.split()[-1]
+
+
+def check_function(name, insns, kernel):
+    """Problems with @name's success paths (an empty list: it is straight-line)."""
+    if not insns:
+        return [f"{name}: not found in the disassembly"]
+    index = {a: i for i, (a, _, _) in enumerate(insns)}
+    problems = []
+    succ = [[] for _ in insns]
+    exchanges = []  # (index of the jump on the exchange's ZF, where its success edge leads)
+    for i, (addr, mnem, ops) in enumerate(insns):
+        b = base(mnem)
+        nxt = i + 1 if i + 1 < len(insns) else None
+        target = None
+        m = TARGET.match(ops)
+        if b.startswith("j") and m and int(m.group(1), 16) in index and m.group(2) == name:
+            target = index[int(m.group(1), 16)]
+        if kernel and "%rbp" in ops:
+            problems.append(f"{name}+{addr - insns[0][0]:#x}: touches %rbp ({mnem} {ops})")
+        if b.startswith("cmpxchg") and mnem.startswith("lock"):
+            k = i + 1
+            while k < len(insns) and FLAGS_KEPT.match(base(insns[k][1])):
+                k += 1
+            jump = insns[k] if k < len(insns) else None
+            if jump is None or base(jump[1]) not in SUCCESS_IF_TAKEN:
+                off = addr - insns[0][0]
+                problems.append(f"{name}+{off:#x}: no je/jne reads the exchange's ZF")
+                continue
+            jm = TARGET.match(jump[2])
+            if not jm or int(jm.group(1), 16) not in index:
+                problems.append(f"{name}: the jump after the exchange leaves the function")
+                continue
+            taken, fall = index[int(jm.group(1), 16)], k + 1
+            exchanges.append((k, taken if SUCCESS_IF_TAKEN[base(jump[1])] else fall))
+        if b == "ret" or b == "jmp":
+            if target is not None:
+                succ[i].append(target)
+            continue
+        if nxt is not None:
+            succ[i].append(nxt)
+        if target is not None and b != "call":
+            succ[i].append(target)
+    # The jump on the exchange's ZF: only its success edge is a success path.
+    for k, ok in exchanges:
+        succ[k] = [ok]
+
+    def reach(starts, edges):
+        seen, todo = set(starts), list(starts)
+        while todo:
+            for j in edges[todo.pop()]:
+                if j not in seen:
+                    seen.add(j)
+                    todo.append(j)
+        return seen
+
+    pred = [[] for _ in insns]
+    for i, js in enumerate(succ):
+        for j in js:
+            pred[j].append(i)
+    rets = [i for i, (_, m, _) in enumerate(insns) if base(m) == "ret"]
+    from_entry = reach([0], succ)
+    to_ret = reach(rets, pred)
+    path = set()
+    for i, ok in exchanges:
+        if i not in from_entry:
+            continue
+        after = reach([ok], succ) & to_ret
+        if not after:
+            where = insns[ok][0] - insns[0][0]
+            problems.append(f"{name}: the exchange's success edge (+{where:#x}) reaches no ret")
+            continue
+        path |= (from_entry & reach([i], pred)) | after
+    if not path and not problems:
+        problems.append(f"{name}: no path from the entry through a successful exchange to a ret")
+    for i in sorted(path):
+        addr, mnem, ops = insns[i]
+        text = f"{mnem} {ops}".strip()
+        off = addr - insns[0][0]
+        if base(mnem).startswith("call"):
+            problems.append(f"{name}+{off:#x}: call on the success path ({text})")
+        elif any(p.match(f"{base(mnem)} {ops}".strip()) for p in FRAME):
+            problems.append(f"{name}+{off:#x}: frame set-up on the success path ({text})")
+        elif base(mnem) == "jmp" and not succ[i]:
+            problems.append(f"{name}+{off:#x}: leaves the function on the success path ({text})")
+    return problems
+
+
+def disassemble(path):
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path], capture_output=True,
+                         text=True, check=True)
+    return parse(out.stdout)
+
+
+def check(path, names, kernel):
+    funcs = disassemble(path)
+    problems = []
+    for name in names:
+        problems += [f"{path}: {p}" for p in check_function(name, funcs.get(name, []), kernel)]
+    return problems
+
+
+# Two hand-made functions: the check must pass the first and fail the second.
+SELF_TEST = """
+0000000000000000 <good>:
+   0:	mov    (%rdi),%rax
+   3:	test   %al,%al
+   5:	jne    20 <good+0x20>
+   7:	push   %rbx
+   8:	lock cmpxchg8b (%rdi)
+   c:	jne    30 <good+0x30>
+   e:	mov    %gs:0x8,%eax
+  16:	pop    %rbx
+  17:	ret
+  20:	jmp    100 <slow>
+  30:	pop    %rbx
+  31:	call   100 <slow>
+  36:	ret
+
+0000000000000040 <bad>:
+  40:	push   %rbp
+  41:	mov    %rsp,%rbp
+  44:	lock cmpxchg8b (%rdi)
+  48:	jne    60 <bad+0x20>
+  4a:	call   200 <platform_cpu_id>
+  4f:	pop    %rbp
+  50:	ret
+  60:	jmp    100 <slow>
+"""
+
+
+def self_test():
+    funcs = parse(SELF_TEST)
+    good = check_function("good", funcs["good"], True)
+    bad = check_function("bad", funcs["bad"], True)
+    if good or not any("call on the success path" in p for p in bad) or not any(
+            "frame set-up" in p for p in bad):
+        print(f"self-test FAILED: good {good}, bad {bad}")
+        return False
+    print("ok self-test: a call and a frame after the exchange are found, "
+          "the slow path's call is not")
+    return True
+
+
+def main(argv):
+    kernel, native, args = None, [], list(argv)
+    ok = self_test()
+    if args == ["--self-test"]:
+        return 0 if ok else 1
+    while args:
+        a = args.pop(0)
+        if a == "--kernel":
+            kernel = args.pop(0)
+        elif a == "--native":
+            while args and not args[0].startswith("--"):
+                native.append(args.pop(0))
+        else:
+            print(f"fastpath_check: unknown argument {a!r}")
+            return 2
+    if kernel is None and not native:
+        kernel, native = DEFAULT_KERNEL, DEFAULT_NATIVE
+    problems = []
+    targets = ([(kernel, True)] if kernel else []) + [(n, False) for n in native]
+    for path, is_kernel in targets:
+        names = [f for f in FUNCTIONS if ("lockref16_" in f) == ("lockref16" in path)] \
+            if not is_kernel else FUNCTIONS
+        found = check(path, names, is_kernel)
+        problems += found
+        print(f"{'not ok' if found else 'ok'} {path}: {len(names)} functions")
+    for p in problems:
+        print("FAIL " + p)
+    return 0 if ok and not problems else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
