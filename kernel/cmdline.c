@@ -11,6 +11,7 @@
 
 #include "lockref.h"
 #include "platform.h"
+#include "spinlock.h"
 #include "string.h"
 
 #define DEFAULT_SEED	   1
@@ -145,6 +146,7 @@ DEFINE_SETTER(set_fault, fault, enum fault_kind, 1)
 DEFINE_SETTER(set_exit, exit, enum exit_kind, 0)
 DEFINE_SETTER(set_spinlock_pv, spinlock_pv, enum pv_kind, 0)
 DEFINE_SETTER(set_console, console, unsigned, 1)
+DEFINE_SETTER(set_spinlock_kind, spinlock_kind, unsigned, 0)
 
 static void set_torture_s(uint64_t v)
 {
@@ -165,6 +167,13 @@ const char *const lockref_cas_names[] = {
     [LOCKREF_CAS_CMPXCHG8B] = "cmpxchg8b",
     [LOCKREF_CAS_CMPXCHGQ] = "cmpxchgq",
     NULL,
+};
+
+/* Indexed by enum spin_kind (lib/spinlock.h); the boot log and # ENV use it too. */
+const char *const spin_kind_names[] = {
+    [SPIN_KIND_TICKET] = "ticket",
+    [SPIN_KIND_QSPINLOCK] = "qspinlock",
+    [SPIN_KINDS] = NULL,
 };
 
 static void set_policy(uint64_t v)
@@ -190,6 +199,7 @@ static const struct option options[] = {
     {"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
     {"exit", OPT_CHOICE, "auto, halt or reboot", 0, 0, exit_names, set_exit},
     {"spinlock.pv", OPT_CHOICE, "auto, on or off", 0, 0, pv_names, set_spinlock_pv},
+    {"spinlock.kind", OPT_CHOICE, "ticket or qspinlock", 0, 0, spin_kind_names, set_spinlock_kind},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -238,7 +248,7 @@ static void parse_word(char *word)
 	platform_log(
 	    "cmdline: unknown option '%s%s%s' (known: run quick seed torture.secs bench.ms "
 	    "bench.trials lockref.policy lockref.retries lockref.wait lockref.cas smp.max "
-	    "torture.busted selftest.fault console exit spinlock.pv); ignored",
+	    "torture.busted selftest.fault console exit spinlock.pv spinlock.kind); ignored",
 	    word, value ? "=" : "", value ? value : "");
 }
 
@@ -260,6 +270,7 @@ void cmdline_parse(const char *line)
 	    .smp_max = MAX_CPUS,
 	    .exit = EXIT_AUTO,
 	    .spinlock_pv = PV_AUTO,
+	    .spinlock_kind = SPIN_KIND_TICKET,
 	};
 	if (len == CMDLINE_MAX) {
 		platform_log("cmdline: longer than %u bytes; the rest is ignored", CMDLINE_MAX - 1);

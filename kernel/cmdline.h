@@ -46,7 +46,9 @@ struct kernel_options {
 	unsigned console; /* CONSOLE_* mask (console.h); 0: not given, every console */
 	enum exit_kind exit;
 	enum pv_kind spinlock_pv;
-	const char *raw; /* the command line as given */
+	unsigned
+	    spinlock_kind; /* enum spin_kind (lib/spinlock.h): 0 ticket (default), 1 qspinlock */
+	const char *raw;   /* the command line as given */
 };
 
 extern struct kernel_options opts;
@@ -64,12 +66,17 @@ void cmdline_parse(const char *line);
 void cmdline_apply_lockref(void);
 
 /*
- * Before any other CPU takes a lock: spinlock.pv= (auto is @auto_on, for
- * the reason @why); prints one line saying which.
+ * Before any other CPU takes a lock: spinlock.kind=, and spinlock.pv= (auto
+ * is @auto_on, for the reason @why; paravirtual is ticket-only, so on with
+ * the queued kind gives one cmdline: line and stays off); prints one line
+ * saying which.
  */
 void cmdline_apply_spinlock(bool auto_on, const char *why);
 
 /* The names of enum lockref_cas ("cmpxchg8b", "cmpxchgq"), for logs and # ENV. */
 extern const char *const lockref_cas_names[];
+
+/* The names of enum spin_kind ("ticket", "qspinlock"), for spinlock.kind=, logs and # ENV. */
+extern const char *const spin_kind_names[];
 
 #endif /* KERNEL_CMDLINE_H */
