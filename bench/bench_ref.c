@@ -24,6 +24,8 @@ const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
     [BENCH_IMPL_LOCKREF_OTHER_CAS] = {NULL, BENCH_REF_LOCKREF, NULL},
     [BENCH_IMPL_SPINLOCK_PV] = {"spinlock-pv", BENCH_REF_SPINLOCK, NULL, true},
     [BENCH_IMPL_LOCKREF_PV] = {"lockref-pv", BENCH_REF_LOCKREF, NULL, true},
+    [BENCH_IMPL_QSPINLOCK] = {"qspinlock", BENCH_REF_SPINLOCK, NULL, false, true},
+    [BENCH_IMPL_LOCKREF_QSPINLOCK] = {"lockref-qspinlock", BENCH_REF_LOCKREF, NULL, false, true},
 };
 
 static inline __attribute__((always_inline)) void
@@ -182,8 +184,11 @@ static bool ref_is_lockref(const struct bench_ref *r)
 void bench_ref_init(struct bench_ref *r, const struct bench_ref_impl *impl,
 		    struct bench_ref_obj *obj)
 {
-	*r = (struct bench_ref){
-	    .impl = impl, .name = impl->name, .obj = obj, .pv_boot = spin_pv_enabled()};
+	*r = (struct bench_ref){.impl = impl,
+				.name = impl->name,
+				.obj = obj,
+				.pv_boot = spin_pv_enabled(),
+				.kind_boot = spin_kind()};
 	r->policy = impl->policy ? impl->policy : lockref_get_policy();
 	if (!impl->name) {
 		r->other_policy = *lockref_get_policy();
@@ -236,14 +241,18 @@ static void ref_unlock(struct bench_ref *r)
 
 /*
  * CPU 0, before a trial: count 1 + preload, unlocked, counters cleared, and
- * the ticket lock in the implementation's mode (plain or paravirtual; the
- * mode is global, and only CPU 0 runs now, so no lock is contended).
+ * the lock of the implementation's kind (ticket or queued) and mode (plain
+ * or paravirtual; both are global, and only CPU 0 runs now, so no lock is
+ * contended).  The object is initialised after the kind is set: a free
+ * ticket word need not be 0, the queued kind's only free word.  Only this
+ * object's lock is taken during the trial.
  */
 static void ref_reset(void *arg)
 {
 	struct bench_ref *r = arg;
 	struct bench_ref_obj *o = r->obj;
 
+	spin_kind_set(r->impl->qspin ? SPIN_KIND_QSPINLOCK : SPIN_KIND_TICKET);
 	spin_pv_set(r->impl->pv);
 	switch (r->impl->kind) {
 	case BENCH_REF_XADD:
@@ -283,7 +292,7 @@ static void ref_sum_pv(struct bench_ref *r)
 
 /*
  * CPU 0, after a trial: every get was matched by a put, nothing was left
- * locked; the boot's lock mode back.
+ * locked; the boot's lock mode and kind back.
  */
 static bool ref_check(void *arg, char *why, size_t size)
 {
@@ -312,6 +321,8 @@ static bool ref_check(void *arg, char *why, size_t size)
 		locked = spin_is_locked(&o->lr16.lock);
 		break;
 	}
+	spin_kind_set(
+	    r->kind_boot); /* read under the trial's kind; now the boot's (spinlock.kind=) */
 	if (r->errors)
 		ksnprintf(why, size, "%llu puts found the last reference and came back locked",
 			  (unsigned long long)r->errors);

@@ -69,9 +69,12 @@ void cmdline_apply_lockref(void);
  * Before any other CPU takes a lock: spinlock.kind=, and spinlock.pv= (auto
  * is @auto_on, for the reason @why; paravirtual is ticket-only, so on with
  * the queued kind gives one cmdline: line and stays off); prints one line
- * saying which.
+ * saying which.  Only CPU 0 runs, and no lock is held: right after setting
+ * the kind it calls @locks_reinit (if not NULL), which must spin_init every
+ * lock the platform took before, since a free ticket lock's word need not
+ * be 0, the queued kind's only free word.
  */
-void cmdline_apply_spinlock(bool auto_on, const char *why);
+void cmdline_apply_spinlock(bool auto_on, const char *why, void (*locks_reinit)(void));
 
 /* The names of enum lockref_cas ("cmpxchg8b", "cmpxchgq"), for logs and # ENV. */
 extern const char *const lockref_cas_names[];

@@ -19,7 +19,7 @@
  * Sleeping waiters pay off when CPUs are virtual and may outnumber the
  * host's cores; the caller says whether that is likely (@auto_on) and why.
  */
-void cmdline_apply_spinlock(bool auto_on, const char *why)
+void cmdline_apply_spinlock(bool auto_on, const char *why, void (*locks_reinit)(void))
 {
 	bool queued = opts.spinlock_kind == SPIN_KIND_QSPINLOCK;
 	bool on = opts.spinlock_pv == PV_ON || (opts.spinlock_pv == PV_AUTO && auto_on);
@@ -31,6 +31,8 @@ void cmdline_apply_spinlock(bool auto_on, const char *why)
 	if (queued)
 		on = false;
 	spin_kind_set((enum spin_kind)opts.spinlock_kind);
+	if (locks_reinit)
+		locks_reinit();
 	spin_pv_set(on);
 	platform_log("spinlock: kind %s (spinlock.kind=%s): every lock, the lockrefs' included",
 		     spin_kind_names[opts.spinlock_kind], spin_kind_names[opts.spinlock_kind]);

@@ -49,4 +49,11 @@ void console_enter_panic(void);
 /* Let the UART finish sending before the machine goes away. */
 void console_drain(void);
 
+/*
+ * Make the console's lock free under the spinlock kind just set
+ * (spin_kind_set): a free ticket lock's word is head == tail, which the
+ * queued kind would read as held.  CPU 0 alone, at boot, the lock free.
+ */
+void console_lock_reinit(void);
+
 #endif /* KERNEL_CONSOLE_H */

@@ -59,6 +59,13 @@ static void print_env(void)
 	       spin_pv_enabled() ? "true" : "false", spin_kind_names[spin_kind()]);
 }
 
+/* The locks taken before spinlock.kind= applies, made free under the kind it sets. */
+static void boot_locks_reinit(void)
+{
+	console_lock_reinit();
+	heap_lock_reinit();
+}
+
 void kernel_main(uint32_t magic, uint64_t info_addr)
 {
 	const void *info = (const void *)(uintptr_t)info_addr;
@@ -87,8 +94,10 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	cpus[0].apic_id = apic_id();
 	tsc_init();		/* calibrated time for the AP start-up */
 	apic_timer_calibrate(); /* bounds sleeping waits (platform_cpu_wait) */
-	cmdline_apply_spinlock(cpuinfo.hypervisor, cpuinfo.hypervisor ? "CPUID reports a hypervisor"
-								      : "no hypervisor in CPUID");
+	cmdline_apply_spinlock(cpuinfo.hypervisor,
+			       cpuinfo.hypervisor ? "CPUID reports a hypervisor"
+						  : "no hypervisor in CPUID",
+			       boot_locks_reinit);
 	cmdline_apply_lockref(); /* lockref.*=: the boot policy */
 	smp_start_aps();	 /* every CPU, or a line saying why not */
 	print_env();

@@ -168,7 +168,11 @@ static inline enum spin_kind spin_kind(void)
 /*
  * Make every spinlock_t @kind.  Only while no lock is held or contended (at
  * boot, or between benchmark trials with every other CPU at a barrier): a
- * lock word means different things to the two kinds.
+ * lock word means different things to the two kinds.  From ticket to
+ * qspinlock, every lock used before must be spin_init'ed again before its
+ * next use: a free ticket lock is head == tail, not necessarily 0, and the
+ * queued kind reads any non-zero word as held.  The other way needs
+ * nothing (0 is free to both).
  */
 void spin_kind_set(enum spin_kind kind);
 

@@ -353,7 +353,8 @@ int main(int argc, char **argv)
 	host_set_relax_yield(false);
 	nthreads = native_choose_cpus(want);
 	host_set_cpu_count(nthreads);
-	cmdline_apply_spinlock(false, "threads pinned one per core are not oversubscribed");
+	/* The host platform has no lock of its own to re-initialise. */
+	cmdline_apply_spinlock(false, "threads pinned one per core are not oversubscribed", NULL);
 	cmdline_apply_lockref();
 	native_print_env(nthreads);
 	platform_print("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: bench\n    1..%u",
