@@ -24,7 +24,7 @@
 #define SUITES_TESTS   (SUITE_BOOT | SUITE_SPINLOCK | SUITE_LOCKREF | SUITE_FS)
 #define SUITES_ALL     (SUITES_TESTS | SUITE_BENCH)
 
-enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK };
+enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK, BUSTED_QSPINLOCK };
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT };
 enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */
