@@ -58,9 +58,13 @@
  * kind (spinlock.kind=) with its debug checks; qspinlock_torture takes the
  * queued lock's own qspin_lock on the torture's private lock, so every boot
  * tortures the queued spinlock whatever its kind, without switching the
- * kind every other lock uses.  Its FIFO bound is the ticket lock's: once a
- * waiter owns pending or has queued, nobody overtakes it, and the fast path
- * and pending bit take a free or uncontended lock only.
+ * kind every other lock uses.  FIFO is judged for the ticket lock only:
+ * the queued lock is FIFO once a waiter owns pending or has queued, but
+ * before that a CPU whose compare-exchange found the word changed retries,
+ * and a CPU arriving when the word reads 0 takes the lock ahead of it (lock
+ * stealing, as in Linux's).  Under TCG at 2 CPUs that overtook 354 of
+ * 318052 acquisitions, just over the ticket lock's allowance; its count is
+ * still printed.
  * torture.busted=qspinlock runs qspinlock_torture on qspin_lock_busted
  * (qspinlock_busted.h), whose pending waiter does not wait for the holder.
  */
@@ -133,6 +137,7 @@ static struct {
 	struct spin_pv_stats pv; /* spin_pv_stats() at the start */
 	const char *label;	 /* "spinlock" or "qspinlock", in every line */
 	bool busted;
+	bool fifo; /* the lock tortured is the ticket lock: FIFO is an invariant */
 } spin_torture __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 static void spin_fail(struct ktest_ctx *t, struct spin_cpu *c, enum spin_invariant inv,
@@ -171,6 +176,7 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 		spin_torture.release = busted ? spin_unlock_busted : spin_unlock;
 	}
 	spin_torture.label = queued ? "qspinlock" : "spinlock";
+	spin_torture.fifo = !queued && spin_kind() == SPIN_KIND_TICKET;
 	spin_torture.busted = busted;
 	spin_torture.ncpus = t->ncpus;
 	spin_torture.cpu = platform_alloc(sizeof(struct spin_cpu) * t->ncpus, CACHE_PAIR_BYTES);
@@ -270,7 +276,7 @@ static void spin_check_fifo(struct ktest_ctx *t, uint64_t total)
 		   "%lu allowed (%lu sleepers passed over); most others first: %lu on cpu %u",
 		   spin_torture.label, overtaken, total, 2 * spin_torture.ncpus, allowed, passes,
 		   max_ahead, worst);
-	if (overtaken > allowed)
+	if (overtaken > allowed && spin_torture.fifo)
 		spin_fail(t, &cpu[0], SPIN_FIFO,
 			  "%lu of %lu acquisitions had %u or more others go first (most: %lu, "
 			  "on cpu %u), more than the %lu allowed: not FIFO",
