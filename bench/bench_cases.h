@@ -32,6 +32,8 @@
 	X(refcount_lockref_other_cas, "refcount-lockref-other-cas", BENCH_ALL_CPUS)                \
 	X(refcount_spinlock_pv, "refcount-spinlock-pv", BENCH_ALL_CPUS)                            \
 	X(refcount_lockref_pv, "refcount-lockref-pv", BENCH_ALL_CPUS)                              \
+	X(refcount_qspinlock, "refcount-qspinlock", BENCH_ALL_CPUS)                                \
+	X(refcount_lockref_qspinlock, "refcount-lockref-qspinlock", BENCH_ALL_CPUS)                \
 	X(convoy_xadd, "convoy-xadd", BENCH_ALL_CPUS)                                              \
 	X(convoy_spinlock, "convoy-spinlock", BENCH_ALL_CPUS)                                      \
 	X(convoy_lockref, "convoy-lockref", BENCH_ALL_CPUS)                                        \
@@ -40,6 +42,8 @@
 	X(convoy_lockref16, "convoy-lockref16", BENCH_ALL_CPUS)                                    \
 	X(convoy_spinlock_pv, "convoy-spinlock-pv", BENCH_ALL_CPUS)                                \
 	X(convoy_lockref_pv, "convoy-lockref-pv", BENCH_ALL_CPUS)                                  \
+	X(convoy_qspinlock, "convoy-qspinlock", BENCH_ALL_CPUS)                                    \
+	X(convoy_lockref_qspinlock, "convoy-lockref-qspinlock", BENCH_ALL_CPUS)                    \
 	X(pathwalk_same_lockref, "pathwalk-same-path-lockref", BENCH_ALL_CPUS)                     \
 	X(pathwalk_same_spinlock, "pathwalk-same-path-spinlock", BENCH_ALL_CPUS)                   \
 	X(pathwalk_own_lockref, "pathwalk-own-file-lockref", BENCH_ALL_CPUS)                       \

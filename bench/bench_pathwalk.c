@@ -27,6 +27,7 @@
 #include "lockref.h"
 #include "platform.h"
 #include "printf.h"
+#include "spinlock.h"
 #include "string.h"
 
 /* Directories above the file of the same-path walk (so a walk is PATHWALK_DEPTH + 1 steps). */
@@ -149,22 +150,34 @@ static void pathwalk_sweep(struct bench_ctx *t, const char *impl,
 		bench_fail(t, "pathwalk: the fs did not come apart cleanly");
 }
 
+/*
+ * The impl names on this boot's lock kind: the fs's locks (its nodes', its
+ * slots', its RCU's) are all spinlock_t, so the walk runs on whichever kind
+ * spinlock.kind= chose, and a qspinlock boot reports as the qspinlock impls.
+ */
+static const char *pathwalk_impl(bool locked)
+{
+	if (spin_kind() == SPIN_KIND_QSPINLOCK)
+		return locked ? "qspinlock" : "lockref-qspinlock";
+	return locked ? "spinlock" : "lockref";
+}
+
 void pathwalk_same_lockref(struct bench_ctx *t)
 {
-	pathwalk_sweep(t, "lockref", NULL, false);
+	pathwalk_sweep(t, pathwalk_impl(false), NULL, false);
 }
 
 void pathwalk_same_spinlock(struct bench_ctx *t)
 {
-	pathwalk_sweep(t, "spinlock", &lockref_policy_locked, false);
+	pathwalk_sweep(t, pathwalk_impl(true), &lockref_policy_locked, false);
 }
 
 void pathwalk_own_lockref(struct bench_ctx *t)
 {
-	pathwalk_sweep(t, "lockref", NULL, true);
+	pathwalk_sweep(t, pathwalk_impl(false), NULL, true);
 }
 
 void pathwalk_own_spinlock(struct bench_ctx *t)
 {
-	pathwalk_sweep(t, "spinlock", &lockref_policy_locked, true);
+	pathwalk_sweep(t, pathwalk_impl(true), &lockref_policy_locked, true);
 }

@@ -28,6 +28,10 @@ const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
     [BENCH_IMPL_LOCKREF_OTHER_CAS] = {.name = NULL, .kind = BENCH_REF_LOCKREF},
     [BENCH_IMPL_SPINLOCK_PV] = {.name = "spinlock-pv", .kind = BENCH_REF_SPINLOCK, .pv = true},
     [BENCH_IMPL_LOCKREF_PV] = {.name = "lockref-pv", .kind = BENCH_REF_LOCKREF, .pv = true},
+    [BENCH_IMPL_QSPINLOCK] = {.name = "qspinlock", .kind = BENCH_REF_SPINLOCK, .qspin = true},
+    [BENCH_IMPL_LOCKREF_QSPINLOCK] = {.name = "lockref-qspinlock",
+				      .kind = BENCH_REF_LOCKREF,
+				      .qspin = true},
 };
 
 static inline __attribute__((always_inline)) void
@@ -186,8 +190,11 @@ static bool ref_is_lockref(const struct bench_ref *r)
 void bench_ref_init(struct bench_ref *r, const struct bench_ref_impl *impl,
 		    struct bench_ref_obj *obj)
 {
-	*r = (struct bench_ref){
-	    .impl = impl, .name = impl->name, .obj = obj, .pv_boot = spin_pv_enabled()};
+	*r = (struct bench_ref){.impl = impl,
+				.name = impl->name,
+				.obj = obj,
+				.pv_boot = spin_pv_enabled(),
+				.kind_boot = spin_kind()};
 	r->policy = impl->policy ? impl->policy : lockref_get_policy();
 	if (!impl->name) {
 		r->other_policy = *lockref_get_policy();
@@ -244,14 +251,18 @@ static LOCK_RULES_EXEMPT void ref_unlock(struct bench_ref *r) RELEASES(*r)
 
 /*
  * CPU 0, before a trial: count 1 + preload, unlocked, counters cleared, and
- * the ticket lock in the implementation's mode (plain or paravirtual; the
- * mode is global, and only CPU 0 runs now, so no lock is contended).
+ * the lock of the implementation's kind (ticket or queued) and mode (plain
+ * or paravirtual; both are global, and only CPU 0 runs now, so no lock is
+ * contended).  The object is initialised after the kind is set: a free
+ * ticket word need not be 0, the queued kind's only free word.  Only this
+ * object's lock is taken during the trial.
  */
 static void ref_reset(void *arg)
 {
 	struct bench_ref *r = arg;
 	struct bench_ref_obj *o = r->obj;
 
+	spin_kind_set(r->impl->qspin ? SPIN_KIND_QSPINLOCK : SPIN_KIND_TICKET);
 	spin_pv_set(r->impl->pv);
 	switch (r->impl->kind) {
 	case BENCH_REF_XADD:
@@ -291,7 +302,7 @@ static void ref_sum_pv(struct bench_ref *r)
 
 /*
  * CPU 0, after a trial: every get was matched by a put, nothing was left
- * locked; the boot's lock mode back.
+ * locked; the boot's lock mode and kind back.
  */
 static bool ref_check(void *arg, char *why, size_t size)
 {
@@ -320,6 +331,8 @@ static bool ref_check(void *arg, char *why, size_t size)
 		locked = spin_is_locked(&o->lr16.lock);
 		break;
 	}
+	spin_kind_set(
+	    r->kind_boot); /* read under the trial's kind; now the boot's (spinlock.kind=) */
 	if (r->errors)
 		ksnprintf(why, size, "%llu puts found the last reference and came back locked",
 			  (unsigned long long)r->errors);

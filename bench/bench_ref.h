@@ -2,7 +2,8 @@
 /*
  * bench_ref.h - the reference counts the benchmarks compare, behind one
  * interface: a plain atomic counter, a ticket lock guarding a count, the
- * 8-byte lockref under any policy, and the 16-byte lockref.
+ * 8-byte lockref under any policy, and the 16-byte lockref; the locked
+ * ones on either kind of spinlock (ticket or qspinlock, spin_kind_set).
  *
  * Why one file for all of them: the uncontended, refcount, convoy and
  * retry-table benchmarks must run the very same get and put code, or their
@@ -43,6 +44,8 @@ struct bench_ref_impl {
 	const struct lockref_policy *policy;
 	/* The ticket lock inside: paravirtual (spin, then halt) if true, else plain. */
 	bool pv;
+	/* The lock inside (and the lockref's): the queued spinlock if true, else the ticket lock. */
+	bool qspin;
 };
 
 /* The docs/interface.md implementations, in the order tables list them. */
@@ -56,6 +59,8 @@ enum {
 	BENCH_IMPL_LOCKREF_OTHER_CAS, /* "lockref-cmpxchgq", or "lockref-cmpxchg8b" */
 	BENCH_IMPL_SPINLOCK_PV,
 	BENCH_IMPL_LOCKREF_PV,
+	BENCH_IMPL_QSPINLOCK,	      /* "qspinlock": BENCH_REF_SPINLOCK on the queued kind */
+	BENCH_IMPL_LOCKREF_QSPINLOCK, /* "lockref-qspinlock": the boot policy on the queued kind */
 	BENCH_IMPLS
 };
 extern const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS];
@@ -99,6 +104,7 @@ struct LOCK_TYPE("bench_ref") bench_ref {
 	volatile uint64_t errors;	/* put_or_lock came back with the lock held */
 	struct bench_ref_convoy convoy;
 	bool pv_boot;		       /* spin_pv_enabled() at init: restored after every trial */
+	enum spin_kind kind_boot;      /* spin_kind() at init: restored after every trial */
 	struct spin_pv_stats pv_start; /* spin_pv_stats() at reset */
 	struct spin_pv_stats pv_sum;   /* paravirtual counts, summed over the trials */
 	unsigned pv_trials;

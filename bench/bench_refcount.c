@@ -140,3 +140,23 @@ void convoy_lockref_pv(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_LOCKREF_PV, true);
 }
+
+void refcount_qspinlock(struct bench_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_QSPINLOCK, false);
+}
+
+void refcount_lockref_qspinlock(struct bench_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_LOCKREF_QSPINLOCK, false);
+}
+
+void convoy_qspinlock(struct bench_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_QSPINLOCK, true);
+}
+
+void convoy_lockref_qspinlock(struct bench_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_LOCKREF_QSPINLOCK, true);
+}

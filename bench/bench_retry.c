@@ -43,8 +43,9 @@ void retry_table(struct bench_ctx *t)
 {
 	if (t->cpu == 0) {
 		for (unsigned i = 0; i < RETRY_POLICIES; i++) {
-			retry_impls[i] = (struct bench_ref_impl){
-			    retry_policies[i].name, BENCH_REF_LOCKREF, &retry_policies[i], false};
+			retry_impls[i] =
+			    (struct bench_ref_impl){retry_policies[i].name, BENCH_REF_LOCKREF,
+						    &retry_policies[i], false, false};
 			bench_ref_init(&retry_args[i], &retry_impls[i], &retry_objs[i]);
 		}
 	}

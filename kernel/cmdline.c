@@ -11,6 +11,7 @@
 
 #include "lockref.h"
 #include "platform.h"
+#include "spinlock.h"
 #include "string.h"
 
 #define DEFAULT_SEED	   1
@@ -146,13 +147,14 @@ DEFINE_SETTER(set_exit, exit, enum exit_kind, 0)
 DEFINE_SETTER(set_spinlock_pv, spinlock_pv, enum pv_kind, 0)
 DEFINE_SETTER(set_console, console, unsigned, 1)
 DEFINE_SETTER(set_screen_dump, screen_dump, bool, 0)
+DEFINE_SETTER(set_spinlock_kind, spinlock_kind, unsigned, 0)
 
 static void set_torture_s(uint64_t v)
 {
 	opts.torture_ms = (unsigned)v * 1000;
 }
 
-static const char *const busted_names[] = {"lockref", "spinlock", NULL};
+static const char *const busted_names[] = {"lockref", "spinlock", "qspinlock", NULL};
 static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
 /* Indexed by enum exit_kind; power.c names the choice in its last line. */
 const char *const exit_names[] = {
@@ -175,6 +177,13 @@ const char *const lockref_cas_names[] = {
     NULL,
 };
 
+/* Indexed by enum spin_kind (lib/spinlock.h); the boot log and # ENV use it too. */
+const char *const spin_kind_names[] = {
+    [SPIN_KIND_TICKET] = "ticket",
+    [SPIN_KIND_QSPINLOCK] = "qspinlock",
+    [SPIN_KINDS] = NULL,
+};
+
 static void set_policy(uint64_t v)
 {
 	memcpy(opts.lockref_policy, policy_names[v], strlen(policy_names[v]) + 1);
@@ -193,12 +202,14 @@ static const struct option options[] = {
     {"lockref.wait", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_wait},
     {"lockref.cas", OPT_CHOICE, "cmpxchg8b or cmpxchgq", 0, 0, lockref_cas_names, set_cas},
     {"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
-    {"torture.busted", OPT_CHOICE, "lockref or spinlock", 0, 0, busted_names, set_busted},
+    {"torture.busted", OPT_CHOICE, "lockref, spinlock or qspinlock", 0, 0, busted_names,
+     set_busted},
     {"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
     {"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
     {"exit", OPT_CHOICE, "auto, halt, reboot or poweroff", 0, 0, exit_names, set_exit},
     {"spinlock.pv", OPT_CHOICE, "auto, on or off", 0, 0, pv_names, set_spinlock_pv},
     {"screen.dump", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_screen_dump},
+    {"spinlock.kind", OPT_CHOICE, "ticket or qspinlock", 0, 0, spin_kind_names, set_spinlock_kind},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -285,6 +296,7 @@ void cmdline_parse(const char *line)
 	    .smp_max = MAX_CPUS,
 	    .exit = EXIT_AUTO,
 	    .spinlock_pv = PV_AUTO,
+	    .spinlock_kind = SPIN_KIND_TICKET,
 	};
 	if (len == CMDLINE_MAX) {
 		platform_log("cmdline: longer than %u bytes; the rest is ignored", CMDLINE_MAX - 1);

@@ -24,7 +24,7 @@
 #define SUITES_TESTS   (SUITE_BOOT | SUITE_SPINLOCK | SUITE_LOCKREF | SUITE_FS)
 #define SUITES_ALL     (SUITES_TESTS | SUITE_BENCH)
 
-enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK };
+enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK, BUSTED_QSPINLOCK };
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
 enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */
@@ -47,7 +47,9 @@ struct kernel_options {
 	enum exit_kind exit;
 	bool screen_dump; /* screen.dump=1: the final screen also goes over serial (# SCREEN) */
 	enum pv_kind spinlock_pv;
-	const char *raw; /* the command line as given */
+	unsigned
+	    spinlock_kind; /* enum spin_kind (lib/spinlock.h): 0 ticket (default), 1 qspinlock */
+	const char *raw;   /* the command line as given */
 };
 
 extern struct kernel_options opts;
@@ -65,14 +67,22 @@ void cmdline_parse(const char *line);
 void cmdline_apply_lockref(void);
 
 /*
- * Before any other CPU takes a lock: spinlock.pv= (auto is @auto_on, for
- * the reason @why); prints one line saying which.
+ * Before any other CPU takes a lock: spinlock.kind=, and spinlock.pv= (auto
+ * is @auto_on, for the reason @why; paravirtual is ticket-only, so on with
+ * the queued kind gives one cmdline: line and stays off); prints one line
+ * saying which.  Only CPU 0 runs, and no lock is held: right after setting
+ * the kind it calls @locks_reinit (if not NULL), which must spin_init every
+ * lock the platform took before, since a free ticket lock's word need not
+ * be 0, the queued kind's only free word.
  */
-void cmdline_apply_spinlock(bool auto_on, const char *why);
+void cmdline_apply_spinlock(bool auto_on, const char *why, void (*locks_reinit)(void));
 
 /* The names of enum lockref_cas ("cmpxchg8b", "cmpxchgq"), for logs and # ENV. */
 extern const char *const lockref_cas_names[];
 /* The names of enum exit_kind ("auto", "halt", "reboot", "poweroff"). */
 extern const char *const exit_names[];
+
+/* The names of enum spin_kind ("ticket", "qspinlock"), for spinlock.kind=, logs and # ENV. */
+extern const char *const spin_kind_names[];
 
 #endif /* KERNEL_CMDLINE_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * cmdline_apply.c - hand the lockref.*= and spinlock.pv= words to the
+ * cmdline_apply.c - hand the lockref.*= and spinlock.*= words to the
  * library, once at boot.
  *
  * Kept apart from the parser (cmdline.c) so the parser stays pure C with no
@@ -19,18 +19,30 @@
  * Sleeping waiters pay off when CPUs are virtual and may outnumber the
  * host's cores; the caller says whether that is likely (@auto_on) and why.
  */
-void cmdline_apply_spinlock(bool auto_on, const char *why)
+void cmdline_apply_spinlock(bool auto_on, const char *why, void (*locks_reinit)(void))
 {
+	bool queued = opts.spinlock_kind == SPIN_KIND_QSPINLOCK;
 	bool on = opts.spinlock_pv == PV_ON || (opts.spinlock_pv == PV_AUTO && auto_on);
 
+	/* The halting waiters are the ticket lock's (spinlock_pv.c); the queued lock has none. */
+	if (queued && opts.spinlock_pv == PV_ON)
+		platform_log("cmdline: 'spinlock.pv=on': paravirtual mode is ticket-only, expected "
+			     "off or auto with spinlock.kind=qspinlock; using the plain qspinlock");
+	if (queued)
+		on = false;
+	spin_kind_set((enum spin_kind)opts.spinlock_kind);
+	if (locks_reinit)
+		locks_reinit();
 	spin_pv_set(on);
+	platform_log("spinlock: kind %s (spinlock.kind=%s): every lock, the lockrefs' included",
+		     spin_kind_names[opts.spinlock_kind], spin_kind_names[opts.spinlock_kind]);
 	platform_log("spinlock: paravirtual (spin, then halt until kicked) %s (spinlock.pv=%s%s%s)",
 		     on ? "on" : "off",
 		     opts.spinlock_pv == PV_ON	  ? "on"
 		     : opts.spinlock_pv == PV_OFF ? "off"
 						  : "auto",
 		     opts.spinlock_pv == PV_AUTO ? ": " : "",
-		     opts.spinlock_pv == PV_AUTO ? why : "");
+		     opts.spinlock_pv == PV_AUTO ? (queued ? "ticket-only" : why) : "");
 }
 
 void cmdline_apply_lockref(void)

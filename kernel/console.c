@@ -116,6 +116,11 @@ void vprintk(const char *fmt, va_list ap)
 		sti();
 }
 
+void console_lock_reinit(void)
+{
+	spin_init(&console_lock);
+}
+
 void printk(const char *fmt, ...)
 {
 	va_list ap;

@@ -77,4 +77,11 @@ void console_status_tick(uint64_t now_ms);
  */
 void console_show_results(bool pass, const char *footer, bool dump);
 
+/*
+ * Make the console's lock free under the spinlock kind just set
+ * (spin_kind_set): a free ticket lock's word is head == tail, which the
+ * queued kind would read as held.  CPU 0 alone, at boot, the lock free.
+ */
+void console_lock_reinit(void);
+
 #endif /* KERNEL_CONSOLE_H */

@@ -44,6 +44,11 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
+void heap_lock_reinit(void)
+{
+	spin_init(&heap_lock);
+}
+
 void heap_init(const struct boot_info *bi, uint64_t info_start, uint64_t info_end)
 {
 	struct mem_range r = memmap_heap_range(

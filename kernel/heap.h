@@ -17,4 +17,7 @@ void heap_init(const struct boot_info *bi, uint64_t info_start, uint64_t info_en
 void *heap_alloc(size_t size, size_t align);
 void heap_free(void *p, size_t size);
 
+/* As console_lock_reinit, for the heap's lock (CPU 0 alone, at boot, the lock free). */
+void heap_lock_reinit(void);
+
 #endif /* KERNEL_HEAP_H */

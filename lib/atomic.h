@@ -178,6 +178,12 @@ static inline uint8_t atomic_xchg8(uint8_t *p, uint8_t v)
 	return v;
 }
 
+static inline uint16_t atomic_xchg16(uint16_t *p, uint16_t v)
+{
+	__asm__ __volatile__("xchgw %0, %1" : "+r"(v), "+m"(*p) : : "memory");
+	return v;
+}
+
 static inline uint32_t atomic_xchg32(uint32_t *p, uint32_t v)
 {
 	__asm__ __volatile__("xchgl %0, %1" : "+r"(v), "+m"(*p) : : "memory");
@@ -348,6 +354,11 @@ static inline void atomic_store32_relaxed(uint32_t *p, uint32_t v)
 }
 
 static inline uint8_t atomic_xchg8(uint8_t *p, uint8_t v)
+{
+	return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+}
+
+static inline uint16_t atomic_xchg16(uint16_t *p, uint16_t v)
 {
 	return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
 }

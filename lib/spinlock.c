@@ -13,6 +13,10 @@
  * writes the head, and an x86 store has release semantics (SDM Vol. 3A
  * 8.2.2), so no LOCK prefix is needed.
  *
+ * The queued spinlock (qspinlock.c) is the other kind of spinlock_t: each
+ * entry point below tests the kind first (spin_kind_set) and keeps the
+ * debug checks for both kinds.
+ *
  * Paravirtual mode (spin, then halt until kicked) lives in spinlock_pv.c,
  * whose file comment names its steps W0-W5 (a waiter) and U0-U5 (an
  * unlock) and argues that no wake-up is lost.  This file calls in at those
@@ -23,7 +27,21 @@
 
 #include "atomic.h"
 #include "platform.h"
+#include "qspinlock.h"
 #include "spinlock_pv.h"
+
+struct spin_kind_word spin_kind_word = {.kind = SPIN_KIND_TICKET};
+
+void spin_kind_set(enum spin_kind kind)
+{
+	atomic_store8(&spin_kind_word.kind, (uint8_t)kind);
+}
+
+/* The kind test of every call: a predicted branch on a line nobody writes. */
+static inline bool spin_is_queued_kind(void)
+{
+	return __builtin_expect(spin_kind() != SPIN_KIND_TICKET, 0);
+}
 
 #ifdef SPINLOCK_DEBUG
 
@@ -82,8 +100,8 @@ static void spin_debug_release(spinlock_t *lock)
 			return;
 		}
 	}
-	platform_panic("spinlock %p: cpu %u unlocks a lock it does not hold (head %u tail %u)",
-		       (void *)lock, cpu, lock->tickets.head, lock->tickets.tail);
+	platform_panic("spinlock %p: cpu %u unlocks a lock it does not hold (word %#x)",
+		       (void *)lock, cpu, lock->val);
 }
 
 bool spin_is_held(const spinlock_t *lock)
@@ -93,20 +111,10 @@ bool spin_is_held(const spinlock_t *lock)
 
 #else /* !SPINLOCK_DEBUG */
 
-static void spin_debug_before_lock(spinlock_t *lock)
-{
-	(void)lock;
-}
-
-static void spin_debug_acquired(spinlock_t *lock)
-{
-	(void)lock;
-}
-
-static void spin_debug_release(spinlock_t *lock)
-{
-	(void)lock;
-}
+/* Without SPINLOCK_DEBUG the checks compile to nothing. */
+#define spin_debug_before_lock(lock) ((void)(lock))
+#define spin_debug_acquired(lock)    ((void)(lock))
+#define spin_debug_release(lock)     ((void)(lock))
 
 bool spin_is_held(const spinlock_t *lock)
 {
@@ -183,9 +191,13 @@ LOCK_RULES_EXEMPT void spin_lock(spinlock_t *lock)
 	uint16_t ticket;
 
 	spin_debug_before_lock(lock);
-	ticket = spin_take_ticket(lock, &old);
-	if ((uint16_t)old != ticket)
-		spin_wait_for(lock, ticket);
+	if (spin_is_queued_kind()) {
+		qspin_lock(lock);
+	} else {
+		ticket = spin_take_ticket(lock, &old);
+		if ((uint16_t)old != ticket)
+			spin_wait_for(lock, ticket);
+	}
 	spin_debug_acquired(lock);
 }
 
@@ -194,6 +206,10 @@ LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
 	uint16_t head;
 
 	spin_debug_release(lock);
+	if (spin_is_queued_kind()) {
+		qspin_unlock(lock);
+		return;
+	}
 	if (__builtin_expect(spin_pv_mode() == SPIN_PV_ARMED, 0)) { /* U0 */
 		spin_pv_unlock_armed(lock);
 		return;
@@ -211,6 +227,12 @@ LOCK_RULES_EXEMPT bool spin_trylock(spinlock_t *lock)
 {
 	spinlock_t old = {.val = atomic_load32(&lock->val)};
 
+	if (spin_is_queued_kind()) {
+		if (!qspin_trylock(lock))
+			return false;
+		spin_debug_acquired(lock);
+		return true;
+	}
 	if (!spin_value_unlocked(old))
 		return false;
 	/* Take the next ticket only if nobody else took one since we looked. */

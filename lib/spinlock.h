@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atomic.h"
 #include "lock_rules.h"
 #include "platform.h"
 
@@ -146,20 +147,60 @@ bool spin_is_locked(const spinlock_t *lock);
 bool spin_is_held(const spinlock_t *lock);
 
 /*
+ * The kind of every spinlock_t: the ticket lock above (the seeds' lock, the
+ * default) or the queued spinlock of qspinlock.h (Linux's since 4.2), chosen
+ * at boot (spinlock.kind=).  Every spin_* call and spin_value_unlocked
+ * branch on it, so it sits alone in its cache-line pair, read-mostly: the
+ * branch is predicted and the line never leaves the cache.
+ */
+enum spin_kind { SPIN_KIND_TICKET, SPIN_KIND_QSPINLOCK, SPIN_KINDS };
+
+struct spin_kind_word {
+	uint8_t kind;
+} __attribute__((aligned(CACHE_PAIR_BYTES)));
+extern struct spin_kind_word spin_kind_word;
+
+/* The kind in force; plain load, the word changes only while no lock is in use. */
+static inline enum spin_kind spin_kind(void)
+{
+	return (enum spin_kind)atomic_load8_relaxed(&spin_kind_word.kind);
+}
+
+/*
+ * Make every spinlock_t @kind.  Only while no lock is held or contended (at
+ * boot, or between benchmark trials with every other CPU at a barrier): a
+ * lock word means different things to the two kinds.  From ticket to
+ * qspinlock, every lock used before must be spin_init'ed again before its
+ * next use: a free ticket lock is head == tail, not necessarily 0, and the
+ * queued kind reads any non-zero word as held.  The other way needs
+ * nothing (0 is free to both).
+ */
+void spin_kind_set(enum spin_kind kind);
+
+/*
  * Decide from a copy of the lock word, not the live lock, whether that value
- * is free: unlocked iff head == tail.  A CPU waiting in the queue leaves
- * tail ahead of head, and a sleeper's flag makes the tail odd, so both
- * count as locked.  Used by the lockref, which reads the lock and its count
- * in one load.
+ * is free.  Ticket: unlocked iff head == tail; a CPU waiting in the queue
+ * leaves tail ahead of head, and a sleeper's flag makes the tail odd, so
+ * both count as locked.  Queued spinlock: unlocked iff the word is 0 (a
+ * holder, a pending waiter or a queue each set bits).  Used by the lockref,
+ * which reads the lock and its count in one load.
  */
 static inline bool spin_value_unlocked(spinlock_t copy)
 {
+	if (__builtin_expect(spin_kind() != SPIN_KIND_TICKET, 0))
+		return copy.val == 0;
 	return copy.tickets.head == copy.tickets.tail;
 }
 
-/* From a copy of a held lock's word: how many CPUs queue behind the holder. */
+/*
+ * From a copy of a held lock's word: how many CPUs queue behind the holder.
+ * Queued spinlock: only what the word shows (a pending waiter, a queue),
+ * so 0, 1 or 2, a lower bound.
+ */
 static inline unsigned spin_value_waiters(spinlock_t copy)
 {
+	if (spin_kind() != SPIN_KIND_TICKET)
+		return ((copy.val >> 8) & 1u) + ((copy.val >> 16) != 0);
 	uint16_t queued = (uint16_t)((copy.tickets.tail & ~SPIN_TAIL_SLEEPERS) - copy.tickets.head);
 
 	return queued ? queued / SPIN_TICKET_STEP - 1 : 0;

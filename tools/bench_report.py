@@ -43,7 +43,9 @@ import sys
 # The implementations in the order docs/interface.md lists them; others follow, sorted.
 IMPL_ORDER = ["xadd", "cas-loop-cmpxchg8b", "cas-loop-cmpxchgq", "spinlock", "spinlock-pv",
               "lockref", "lockref-pv", "lockref-v7", "lockref-locked", "lockref16", "lockref-cmpxchgq",
-              "lockref-cmpxchg8b"]
+              "lockref-cmpxchg8b", "qspinlock", "lockref-qspinlock"]
+# The two lock kinds (spinlock.kind=): each kind's lock impl and lockref impl.
+LOCK_KINDS = [("ticket", "spinlock", "lockref"), ("qspinlock", "qspinlock", "lockref-qspinlock")]
 INSN_ORDER = ["xadd", "cmpxchg8b", "cmpxchgq", "cmpxchg16b"]
 OP_ORDER = ["insn", "get", "put", "get+put"]
 BENCH_ORDER = ["uncontended", "refcount", "convoy", "retry-table", "pathwalk"]
@@ -507,6 +509,76 @@ def goals_hardware(results):
     return out
 
 
+def goals_qspinlock(results):
+    """The issue-6 goals again with the queued spinlock under the lockref; none without its lines."""
+    lr = results.get(("uncontended", "lockref-qspinlock", "get+put", 1))
+    ql = results.get(("uncontended", "qspinlock", "get+put", 1))
+    grid, cpus = scaling_grid(results, "refcount")
+    lref = grid.get("lockref-qspinlock", {})
+    if not (lr or ql or lref):
+        return []
+    out = []
+    name = f"uncontended lockref-qspinlock get+put <= {GOAL_UNCONTENDED_MAX}x qspinlock"
+    if lr and ql and ql["ns_per_op"]:
+        ratio = lr["ns_per_op"] / ql["ns_per_op"]
+        out.append(goal(name, ratio <= GOAL_UNCONTENDED_MAX,
+                        f"{lr['ns_per_op']:.2f} ns vs {ql['ns_per_op']:.2f} ns = {ratio:.2f}x"))
+    else:
+        out.append(goal(name, None, "no uncontended lockref-qspinlock/qspinlock get+put lines"))
+    multi = [n for n in cpus if n >= 2]
+    for base, bound in (("qspinlock", GOAL_VS_SPINLOCK_MIN), ("xadd", GOAL_VS_XADD_MIN)):
+        other = grid.get(base, {})
+        pairs = [(n, lref[n]["ops_per_sec"], other[n]["ops_per_sec"]) for n in multi
+                 if n in lref and n in other and other[n]["ops_per_sec"]]
+        name = f"refcount: lockref-qspinlock >= {bound}x {base} at every N >= 2"
+        if not pairs:
+            out.append(goal(name, None, "needs refcount lines at 2 or more CPUs"))
+            continue
+        out.append(goal(name, all(a >= bound * b for _, a, b in pairs),
+                        ", ".join(f"N={n}: {a / b:.2f}x" for n, a, b in pairs)))
+    return out
+
+
+def section_lock_kinds(results):
+    """Ticket and qspinlock side by side: each kind's lock, its lockref, and their ratio."""
+    if not any(k[1] in ("qspinlock", "lockref-qspinlock") for k in results):
+        return None
+    rows = []
+
+    def ns(impl):
+        r = results.get(("uncontended", impl, "get+put", 1))
+        return r.get("ns_per_op") if r else None
+    cells = {kind: (ns(lock), ns(lref)) for kind, lock, lref in LOCK_KINDS}
+    rows.append(["uncontended lock, inc, unlock (get+put), ns"]
+                + [f"{cells[k][0]:.2f}" if cells[k][0] else "-" for k, _, _ in LOCK_KINDS])
+    rows.append(["uncontended lockref get+put, ns"]
+                + [f"{cells[k][1]:.2f}" if cells[k][1] else "-" for k, _, _ in LOCK_KINDS])
+    rows.append(["uncontended lockref / its lock"]
+                + [fmt_ratio(cells[k][1], cells[k][0]) for k, _, _ in LOCK_KINDS])
+    grid, cpus = scaling_grid(results, "refcount")
+    xadd = grid.get("xadd", {})
+    for n in cpus:
+        def rate(impl):
+            r = grid.get(impl, {}).get(n)
+            return r["ops_per_sec"] if r else None
+        rows.append([f"refcount N={n}: lock, ops/s"]
+                    + [fmt_rate(rate(lock)) if rate(lock) else "-" for _, lock, _ in LOCK_KINDS])
+        rows.append([f"refcount N={n}: lockref, ops/s"]
+                    + [fmt_rate(rate(lref)) if rate(lref) else "-" for _, _, lref in LOCK_KINDS])
+        rows.append([f"refcount N={n}: lockref / its lock"]
+                    + [fmt_ratio(rate(lref), rate(lock)) for _, lock, lref in LOCK_KINDS])
+        if n in xadd:
+            rows.append([f"refcount N={n}: lockref / xadd"]
+                        + [fmt_ratio(rate(lref), xadd[n]["ops_per_sec"])
+                           for _, _, lref in LOCK_KINDS])
+    return "\n".join(["## ticket and qspinlock side by side", "",
+                      "The same lock and lockref code on either kind of spinlock "
+                      "(`spinlock.kind=`; the benchmarks select the kind per trial).  The "
+                      "lockref's lockless path is the same on both; only what it falls back "
+                      "to, and how a held lock looks, differ.", "",
+                      table(["", "ticket", "qspinlock"], rows)])
+
+
 def goals_emulated(results):
     grid, cpus = scaling_grid(results, "refcount")
     lref, spin = grid.get("lockref", {}), grid.get("spinlock", {})
@@ -663,7 +735,7 @@ def build_report(env, result, results, notes, host, against=None):
     parts += ["", "## What these figures describe", "", hardware_statement(env, emulated)]
     parts += ["", "## Warnings", ""]
     parts += [f"- {w}" for w in warnings] if warnings else ["None."]
-    hw, emu = goals_hardware(results), goals_emulated(results)
+    hw, emu = goals_hardware(results) + goals_qspinlock(results), goals_emulated(results)
     judged, info = (emu, hw) if emulated else (hw, emu)
     judged = judged + [goal_pv_uncontended(results)]  # a ratio of two locks: judged everywhere
     parts += ["", "## Goals", "",
@@ -690,6 +762,9 @@ def build_report(env, result, results, notes, host, against=None):
             parts += ["", section_retry(results)]
         else:
             parts += ["", section_scaling(results, bench, blurbs.get(bench, ""))]
+    kinds = section_lock_kinds(results)
+    if kinds:
+        parts += ["", kinds]
     if against:
         parts += ["", section_side_by_side((env, results), against)]
     parts += ["", "![operations per second against CPUs](scaling.png)", ""]

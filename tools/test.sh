@@ -162,6 +162,13 @@ boot uefi-smp2-quick ACCEL=tcg SMP=2 FIRMWARE=uefi CMDLINE="quick"
 boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe"
 check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
 check bad-pv-reported grep -q "cmdline: 'spinlock.pv=maybe': expected auto, on or off; keeping the default" "$LOGDIR/bad-cmdline.serial"
+# Every spinlock (the lockrefs', the fs's, the kernel's own) as the queued spinlock, short.
+boot tcg-smp2-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=tests quick spinlock.kind=qspinlock spinlock.kind=mcs spinlock.pv=on"
+check qspinlock-reported grep -q "spinlock: kind qspinlock (spinlock.kind=qspinlock)" "$LOGDIR/tcg-smp2-qspinlock.serial"
+check bad-kind-reported grep -q "cmdline: 'spinlock.kind=mcs': expected ticket or qspinlock; keeping the default" "$LOGDIR/tcg-smp2-qspinlock.serial"
+check pv-on-qspinlock-reported grep -q "cmdline: 'spinlock.pv=on': paravirtual mode is ticket-only" "$LOGDIR/tcg-smp2-qspinlock.serial"
+boot tcg-smp4-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=qspinlock"
+boot tcg-smp16-qspinlock ACCEL=tcg SMP=16 CMDLINE="run=fs quick spinlock.kind=qspinlock"
 # Oversubscribed: many more vCPUs than host cores (the paravirtual lock and
 # progress-based barrier timeouts are what let these finish).
 boot tcg-smp16-boot ACCEL=tcg SMP=16 CMDLINE="run=boot"
@@ -198,6 +205,8 @@ check no-cx16-reported grep -q "16-byte form on its lock (no CX16)" "$LOGDIR/tcg
 boot busted-lockref ACCEL=tcg SMP=2 CMDLINE="run=lockref torture.busted=lockref quick" -- \
     --expect-fail "invariant (hold-verify|conservation|count-range|lost-update)[a-z-]* broken"
 boot busted-spinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=spinlock quick" -- \
+    --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
+boot busted-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=qspinlock quick" -- \
     --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
 for fault in ud gp pf; do
     boot "selftest-fault-$fault" ACCEL=tcg SMP=2 CMDLINE="run=boot selftest.fault=$fault" -- \

@@ -179,6 +179,32 @@ class TestGoodLog(ReportCase):
         self.assertTrue(self.goal_row("lockref16 get+put <= 1.15x").endswith("| FAIL |"))
         self.assertEqual(self.run_tool(lines, "--strict"), 3)
 
+    def test_lock_kinds_side_by_side(self):
+        """Ticket and qspinlock columns, each lockref over its own lock, and the qspinlock goals."""
+        self.run_tool(good_lines())
+        self.assertNotIn("## ticket and qspinlock", self.report)  # no qspinlock lines, no section
+        self.assertNotIn("lockref-qspinlock >=", self.report)
+        lines = good_lines()
+        extra = [bench_line("uncontended", "qspinlock", 1, int(1e9 / 20.0), ns_per_op=20.0),
+                 bench_line("uncontended", "lockref-qspinlock", 1, int(1e9 / 23.0),
+                            ns_per_op=23.0)]
+        # refcount at 2 CPUs: lockref-qspinlock 1.5x qspinlock and 0.5x xadd; 1 CPU: 0.8x.
+        for cpus, q, lq in ((1, 50e6, 40e6), (2, 26e6, 40e6)):
+            extra.append(bench_line("refcount", "qspinlock", cpus, int(q)))
+            extra.append(bench_line("refcount", "lockref-qspinlock", cpus, int(lq)))
+        lines[-3:-3] = extra
+        self.assertEqual(self.run_tool(lines), 0, self.stderr)
+        self.assertIn("## ticket and qspinlock side by side", self.report)
+        self.assertIn("| uncontended lockref get+put, ns | 21.00 | 23.00 |", self.report)
+        self.assertIn("| uncontended lockref / its lock | 1.05x | 1.15x |", self.report)
+        self.assertIn("| refcount N=2: lockref / its lock | 2.00x | 1.54x |", self.report)
+        self.assertIn("| refcount N=2: lockref / xadd | 0.50x | 0.50x |", self.report)
+        self.assertIn("= 1.15x", self.goal_row("lockref-qspinlock get+put <= 1.1x"))
+        self.assertTrue(self.goal_row("lockref-qspinlock get+put").endswith("| FAIL |"))
+        self.assertIn("N=2: 1.54x", self.goal_row("lockref-qspinlock >= 1.3x qspinlock"))
+        self.assertTrue(self.goal_row("1.3x qspinlock").endswith("| PASS |"))
+        self.assertTrue(self.goal_row("lockref-qspinlock >= 0.25x").endswith("| PASS |"))
+
     def test_goal_failures_are_reported(self):
         lines = [l for l in good_lines() if '"lockref", "op": "get+put", "cpus": 2' not in l
                  or '"refcount"' not in l]

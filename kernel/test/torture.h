@@ -81,6 +81,9 @@
 /* The ticket-lock torture (suite spinlock) on every CPU of @t. */
 void torture_spinlock_run(struct ktest_ctx *t);
 
+/* The same torture on the queued spinlock's own calls (qspin_lock), whatever the boot's kind. */
+void torture_qspinlock_run(struct ktest_ctx *t);
+
 /* The two shapes of lockref under test. */
 enum torture_form {
 	TORTURE_LOCKREF8,  /* struct lockref: 4-byte lock + 32-bit count, CMPXCHG8B */

@@ -44,6 +44,7 @@
 #include "platform.h"
 #include "printf.h"
 #include "platform_host.h"
+#include "spinlock.h"
 
 /* The longest command line the words make (kernel/cmdline.c cuts at the same length). */
 #define NATIVE_CMDLINE_MAX 1024
@@ -315,11 +316,12 @@ static void native_print_env(unsigned nthreads)
 		       "\"cpus_online\":%u,\"pinned\":%s,\"tsc_khz\":%llu,"
 		       "\"tsc_source\":\"calibrated\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\","
 		       "\"cx16\":%s,\"cmdline\":\"%s\",\"seed\":%llu,\"lockref_policy\":\"%s\","
-		       "\"lockref_cas\":\"%s\"}",
+		       "\"lockref_cas\":\"%s\",\"spinlock_kind\":\"%s\"}",
 		       model_json, ncores, nthreads, pinned ? "true" : "false",
 		       (unsigned long long)f.cycles_khz, native_invariant_tsc() ? "true" : "false",
 		       hv, f.cx16 ? "true" : "false", cmdline_json, (unsigned long long)opts.seed,
-		       opts.lockref_policy, lockref_cas_names[opts.lockref_cas]);
+		       opts.lockref_policy, lockref_cas_names[opts.lockref_cas],
+		       spin_kind_names[spin_kind()]);
 }
 
 /* --cpus=N: a count from 1 to MAX_CPUS, or exit with a line saying what was expected. */
@@ -363,7 +365,8 @@ int main(int argc, char **argv)
 	host_set_relax_yield(false);
 	nthreads = native_choose_cpus(want);
 	host_set_cpu_count(nthreads);
-	cmdline_apply_spinlock(false, "threads pinned one per core are not oversubscribed");
+	/* The host platform has no lock of its own to re-initialise. */
+	cmdline_apply_spinlock(false, "threads pinned one per core are not oversubscribed", NULL);
 	cmdline_apply_lockref();
 	native_print_env(nthreads);
 	platform_print("KTAP version 1\n1..1");

@@ -54,7 +54,7 @@ static void bench_line(const char *bench, const char *impl, unsigned cpus, unsig
 	char line[256];
 
 	snprintf(line, sizeof(line),
-		 "    # BENCH {\"bench\":\"%s\",\"impl\":\"%s\",%s\"cpus\":%u,\"trials\":3,"
+		 "  # BENCH {\"bench\":\"%s\",\"impl\":\"%s\",%s\"cpus\":%u,\"trials\":3,"
 		 "\"ops_per_sec\":%lu,\"ns_per_op\":12}\n",
 		 bench, impl, strcmp(bench, "pathwalk") ? "" : "\"op\":\"stat-same-path\",", cpus,
 		 ops);
@@ -70,23 +70,23 @@ static void run_log(void)
 	     "\"tcg\",\"cx16\":true,\"cmdline\":\"run=all\",\"seed\":7,\"cpu_model\":"
 	     "\"QEMU Virtual CPU version 2.5+\"}\n");
 	feed("KTAP version 1\n1..3\n");
-	feed("    KTAP version 1\n    # Subtest: boot\n    1..2\n");
-	feed("    ok 1 cpus_online\n    ok 2 ipi_all # SKIP one CPU\n");
+	feed("  KTAP version 1\n  # Subtest: boot\n  1..2\n");
+	feed("  ok 1 cpus_online\n  ok 2 ipi_all # SKIP one CPU\n");
 	feed("ok 1 boot\n");
-	feed("    KTAP version 1\r\n    # Subtest: lockref\r\n    1..3\r\n");
-	feed("    ok 1 basic\n");
+	feed("  KTAP version 1\r\n  # Subtest: lockref\r\n  1..3\r\n");
+	feed("  ok 1 basic\n");
 	/* Split mid-line, as two printk calls might. */
-	feed("    # FAIL cpu 1: invariant conser");
+	feed("  # FAIL cpu 1: invariant conser");
 	feed("vation broken: count 3, expected 4 (seed=7)\n");
-	feed("    not ok 2 torture_get_put\n    ok 3 after\n");
+	feed("  not ok 2 torture_get_put\n  ok 3 after\n");
 	feed("not ok 2 lockref\n");
 	/* A line longer than the assembly buffer still counts by its first bytes. */
 	memset(long_line, 'x', sizeof(long_line));
-	memcpy(long_line, "    # diag ", 11);
+	memcpy(long_line, "  # diag ", 9);
 	long_line[sizeof(long_line) - 2] = '\n';
 	long_line[sizeof(long_line) - 1] = '\0';
 	feed(long_line);
-	feed("    KTAP version 1\n    # Subtest: bench\n    1..2\n");
+	feed("  KTAP version 1\n  # Subtest: bench\n  1..2\n");
 	/* More figures than the page keeps, before the ones it tables: they must not crowd them out. */
 	for (unsigned k = 0; k < 2 * RESULTS_BENCH_MAX; k++)
 		bench_line("uncontended", "lockref", 1, 1000);
@@ -100,7 +100,7 @@ static void run_log(void)
 		bench_line("pathwalk", "lockref", cpus, 2500000ul);
 		bench_line("convoy", "lockref", cpus, 5);
 	}
-	feed("    ok 1 refcount\n    ok 2 pathwalk\nok 3 bench\n");
+	feed("  ok 1 refcount\n  ok 2 pathwalk\nok 3 bench\n");
 }
 
 static void test_page(void)
@@ -161,7 +161,7 @@ static void test_status(void)
 	memset(&r, 0, sizeof(r));
 	results_status(&r, 0, line, COLS);
 	CHECK(strstr(line, "starting") != NULL);
-	feed("KTAP version 1\n1..2\n    KTAP version 1\n    # Subtest: spinlock\n    1..2\n");
+	feed("KTAP version 1\n1..2\n  KTAP version 1\n  # Subtest: spinlock\n  1..2\n");
 	results_test_start(&r, "torture", 1, 1000, 10000);
 	results_status(&r, 1000, line, COLS);
 	CHECK(strstr(line, "suite 1/2 spinlock") && strstr(line, "1/2 torture") &&

@@ -11,8 +11,8 @@
  * if every test passed.
  *
  * Built with -DTEST_TORTURE_BUSTED, the suite runs with torture.busted= set
- * for it (the do-nothing spinlock, or the lockref policy that ignores the
- * lock), and the program exits 0 only if some test PASSED anyway: this build
+ * for it (the do-nothing spinlock, the qspinlock whose pending waiter does
+ * not wait, or the lockref policy that ignores the lock), and the program exits 0 only if some test PASSED anyway: this build
  * must fail, proving that every one of the tests catches the broken lock.
  */
 #include "barrier.h"
@@ -110,7 +110,8 @@ bool ktest_barrier(struct ktest_ctx *t, unsigned timeout_ms)
 struct host_case {
 	char name[NAME_MAX_LEN];
 	enum torture_form form;
-	const struct lockref_policy *policy; /* NULL: the spinlock torture */
+	const struct lockref_policy *policy; /* NULL: a spinlock torture */
+	bool queued;			     /* the spinlock torture on qspin_lock */
 };
 
 struct host_thread {
@@ -126,6 +127,8 @@ static void *run_thread(void *arg)
 	host_set_cpu_id(h->ctx.cpu);
 	if (h->c->policy)
 		torture_lockref_run(&h->ctx, h->c->form, h->c->policy, cpuinfo.cx16);
+	else if (h->c->queued)
+		torture_qspinlock_run(&h->ctx);
 	else
 		torture_spinlock_run(&h->ctx);
 	return NULL;
@@ -195,6 +198,10 @@ int main(int argc, char **argv)
 	if (spin) {
 		snprintf(cases[ncases++].name, NAME_MAX_LEN, "ticket_lock_torture");
 		cases[0].policy = NULL;
+		cases[0].queued = false;
+		snprintf(cases[ncases++].name, NAME_MAX_LEN, "qspinlock_torture");
+		cases[1].policy = NULL;
+		cases[1].queued = true;
 	} else {
 		for (unsigned f = 0; f < 2; f++) {
 			for (unsigned p = 0; p < 3; p++) {
@@ -208,8 +215,13 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("KTAP version 1\n1..%u\n", ncases);
-	for (unsigned i = 0; i < ncases; i++)
+	for (unsigned i = 0; i < ncases; i++) {
+#ifdef TEST_TORTURE_BUSTED
+		if (spin)
+			opts.busted = cases[i].queued ? BUSTED_QSPINLOCK : BUSTED_SPINLOCK;
+#endif
 		passed += run_case(&cases[i], threads, i + 1);
+	}
 	printf("# %u of %u passed\n", passed, ncases);
 #ifdef TEST_TORTURE_BUSTED
 	/* The negative control: every test must have caught the broken lock. */

@@ -6,7 +6,7 @@
 # their contracts say, compiles.  One line per file, "ok" or "not ok".
 set -u
 cd "$(dirname "$0")/../.."
-flags=(-std=gnu11 -fsyntax-only -Wall -Wextra -Werror -Wthread-safety -iquote lib)
+flags=(-std=gnu11 -fsyntax-only -Wall -Wextra -Werror -Wthread-safety -iquote lib -I tests/host)
 failed=0
 
 # expect FILE DIAGNOSTIC: FILE must fail, and say DIAGNOSTIC.

@@ -67,6 +67,11 @@ mutant_pv_mode_before_store spinlock_pv_tso.pml   -DMUTANT_MODE_BEFORE_STORE    
 mutant_pv_no_fence          spinlock_pv_tso.pml   -DMUTANT_NO_FENCE             safety    assert:no_lost_wakeup
 mutant_pv_no_barrier        spinlock_pv_tso.pml   -DMUTANT_NO_BARRIER           safety    assert:no_lost_wakeup
 mutant_pv_sleep_arming      spinlock_pv_tso.pml   -DMUTANT_SLEEP_WHILE_ARMING   safety    assert:no_lost_wakeup
+qspinlock_safety            qspinlock.pml         -                             safety    pass
+qspinlock_progress          qspinlock.pml         -                             liveness  pass
+mutant_q_clear_pending_first qspinlock.pml        -DMUTANT_CLEAR_PENDING_FIRST  safety    assert:mutual_exclusion
+mutant_q_publish_before_init qspinlock.pml        -DMUTANT_PUBLISH_BEFORE_INIT  safety    deadlock
+mutant_q_wide_unlock        qspinlock.pml         -DMUTANT_WIDE_UNLOCK          safety    assert:mutual_exclusion
 '
 
 for tool in spin gcc timeout; do
@@ -112,7 +117,8 @@ verify() {
         runflags=""
         ;;
     liveness)
-        cflags=""
+        # Weak fairness over up to 3 x 2 processes (qspinlock.pml: 3 CPUs, 3 store-buffer drainers).
+        cflags="-DNFAIR=3"
         runflags="-a -f"
         ;;
     *)

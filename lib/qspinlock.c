@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qspinlock.c - the queued spinlock of qspinlock.h: a locked byte, a
+ * pending bit and an MCS queue of per-CPU nodes in one 32-bit word.
+ *
+ * Written from the design Linux uses since 4.2 (a 4-byte lock whose waiters
+ * beyond the second queue on nodes of their own CPU), not from its code.
+ * Steps, named in the comments and in tests/model/qspinlock.pml:
+ *
+ *   F  fast path: compare-exchange 0 -> LOCKED.
+ *   P1 the word has only the locked byte: set pending (compare-exchange);
+ *      we are next.  P2 wait until the locked byte is 0.  P3 take the lock
+ *      and drop pending in one 16-bit store of LOCKED to the low half: only
+ *      the pending owner writes that half now (every other path either
+ *      compare-exchanges a word that has pending set, which fails, or waits
+ *      for pending to clear), so the store cannot lose anyone's update, and
+ *      the lock is never seen free in between.
+ *   Q1 anything more (pending or a tail): take a node of this CPU,
+ *      initialise it, and only then publish it as the tail (XCHG of the
+ *      upper half: locked, so a full barrier, SDM Vol. 3A 8.2.2 and
+ *      Vol. 2B "XCHG").  Q2 a previous tail: link our node behind it and
+ *      spin on our own node until the predecessor hands us the head.
+ *   Q3 at the head: wait until the locked byte and pending are both 0.
+ *   Q4 if we are still the tail, compare-exchange tail|0 -> LOCKED (the
+ *      queue empties).  Otherwise set the locked byte (no other path can:
+ *      a non-zero tail makes their compare-exchanges fail and sends them
+ *      into the queue), wait for our successor to link, and hand it the
+ *      head (Q5).
+ *   U  unlock: a byte store of 0 to the locked byte (x86 stores are
+ *      releases, SDM Vol. 3A 8.2.2); it must not touch pending or the tail.
+ *
+ * Every wait is bounded: SPIN_TIMEOUT_NS without the lock word changing
+ * panics naming the lock, the CPU and what it waited for.
+ */
+#include "qspinlock.h"
+
+#include "atomic.h"
+#include "platform.h"
+#include "spinlock_pv.h"
+
+/*
+ * P0: a word that is exactly PENDING is a hand-over in flight (P2->P3 takes
+ * a few instructions); re-reading it this many times is cheaper than queueing.
+ */
+#define QSPIN_HANDOVER_SPINS 64
+
+/* One queue node: the successor's tail (0: none yet) and "you are the head". */
+struct qspin_node {
+	uint32_t next;
+	uint32_t head;
+};
+
+/*
+ * A CPU's nodes and how many it uses now.  Only that CPU (and the contexts
+ * that interrupt it, which return before it resumes) writes its depth; its
+ * nodes are written by it and by the one predecessor or successor that
+ * finds them through the tail.  One line pair per CPU: queueing on one CPU
+ * never slows another.
+ */
+struct qspin_cpu {
+	struct qspin_node nodes[QSPIN_NODES];
+	uint32_t depth;
+} __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+static struct qspin_cpu qspin_cpus[MAX_CPUS];
+
+/* The word's parts as their own objects, for the byte and half-word accesses. */
+static uint8_t *qspin_locked_byte(spinlock_t *lock)
+{
+	return (uint8_t *)&lock->val; /* x86 is little-endian: byte 0 is bits 0-7 */
+}
+
+/* The bounded wait of spin_wait_for, on progress: any change of the word resets it. */
+struct qspin_wait {
+	spinlock_t *lock;
+	uint64_t since;
+	uint32_t seen;
+	unsigned spins;
+};
+
+static void qspin_wait_start(struct qspin_wait *w, spinlock_t *lock)
+{
+	*w = (struct qspin_wait){.lock = lock, .since = 0, .seen = atomic_load32(&lock->val)};
+}
+
+/*
+ * One PAUSE of a wait for @what (a phrase; @who a CPU it names, or -1).
+ * Panics once the word has not changed for SPIN_TIMEOUT_NS.
+ */
+static void qspin_wait_step(struct qspin_wait *w, const char *what, int who)
+{
+	uint32_t now;
+
+	platform_relax();
+	if (++w->spins % SPIN_CLOCK_EVERY != 0)
+		return;
+	now = atomic_load32(&w->lock->val);
+	if (w->since == 0 || now != w->seen) {
+		w->seen = now;
+		w->since = platform_now_ns();
+	} else if (platform_now_ns() - w->since > SPIN_TIMEOUT_NS) {
+		if (who >= 0)
+			platform_panic("qspinlock %p: cpu %u waited for %s cpu %d, and the word "
+				       "stayed %#x for over %llu s: deadlock?",
+				       (void *)w->lock, platform_cpu_id(), what, who, now,
+				       (unsigned long long)(SPIN_TIMEOUT_NS / 1000000000u));
+		platform_panic("qspinlock %p: cpu %u waited for %s, and the word stayed %#x for "
+			       "over %llu s: deadlock?",
+			       (void *)w->lock, platform_cpu_id(), what, now,
+			       (unsigned long long)(SPIN_TIMEOUT_NS / 1000000000u));
+	}
+}
+
+/* The node a tail names; panics (before touching it) if it names no online CPU. */
+static struct qspin_node *qspin_node_of(spinlock_t *lock, uint16_t tail, unsigned *cpu)
+{
+	unsigned plus1 = tail >> QSPIN_IDX_BITS;
+
+	*cpu = plus1 - 1;
+	if (plus1 == 0 || *cpu >= platform_cpu_count())
+		platform_panic("qspinlock %p: cpu %u found tail %#x naming cpu %d, but only %u "
+			       "CPUs are online: corrupt lock word %#x",
+			       (void *)lock, platform_cpu_id(), tail, (int)plus1 - 1,
+			       platform_cpu_count(), atomic_load32(&lock->val));
+	return &qspin_cpus[*cpu].nodes[tail & (QSPIN_NODES - 1)];
+}
+
+/* Q1-Q5: queue on a node of this CPU, and return with the lock held. */
+static void qspin_queue(spinlock_t *lock, struct qspin_wait *w)
+{
+	unsigned cpu = platform_cpu_id(), prev_cpu, next_cpu;
+	struct qspin_cpu *c = &qspin_cpus[cpu];
+	unsigned idx = atomic_load32_relaxed(&c->depth);
+	struct qspin_node *node;
+	uint16_t me, prev, next;
+	uint32_t val;
+
+	if (idx >= QSPIN_NODES)
+		platform_panic("qspinlock %p: cpu %u queues in %u nested contexts at once, but has "
+			       "only %u queue nodes",
+			       (void *)lock, cpu, idx + 1, QSPIN_NODES);
+	/* Claimed before use: a context that interrupts us from here takes the next node. */
+	atomic_store32_relaxed(&c->depth, idx + 1);
+	atomic_compiler_barrier();
+	node = &c->nodes[idx];
+	atomic_store32(&node->head, 0);
+	atomic_store32(&node->next, 0);
+	me = qspin_tail(cpu, idx);
+	/* Q1: the node is initialised before the XCHG makes it findable. */
+	prev = atomic_xchg16(&lock->tickets.tail, me);
+	if (prev) {
+		struct qspin_node *p = qspin_node_of(lock, prev, &prev_cpu);
+
+		atomic_store32(&p->next, me); /* Q2 */
+		while (!atomic_load32(&node->head))
+			qspin_wait_step(w, "its turn at the queue head from its predecessor,",
+					(int)prev_cpu);
+	}
+	/* Q3: the holder and the pending CPU go first. */
+	while ((val = atomic_load32(&lock->val)) & (QSPIN_LOCKED_MASK | QSPIN_PENDING))
+		qspin_wait_step(w, "the holder and the pending waiter to go (queue head)", -1);
+	/* Q4: last in the queue, empty it as we take the lock. */
+	if ((uint16_t)(val >> QSPIN_TAIL_SHIFT) == me &&
+	    atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED))
+		goto out;
+	/* Someone queued behind us; with a tail set, only the head may set the byte. */
+	atomic_store8(qspin_locked_byte(lock), QSPIN_LOCKED);
+	while (!(next = (uint16_t)atomic_load32(&node->next)))
+		qspin_wait_step(w, "its successor to link behind it", -1);
+	atomic_store32(&qspin_node_of(lock, next, &next_cpu)->head, 1); /* Q5 */
+out:
+	/* A decrement, not idx: the host tests share a CPU index between threads. */
+	atomic_store32_relaxed(&c->depth, atomic_load32_relaxed(&c->depth) - 1);
+}
+
+static __attribute__((noinline)) void qspin_lock_slow(spinlock_t *lock, uint32_t val)
+{
+	struct qspin_wait w;
+
+	qspin_wait_start(&w, lock);
+	for (unsigned i = 0; val == QSPIN_PENDING && i < QSPIN_HANDOVER_SPINS; i++) { /* P0 */
+		platform_relax();
+		val = atomic_load32(&lock->val);
+	}
+	for (;;) {
+		if (val & ~QSPIN_LOCKED_MASK) {
+			qspin_queue(lock, &w);
+			return;
+		}
+		if (val == 0) {
+			if (atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED))
+				return;
+		} else if (atomic_cmpxchg32(&lock->val, &val, val | QSPIN_PENDING)) { /* P1 */
+			break;
+		}
+	}
+	while (atomic_load8(qspin_locked_byte(lock))) /* P2 */
+		qspin_wait_step(&w, "the holder to go (pending waiter)", -1);
+	atomic_store16(&lock->tickets.head, QSPIN_LOCKED); /* P3 */
+}
+
+void qspin_lock(spinlock_t *lock)
+{
+	uint32_t val = 0;
+
+	if (__builtin_expect(atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED), 1)) /* F */
+		return;
+	qspin_lock_slow(lock, val);
+}
+
+void qspin_unlock(spinlock_t *lock)
+{
+	atomic_store8(qspin_locked_byte(lock), 0); /* U */
+}
+
+bool qspin_trylock(spinlock_t *lock)
+{
+	uint32_t val = atomic_load32(&lock->val);
+
+	return val == 0 && atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED);
+}
+
+unsigned qspin_depth(void)
+{
+	return atomic_load32_relaxed(&qspin_cpus[platform_cpu_id()].depth);
+}

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_qspinlock.c - the queued spinlock (lib/qspinlock.c) on host threads,
+ * through the spinlock_t API with spin_kind_set(SPIN_KIND_QSPINLOCK).
+ *
+ * Why each part: the word's layout is what the lockref tests for "free", so
+ * single-threaded checks pin every state (held, pending, queued) and the
+ * copied-value test; the pending and queue paths are driven step by step
+ * with threads whose arrival is forced in order, and the word checked at
+ * each step, so each path is known to run (a stress alone might only ever
+ * take the fast path); the queue's nesting uses two threads with the same
+ * CPU index, as an interrupt queueing on the CPU it interrupted would; the
+ * panics (nesting overflow, a tail naming an offline CPU, and in the debug
+ * build a recursive lock) run in child processes; the stress proves mutual
+ * exclusion with a plain counter and an occupancy flag at 2, 4 and 8 threads.
+ */
+#include "platform.h"
+#include "platform_host.h"
+#include "qspinlock.h"
+#include "spinlock.h"
+#include "check.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STRESS_MS	   60
+#define MIN_OPS_PER_THREAD 10
+#define MAX_THREADS	   8
+#define HOLD_PAUSES_MAX	   32
+/* How long a step waits for a thread to reach the state it must reach. */
+#define STEP_TIMEOUT_NS (5ull * 1000 * 1000 * 1000)
+
+static uint32_t word(spinlock_t *lock)
+{
+	return __atomic_load_n(&lock->val, __ATOMIC_ACQUIRE);
+}
+
+/* Wait until @lock's word is @want; false (and says so) after STEP_TIMEOUT_NS. */
+static bool wait_word(spinlock_t *lock, uint32_t want)
+{
+	uint64_t start = platform_now_ns();
+
+	while (word(lock) != want) {
+		if (platform_now_ns() - start > STEP_TIMEOUT_NS) {
+			printf("# word %#x, waited for %#x\n", word(lock), want);
+			return false;
+		}
+		sched_yield();
+	}
+	return true;
+}
+
+static void test_single(void)
+{
+	spinlock_t lock = SPINLOCK_INIT;
+
+	CHECK(!spin_is_locked(&lock), "a fresh lock is free");
+	spin_lock(&lock);
+	CHECK(word(&lock) == QSPIN_LOCKED, "held: word %#x", word(&lock));
+	CHECK(spin_is_locked(&lock), "held after spin_lock");
+	CHECK(!spin_trylock(&lock), "trylock of a held lock must fail");
+	CHECK(word(&lock) == QSPIN_LOCKED, "a failed trylock changes nothing: %#x", word(&lock));
+	spin_unlock(&lock);
+	CHECK(word(&lock) == 0, "unlock leaves 0: %#x", word(&lock));
+	CHECK(spin_trylock(&lock), "trylock of a free lock succeeds");
+	CHECK(word(&lock) == QSPIN_LOCKED, "trylock took it: %#x", word(&lock));
+	spin_unlock(&lock);
+	/* A pending waiter or a queue alone, the holder gone: not free, trylock fails. */
+	lock.val = QSPIN_PENDING;
+	CHECK(!spin_trylock(&lock) && lock.val == QSPIN_PENDING, "pending alone is not free");
+	lock.val = (uint32_t)qspin_tail(0, 0) << QSPIN_TAIL_SHIFT;
+	CHECK(!spin_trylock(&lock), "a queue alone is not free");
+	CHECK(spin_is_locked(&lock), "a queue reads as locked");
+	for (uint32_t v = 0; v < 4; v++) {
+		spinlock_t copy = {.val = (v & 1 ? QSPIN_LOCKED : 0) | (v & 2 ? QSPIN_PENDING : 0)};
+
+		CHECK(spin_value_unlocked(copy) == (v == 0), "copy %#x: free iff 0", copy.val);
+	}
+	/* The word a ticket lock would call free (head == tail) is held here. */
+	spinlock_t ticket_free = {.val = 0x01000100u};
+	CHECK(!spin_value_unlocked(ticket_free), "head == tail is not free for a qspinlock");
+}
+
+struct waiter {
+	spinlock_t *lock;
+	unsigned cpu;
+	unsigned *order; /* next arrival number, under the lock */
+	unsigned got;	 /* this waiter's arrival number */
+	unsigned depth;	 /* qspin_depth() while holding: 0 once out of the queue */
+	pthread_t tid;
+};
+
+static void *take_and_release(void *arg)
+{
+	struct waiter *w = arg;
+
+	host_set_cpu_id(w->cpu);
+	spin_lock(w->lock);
+	w->got = (*w->order)++;
+	w->depth = qspin_depth();
+	spin_unlock(w->lock);
+	return NULL;
+}
+
+static void start(struct waiter *w, spinlock_t *lock, unsigned cpu, unsigned *order)
+{
+	*w = (struct waiter){.lock = lock, .cpu = cpu, .order = order};
+	pthread_create(&w->tid, NULL, take_and_release, w);
+}
+
+/*
+ * Pending path, then the queue: CPU 0 holds; CPU 1 arrives second and must
+ * set pending (no node); CPU 2 arrives third and queues on node 0; a
+ * second context of CPU 2 queues on node 1 behind it.  Then CPU 0 unlocks
+ * and they must get the lock in that order, leaving the word 0.
+ */
+static void test_pending_and_queue(void)
+{
+	spinlock_t lock = SPINLOCK_INIT;
+	struct waiter w[3];
+	unsigned order = 0;
+	uint32_t q0 = (uint32_t)qspin_tail(2, 0) << QSPIN_TAIL_SHIFT;
+	uint32_t q1 = (uint32_t)qspin_tail(2, 1) << QSPIN_TAIL_SHIFT;
+
+	host_set_cpu_count(3);
+	spin_lock(&lock);
+	start(&w[0], &lock, 1, &order);
+	CHECK(wait_word(&lock, QSPIN_LOCKED | QSPIN_PENDING), "the second CPU sets pending");
+	start(&w[1], &lock, 2, &order);
+	CHECK(wait_word(&lock, QSPIN_LOCKED | QSPIN_PENDING | q0), "the third queues on node 0");
+	start(&w[2], &lock, 2, &order);
+	CHECK(wait_word(&lock, QSPIN_LOCKED | QSPIN_PENDING | q1),
+	      "a nested context of CPU 2 queues on node 1");
+	spin_unlock(&lock);
+	for (unsigned i = 0; i < 3; i++) {
+		pthread_join(w[i].tid, NULL);
+		CHECK(w[i].got == i, "waiter %u got the lock %u-th", i, w[i].got);
+	}
+	CHECK(w[0].depth == 0, "the pending waiter used no node");
+	CHECK(word(&lock) == 0, "all gone: word %#x", word(&lock));
+	host_set_cpu_id(2);
+	CHECK(qspin_depth() == 0, "CPU 2's nodes are all free again: depth %u", qspin_depth());
+	host_set_cpu_id(0);
+}
+
+/*
+ * Run @fn in a child process with its output captured; true if the child
+ * died and said @expect.
+ */
+static bool child_panics(void (*fn)(void), const char *expect)
+{
+	char out[1024];
+	size_t len = 0;
+	ssize_t n;
+	int status, fds[2];
+	pid_t pid;
+
+	fflush(stdout);
+	if (pipe(fds) != 0)
+		return false;
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		fn();
+		_exit(0);
+	}
+	close(fds[1]);
+	while (len < sizeof(out) - 1 && (n = read(fds[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(fds[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return false;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return false;
+	if (!strstr(out, expect)) {
+		printf("# child died saying \"%s\", expected \"%s\"\n", out, expect);
+		return false;
+	}
+	return true;
+}
+
+/* CPU 2 queues in QSPIN_NODES contexts at once; one more must panic naming CPU 2. */
+static void nest_too_deep(void)
+{
+	static spinlock_t lock = SPINLOCK_INIT;
+	static struct waiter w[QSPIN_NODES + 2];
+	static unsigned order;
+
+	host_set_cpu_count(3);
+	spin_lock(&lock);
+	start(&w[0], &lock, 1, &order);
+	if (!wait_word(&lock, QSPIN_LOCKED | QSPIN_PENDING))
+		return;
+	for (unsigned i = 0; i < QSPIN_NODES; i++) {
+		start(&w[i + 1], &lock, 2, &order);
+		if (!wait_word(&lock, QSPIN_LOCKED | QSPIN_PENDING |
+					  (uint32_t)qspin_tail(2, i) << QSPIN_TAIL_SHIFT))
+			return;
+	}
+	start(&w[QSPIN_NODES + 1], &lock, 2, &order);
+	pthread_join(w[QSPIN_NODES + 1].tid, NULL);
+}
+
+/* A held lock whose tail names CPU 7 while 2 CPUs are online: the next waiter must panic. */
+static void tail_names_offline_cpu(void)
+{
+	static spinlock_t lock;
+	static struct waiter w;
+	static unsigned order;
+
+	host_set_cpu_count(2);
+	lock.val = QSPIN_LOCKED | (uint32_t)qspin_tail(7, 0) << QSPIN_TAIL_SHIFT;
+	start(&w, &lock, 1, &order);
+	pthread_join(w.tid, NULL);
+}
+
+#ifdef SPINLOCK_DEBUG
+static void lock_twice(void)
+{
+	spinlock_t lock = SPINLOCK_INIT;
+
+	spin_lock(&lock);
+	spin_lock(&lock);
+}
+#endif
+
+static void test_panics(void)
+{
+	char expect[64];
+
+	snprintf(expect, sizeof(expect), "cpu 2 queues in %u nested contexts", QSPIN_NODES + 1);
+	CHECK(child_panics(nest_too_deep, expect), "nesting overflow must panic naming CPU 2");
+	CHECK(child_panics(tail_names_offline_cpu, "naming cpu 7, but only 2 CPUs are online"),
+	      "a tail naming an offline CPU must panic naming it");
+#ifdef SPINLOCK_DEBUG
+	CHECK(child_panics(lock_twice, "already holds"), "recursive spin_lock must panic");
+#endif
+}
+
+struct stress {
+	spinlock_t lock;
+	unsigned long counter; /* plain on purpose: only the lock protects it */
+	int inside;	       /* plain on purpose: set while someone is in the section */
+	unsigned long overlaps;
+	int stop;
+	pthread_barrier_t start;
+};
+
+struct worker {
+	struct stress *s;
+	unsigned id;
+	unsigned long ops;
+	unsigned seed;
+};
+
+static void *stress_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct stress *s = w->s;
+
+	host_set_cpu_id(w->id);
+	pthread_barrier_wait(&s->start);
+	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED) || w->ops < MIN_OPS_PER_THREAD) {
+		unsigned long c;
+		unsigned pauses = (unsigned)rand_r(&w->seed) % HOLD_PAUSES_MAX;
+
+		if (w->ops % 4 == 3) {
+			if (!spin_trylock(&s->lock))
+				continue;
+		} else {
+			spin_lock(&s->lock);
+		}
+		if (s->inside)
+			s->overlaps++;
+		s->inside = 1;
+		c = s->counter;
+		for (unsigned i = 0; i < pauses; i++)
+			platform_relax();
+		s->counter = c + 1;
+		s->inside = 0;
+		spin_unlock(&s->lock);
+		w->ops++;
+	}
+	return NULL;
+}
+
+static void test_stress(unsigned threads)
+{
+	struct stress s = {.lock = SPINLOCK_INIT};
+	struct worker w[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	struct timespec pause = {0, STRESS_MS * 1000000L};
+	unsigned long total = 0;
+
+	pthread_barrier_init(&s.start, NULL, threads + 1);
+	host_set_cpu_count(threads + 1);
+	for (unsigned i = 0; i < threads; i++) {
+		w[i] = (struct worker){.s = &s, .id = i + 1, .seed = i * 7919u + 1};
+		pthread_create(&tid[i], NULL, stress_worker, &w[i]);
+	}
+	pthread_barrier_wait(&s.start);
+	nanosleep(&pause, NULL);
+	__atomic_store_n(&s.stop, 1, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < threads; i++) {
+		pthread_join(tid[i], NULL);
+		total += w[i].ops;
+	}
+	pthread_barrier_destroy(&s.start);
+	printf("# %u threads: %lu lock/unlock pairs, counter %lu, overlaps %lu\n", threads, total,
+	       s.counter, s.overlaps);
+	CHECK(s.counter == total, "%u threads: counter %lu, expected %lu (lost updates)", threads,
+	      s.counter, total);
+	CHECK(s.overlaps == 0, "%u threads: %lu entries found the section occupied", threads,
+	      s.overlaps);
+	CHECK(word(&s.lock) == 0, "%u threads: word %#x left", threads, word(&s.lock));
+}
+
+int main(void)
+{
+	static const unsigned thread_counts[] = {2, 4, MAX_THREADS};
+
+	host_set_cpu_id(0);
+	spin_kind_set(SPIN_KIND_QSPINLOCK);
+	test_single();
+	test_pending_and_queue();
+	test_panics();
+	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++)
+		test_stress(thread_counts[i]);
+	return check_exit("test_qspinlock");
+}
