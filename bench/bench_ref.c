@@ -210,42 +210,18 @@ void bench_ref_init(struct bench_ref *r, const struct bench_ref_impl *impl,
 	r->pairs = ref_loops[impl->kind].pairs;
 }
 
-/*
- * The convoy holder's lock; a plain counter has none, so its holder only
- * idles.  Exempt inside (LOCK_RULES_EXEMPT): which lock it takes depends on
- * the implementation's kind, a rule the analysis cannot state.
- */
-static LOCK_RULES_EXEMPT void ref_lock(struct bench_ref *r) ACQUIRES(*r)
+/* The convoy holder's lock: the spinlock_t of the object's kind, or the idle one of a counter. */
+static spinlock_t *ref_lock_of(struct bench_ref *r)
 {
 	switch (r->impl->kind) {
-	case BENCH_REF_XADD:
-		break;
 	case BENCH_REF_SPINLOCK:
-		spin_lock(&r->obj->locked.lock);
-		break;
+		return &r->obj->locked.lock;
 	case BENCH_REF_LOCKREF:
-		lockref_lock(&r->obj->lr);
-		break;
+		return &r->obj->lr.lock;
 	case BENCH_REF_LOCKREF16:
-		lockref16_lock(&r->obj->lr16);
-		break;
-	}
-}
-
-static LOCK_RULES_EXEMPT void ref_unlock(struct bench_ref *r) RELEASES(*r)
-{
-	switch (r->impl->kind) {
-	case BENCH_REF_XADD:
-		break;
-	case BENCH_REF_SPINLOCK:
-		spin_unlock(&r->obj->locked.lock);
-		break;
-	case BENCH_REF_LOCKREF:
-		lockref_unlock(&r->obj->lr);
-		break;
-	case BENCH_REF_LOCKREF16:
-		lockref16_unlock(&r->obj->lr16);
-		break;
+		return &r->obj->lr16.lock;
+	default:
+		return &r->convoy.idle;
 	}
 }
 
@@ -285,6 +261,7 @@ static void ref_reset(void *arg)
 	r->warnings = lockref_warnings();
 	r->convoy.next = 0;
 	r->convoy.holds = 0;
+	spin_init(&r->convoy.idle); /* free under the kind just set */
 	r->pv_start = spin_pv_stats();
 }
 
@@ -407,15 +384,16 @@ struct bench_spec bench_ref_spec(const char *bench, struct bench_ref *r)
 static void ref_convoy_hold(struct bench_ref *r)
 {
 	struct bench_ref_convoy *c = &r->convoy;
+	spinlock_t *lock = ref_lock_of(r);
 	uint64_t start = platform_cycles();
 
 	if (start < c->next)
 		return;
-	ref_lock(r);
+	spin_lock(lock);
 	/* PAUSE while holding: the other CPUs meet a held lock, as behind a real critical section. */
 	while (platform_cycles() - start < c->hold)
 		platform_relax();
-	ref_unlock(r);
+	spin_unlock(lock);
 	c->holds++;
 	c->next = platform_cycles() + c->every;
 }

@@ -84,6 +84,8 @@ struct bench_ref_convoy {
 	uint64_t hold;	/* cycles the lock is held */
 	uint64_t next;	/* TSC of the next hold */
 	uint64_t holds; /* holds in the current trial */
+	spinlock_t
+	    idle; /* a plain counter's "lock": nobody else takes it, so its holder only idles */
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 /*
@@ -91,8 +93,7 @@ struct bench_ref_convoy {
  * batch, written only by CPU 0 between trials (and `errors`, which a
  * correct lock never writes), so it shares no line with anything hot.
  */
-/* A lock in the lock rules (lib/lock_rules.h): the convoy holder's, whichever the kind's is. */
-struct LOCK_TYPE("bench_ref") bench_ref {
+struct bench_ref {
 	const struct bench_ref_impl *impl;
 	const char *name;		     /* the impl name in BENCH lines */
 	struct lockref_policy other_policy;  /* impl->name NULL: the policy it runs */

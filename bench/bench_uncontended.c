@@ -112,41 +112,35 @@ struct cas_loop_obj {
 	uint64_t word;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
+/* Nothing: the second half of a get-only or put-only loop. */
+static inline void cas_loop_nothing(uint64_t *word)
+{
+	(void)word;
+}
+
 /*
- * The get, put and get+put loops of one instruction's compare-exchange
- * loop: @inc and @dec called @n times, as the lockref's loops call
- * lockref_get and lockref_put_or_lock.
+ * A loop of @n rounds of @first then @second on the object's word: the
+ * get, put and get+put loops of one instruction's compare-exchange loop,
+ * as the lockref's loops call lockref_get and lockref_put_or_lock.
  */
-#define DEFINE_CAS_LOOP_OPS(prefix, inc, dec)                                                      \
-	static void prefix##_gets(void *arg, unsigned cpu, unsigned n)                             \
+#define DEFINE_CAS_LOOP(name, first, second)                                                       \
+	static void name(void *arg, unsigned cpu, unsigned n)                                      \
 	{                                                                                          \
-		struct cas_loop_obj *o = arg;                                                      \
-                                                                                                   \
-		(void)cpu;                                                                         \
-		for (unsigned i = 0; i < n; i++)                                                   \
-			inc(&o->word);                                                             \
-	}                                                                                          \
-	static void prefix##_puts(void *arg, unsigned cpu, unsigned n)                             \
-	{                                                                                          \
-		struct cas_loop_obj *o = arg;                                                      \
-                                                                                                   \
-		(void)cpu;                                                                         \
-		for (unsigned i = 0; i < n; i++)                                                   \
-			dec(&o->word);                                                             \
-	}                                                                                          \
-	static void prefix##_pairs(void *arg, unsigned cpu, unsigned n)                            \
-	{                                                                                          \
-		struct cas_loop_obj *o = arg;                                                      \
+		uint64_t *word = &((struct cas_loop_obj *)arg)->word;                              \
                                                                                                    \
 		(void)cpu;                                                                         \
 		for (unsigned i = 0; i < n; i++) {                                                 \
-			inc(&o->word);                                                             \
-			dec(&o->word);                                                             \
+			first(word);                                                               \
+			second(word);                                                              \
 		}                                                                                  \
 	}
 
-DEFINE_CAS_LOOP_OPS(cas8b, cas_loop_inc_8b, cas_loop_dec_8b)
-DEFINE_CAS_LOOP_OPS(casq, cas_loop_inc_q, cas_loop_dec_q)
+DEFINE_CAS_LOOP(cas8b_gets, cas_loop_inc_8b, cas_loop_nothing)
+DEFINE_CAS_LOOP(cas8b_puts, cas_loop_dec_8b, cas_loop_nothing)
+DEFINE_CAS_LOOP(cas8b_pairs, cas_loop_inc_8b, cas_loop_dec_8b)
+DEFINE_CAS_LOOP(casq_gets, cas_loop_inc_q, cas_loop_nothing)
+DEFINE_CAS_LOOP(casq_puts, cas_loop_dec_q, cas_loop_nothing)
+DEFINE_CAS_LOOP(casq_pairs, cas_loop_inc_q, cas_loop_dec_q)
 
 enum { CAS_LOOP_8B, CAS_LOOP_Q, CAS_LOOPS };
 

@@ -41,15 +41,6 @@ static const void *map_identity(uint64_t phys, size_t len, void *ctx)
 	return (const void *)(uintptr_t)phys;
 }
 
-/* The parser's log: one line each, as printk (acpi_tables.h). */
-static void parse_log(const char *fmt, ...)
-{
-	char line[PRINTK_MAX];
-
-	KSNPRINTF_ARGS(line, fmt);
-	printk("%s\n", line);
-}
-
 static bool rsdp_checksum_ok(const uint8_t *p)
 {
 	uint8_t sum = 0;
@@ -94,7 +85,7 @@ void acpi_init(const struct boot_info *bi)
 	memcpy(oem_id, (const uint8_t *)rsdp + RSDP_OEMID_AT, OEMID_LEN);
 	acpi.cpus = acpi_cpus;
 	acpi.max_cpus = MAX_CPUS;
-	if (acpi_parse(rsdp, rsdp_len, map_identity, NULL, &acpi, parse_log) != ACPI_OK) {
+	if (acpi_parse(rsdp, rsdp_len, map_identity, NULL, &acpi, printk_line) != ACPI_OK) {
 		printk("acpi: WARNING: tables unusable (see above): no MADT, no FADT\n");
 		acpi.have_madt = false;
 		return;

@@ -130,6 +130,14 @@ void printk(const char *fmt, ...)
 	va_end(ap);
 }
 
+void printk_line(const char *fmt, ...)
+{
+	char line[PRINTK_MAX];
+
+	KSNPRINTF_ARGS(line, fmt);
+	printk("%s\n", line);
+}
+
 void console_set_test_prefixes(const char *log_prefix_, const char *print_indent_)
 {
 	log_prefix = log_prefix_;

@@ -31,6 +31,9 @@ void console_attach_screen(const struct screen_fb *fb);
 void console_select(unsigned targets);
 
 void printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* printk of one line, the newline added: the log of the table parsers (acpi_tables.c, mptable.c). */
+void printk_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vprintk(const char *fmt, va_list ap);
 
 /*

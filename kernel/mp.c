@@ -33,14 +33,6 @@ static const void *map_low(uint64_t phys, size_t len, void *ctx)
 	return (const void *)(uintptr_t)phys;
 }
 
-static void report(const char *fmt, ...)
-{
-	char line[PRINTK_MAX];
-
-	KSNPRINTF_ARGS(line, fmt);
-	printk("%s\n", line);
-}
-
 /* The floating pointer in the three places the MP spec names, in its order; NULL if none. */
 static const uint8_t *find_fps(void)
 {
@@ -104,7 +96,7 @@ bool mp_find_cpus(struct mp_info *out)
 		printk("mptable: no MP floating pointer (EBDA, end of base memory, BIOS ROM)\n");
 		return false;
 	}
-	if (!mp_parse(fps, map_low, NULL, out, report))
+	if (!mp_parse(fps, map_low, NULL, out, printk_line))
 		return false;
 	printk("mptable: MP 1.%u table via 0x%lx, %u entries: %u CPUs usable, %u disabled, "
 	       "local APIC at 0x%x\n",

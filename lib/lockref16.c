@@ -167,40 +167,27 @@ LOCKREF_FAST_PATH void lockref16_get_p(struct lockref16 *ref, const struct lockr
 	LOCKREF16_EXPLICIT(ref, LOCKREF_GET, 0, policy);
 }
 
-LOCKREF_FAST_PATH bool lockref16_get_not_zero_p(struct lockref16 *ref,
-						const struct lockref_policy *policy)
-{
-	return LOCKREF16_EXPLICIT(ref, LOCKREF_GET_NOT_ZERO, 0, policy);
-}
+/*
+ * The explicit-policy calls without a generation: the plain call's
+ * operation, under @policy.
+ */
+#define DEFINE_LOCKREF16_P(type, name, op)                                                         \
+	LOCKREF_FAST_PATH type lockref16_##name##_p(struct lockref16 *ref,                         \
+						    const struct lockref_policy *policy)           \
+	{                                                                                          \
+		return (type)LOCKREF16_EXPLICIT(ref, op, 0, policy);                               \
+	}
 
-LOCKREF_FAST_PATH bool lockref16_get_not_dead_p(struct lockref16 *ref,
-						const struct lockref_policy *policy)
-{
-	return LOCKREF16_EXPLICIT(ref, LOCKREF_GET_NOT_DEAD, 0, policy);
-}
+DEFINE_LOCKREF16_P(bool, get_not_zero, LOCKREF_GET_NOT_ZERO)
+DEFINE_LOCKREF16_P(bool, get_not_dead, LOCKREF_GET_NOT_DEAD)
+DEFINE_LOCKREF16_P(bool, put_not_zero, LOCKREF_PUT_NOT_ZERO)
+DEFINE_LOCKREF16_P(int64_t, put_return, LOCKREF_PUT_RETURN)
+DEFINE_LOCKREF16_P(bool, put_or_lock, LOCKREF_PUT_OR_LOCK)
 
 LOCKREF_FAST_PATH bool lockref16_get_if_gen_p(struct lockref16 *ref, uint32_t gen,
 					      const struct lockref_policy *policy)
 {
 	return LOCKREF16_EXPLICIT(ref, LOCKREF_GET_IF_GEN, gen, policy);
-}
-
-LOCKREF_FAST_PATH bool lockref16_put_not_zero_p(struct lockref16 *ref,
-						const struct lockref_policy *policy)
-{
-	return LOCKREF16_EXPLICIT(ref, LOCKREF_PUT_NOT_ZERO, 0, policy);
-}
-
-LOCKREF_FAST_PATH int64_t lockref16_put_return_p(struct lockref16 *ref,
-						 const struct lockref_policy *policy)
-{
-	return LOCKREF16_EXPLICIT(ref, LOCKREF_PUT_RETURN, 0, policy);
-}
-
-LOCKREF_FAST_PATH bool lockref16_put_or_lock_p(struct lockref16 *ref,
-					       const struct lockref_policy *policy)
-{
-	return LOCKREF16_EXPLICIT(ref, LOCKREF_PUT_OR_LOCK, 0, policy);
 }
 
 int64_t lockref16_get_locked(struct lockref16 *ref)

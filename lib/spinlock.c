@@ -30,11 +30,11 @@
 #include "qspinlock.h"
 #include "spinlock_pv.h"
 
-struct spin_kind_word spin_kind_word = {.kind = SPIN_KIND_TICKET};
+struct spin_setting spin_kind_word = {.value = SPIN_KIND_TICKET};
 
 void spin_kind_set(enum spin_kind kind)
 {
-	atomic_store8(&spin_kind_word.kind, (uint8_t)kind);
+	atomic_store8(&spin_kind_word.value, (uint8_t)kind);
 }
 
 /* The kind test of every call: a predicted branch on a line nobody writes. */

@@ -155,15 +155,20 @@ bool spin_is_held(const spinlock_t *lock);
  */
 enum spin_kind { SPIN_KIND_TICKET, SPIN_KIND_QSPINLOCK, SPIN_KINDS };
 
-struct spin_kind_word {
-	uint8_t kind;
+/*
+ * A byte every lock or unlock reads and only boot or a benchmark's set-up
+ * writes (the kind here, the paravirtual mode in spinlock_pv.h), alone in
+ * its cache-line pair: a neighbour written often would make each read miss.
+ */
+struct spin_setting {
+	uint8_t value;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
-extern struct spin_kind_word spin_kind_word;
+extern struct spin_setting spin_kind_word;
 
 /* The kind in force; plain load, the word changes only while no lock is in use. */
 static inline enum spin_kind spin_kind(void)
 {
-	return (enum spin_kind)atomic_load8_relaxed(&spin_kind_word.kind);
+	return (enum spin_kind)atomic_load8_relaxed(&spin_kind_word.value);
 }
 
 /*

@@ -43,7 +43,7 @@
  * W3 still reads the old head.  A fence costs about as much as the rest of
  * an uncontended lock and unlock together, and most runs never sleep: a
  * guest with a core per vCPU, or any short wait.  So the mode
- * (spin_pv.mode) starts ON, where an unlock is U1 and U2, exactly what a
+ * (spin_pv) starts ON, where an unlock is U1 and U2, exactly what a
  * plain ticket lock pays plus one load of a line every CPU keeps cached.
  * The first waiter that needs to sleep arms it: it moves the mode from ON
  * to ARMING with a compare-exchange, has every other CPU run a full fence
@@ -125,7 +125,7 @@
 
 #include "platform.h"
 
-struct spin_pv_mode_word spin_pv;
+struct spin_setting spin_pv;
 
 /*
  * Where each CPU announces the ticket it sleeps for (W1): one 64-bit word,
@@ -158,7 +158,7 @@ static uint64_t spin_pv_sleeps, spin_pv_kicks, spin_pv_passes, spin_pv_arms;
 
 void spin_pv_set(bool on)
 {
-	atomic_xchg8(&spin_pv.mode, on ? SPIN_PV_ON : SPIN_PV_OFF);
+	atomic_xchg8(&spin_pv.value, on ? SPIN_PV_ON : SPIN_PV_OFF);
 }
 
 bool spin_pv_enabled(void)
@@ -178,17 +178,17 @@ struct spin_pv_stats spin_pv_stats(void)
 
 bool spin_pv_arm(void)
 {
-	uint8_t mode = atomic_load8(&spin_pv.mode);
+	uint8_t mode = atomic_load8(&spin_pv.value);
 
 	if (mode == SPIN_PV_ARMED)
 		return true;
-	if (mode != SPIN_PV_ON || !atomic_cmpxchg8(&spin_pv.mode, &mode, SPIN_PV_ARMING))
+	if (mode != SPIN_PV_ON || !atomic_cmpxchg8(&spin_pv.value, &mode, SPIN_PV_ARMING))
 		return false;
 	/* From here every unlock that reads the mode fences; this drains the ones that read ON. */
 	if (!platform_fence_others())
 		return false; /* stays ARMING: unlocks fence, nobody sleeps; the platform said why */
 	atomic_xadd64(&spin_pv_arms, 1);
-	atomic_store8(&spin_pv.mode, SPIN_PV_ARMED);
+	atomic_store8(&spin_pv.value, SPIN_PV_ARMED);
 	return true;
 }
 

@@ -45,16 +45,12 @@
  */
 enum spin_pv_mode { SPIN_PV_OFF, SPIN_PV_ON, SPIN_PV_ARMING, SPIN_PV_ARMED };
 
-/* Alone in its cache-line pair: a neighbour written often would make every unlock miss. */
-struct spin_pv_mode_word {
-	uint8_t mode;
-} __attribute__((aligned(CACHE_PAIR_BYTES)));
-extern struct spin_pv_mode_word spin_pv;
+extern struct spin_setting spin_pv; /* the mode */
 
 /* U0 and U2: a hint, ordered by the compiler barrier and fences around it (spinlock_pv.c). */
 static inline enum spin_pv_mode spin_pv_mode(void)
 {
-	return (enum spin_pv_mode)atomic_load8_relaxed(&spin_pv.mode);
+	return (enum spin_pv_mode)atomic_load8_relaxed(&spin_pv.value);
 }
 
 /*

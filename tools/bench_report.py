@@ -440,30 +440,43 @@ def goal(name, ok, figures):
     return {"name": name, "verdict": verdict, "figures": figures}
 
 
+def goal_uncontended(results, impl, base, bound, base_name=None):
+    """Uncontended: @impl's get+put costs at most @bound times @base's (one goal row)."""
+    name = f"uncontended {impl} get+put <= {bound}x {base_name or base}"
+    a = results.get(("uncontended", impl, "get+put", 1))
+    b = results.get(("uncontended", base, "get+put", 1))
+    if not (a and b and b["ns_per_op"]):
+        return goal(name, None, f"no uncontended {impl}/{base} get+put lines")
+    ratio = a["ns_per_op"] / b["ns_per_op"]
+    return goal(name, ratio <= bound,
+                f"{a['ns_per_op']:.2f} ns vs {b['ns_per_op']:.2f} ns = {ratio:.2f}x")
+
+
+def goals_refcount_vs(grid, cpus, impl, lock):
+    """refcount: @impl at least the bounds times @lock's and xadd's rate at every N >= 2."""
+    out = []
+    mine = grid.get(impl, {})
+    for base, bound in ((lock, GOAL_VS_SPINLOCK_MIN), ("xadd", GOAL_VS_XADD_MIN)):
+        other = grid.get(base, {})
+        pairs = [(n, mine[n]["ops_per_sec"], other[n]["ops_per_sec"]) for n in cpus
+                 if n >= 2 and n in mine and n in other and other[n]["ops_per_sec"]]
+        name = f"refcount: {impl} >= {bound}x {base} at every N >= 2"
+        if not pairs:
+            out.append(goal(name, None, "needs refcount lines at 2 or more CPUs"))
+            continue
+        out.append(goal(name, all(a >= bound * b for _, a, b in pairs),
+                        ", ".join(f"N={n}: {a / b:.2f}x" for n, a, b in pairs)))
+    return out
+
+
 def goal_pv_uncontended(results):
     """The paravirtual lock costs what the plain one does while nobody sleeps (lib/spinlock_pv.c)."""
-    name = f"uncontended spinlock-pv get+put <= {GOAL_PV_UNCONTENDED_MAX}x ticket lock"
-    pv = results.get(("uncontended", "spinlock-pv", "get+put", 1))
-    sl = results.get(("uncontended", "spinlock", "get+put", 1))
-    if not (pv and sl and sl["ns_per_op"]):
-        return goal(name, None, "no uncontended spinlock-pv/spinlock get+put lines")
-    ratio = pv["ns_per_op"] / sl["ns_per_op"]
-    return goal(name, ratio <= GOAL_PV_UNCONTENDED_MAX,
-                f"{pv['ns_per_op']:.2f} ns vs {sl['ns_per_op']:.2f} ns = {ratio:.2f}x")
+    return goal_uncontended(results, "spinlock-pv", "spinlock", GOAL_PV_UNCONTENDED_MAX,
+                            "ticket lock")
 
 
 def goals_hardware(results):
-    out = []
-    lr = results.get(("uncontended", "lockref", "get+put", 1))
-    sl = results.get(("uncontended", "spinlock", "get+put", 1))
-    if lr and sl:
-        ratio = lr["ns_per_op"] / sl["ns_per_op"]
-        out.append(goal(f"uncontended lockref get+put <= {GOAL_UNCONTENDED_MAX}x ticket lock",
-                        ratio <= GOAL_UNCONTENDED_MAX,
-                        f"{lr['ns_per_op']:.2f} ns vs {sl['ns_per_op']:.2f} ns = {ratio:.2f}x"))
-    else:
-        out.append(goal(f"uncontended lockref get+put <= {GOAL_UNCONTENDED_MAX}x ticket lock",
-                        None, "no uncontended lockref/spinlock get+put lines"))
+    out = [goal_uncontended(results, "lockref", "spinlock", GOAL_UNCONTENDED_MAX, "ticket lock")]
     limits = {insn: (impl, ns, loop) for insn, impl, ns, loop, _ in cas_loop_limits(results)}
     for insn in ("cmpxchg8b", "cmpxchgq"):
         name = f"uncontended lockref get+put <= {GOAL_VS_CAS_LOOP_MAX}x cas-loop-{insn} pair"
@@ -474,18 +487,8 @@ def goals_hardware(results):
         out.append(goal(name, ns <= GOAL_VS_CAS_LOOP_MAX * loop,
                         f"{impl} {ns:.2f} ns vs {loop:.2f} ns = {ns / loop:.2f}x"))
     grid, cpus = scaling_grid(results, "refcount")
-    multi = [n for n in cpus if n >= 2]
     lref = grid.get("lockref", {})
-    for base, bound in (("spinlock", GOAL_VS_SPINLOCK_MIN), ("xadd", GOAL_VS_XADD_MIN)):
-        other = grid.get(base, {})
-        pairs = [(n, lref[n]["ops_per_sec"], other[n]["ops_per_sec"]) for n in multi
-                 if n in lref and n in other and other[n]["ops_per_sec"]]
-        name = f"refcount: lockref >= {bound}x {base} at every N >= 2"
-        if not pairs:
-            out.append(goal(name, None, "needs refcount lines at 2 or more CPUs"))
-            continue
-        out.append(goal(name, all(a >= bound * b for _, a, b in pairs),
-                        ", ".join(f"N={n}: {a / b:.2f}x" for n, a, b in pairs)))
+    out += goals_refcount_vs(grid, cpus, "lockref", "spinlock")
     fb = [(n, fallback_fraction(lref[n])) for n in sorted(lref)
           if fallback_fraction(lref[n]) is not None]
     name = f"refcount: lockref fallbacks < {100 * GOAL_FALLBACK_MAX:g}% of operations"
@@ -498,14 +501,7 @@ def goals_hardware(results):
     checks = [a >= GOAL_WIDE_MIN * b for _, a, b in pairs]
     out.append(goal(f"refcount: lockref16 >= {GOAL_WIDE_MIN}x the 8-byte lockref (throughput)",
                     all(checks) if checks else None, ", ".join(figures) or "no lockref16 lines"))
-    w = results.get(("uncontended", "lockref16", "get+put", 1))
-    name = f"uncontended lockref16 get+put <= {GOAL_WIDE_UNCONTENDED_MAX}x lockref"
-    if w and lr and lr["ns_per_op"]:
-        ratio = w["ns_per_op"] / lr["ns_per_op"]
-        out.append(goal(name, ratio <= GOAL_WIDE_UNCONTENDED_MAX,
-                        f"{w['ns_per_op']:.2f} ns vs {lr['ns_per_op']:.2f} ns = {ratio:.2f}x"))
-    else:
-        out.append(goal(name, None, "no uncontended lockref16/lockref get+put lines"))
+    out.append(goal_uncontended(results, "lockref16", "lockref", GOAL_WIDE_UNCONTENDED_MAX))
     return out
 
 
@@ -514,29 +510,10 @@ def goals_qspinlock(results):
     lr = results.get(("uncontended", "lockref-qspinlock", "get+put", 1))
     ql = results.get(("uncontended", "qspinlock", "get+put", 1))
     grid, cpus = scaling_grid(results, "refcount")
-    lref = grid.get("lockref-qspinlock", {})
-    if not (lr or ql or lref):
+    if not (lr or ql or grid.get("lockref-qspinlock")):
         return []
-    out = []
-    name = f"uncontended lockref-qspinlock get+put <= {GOAL_UNCONTENDED_MAX}x qspinlock"
-    if lr and ql and ql["ns_per_op"]:
-        ratio = lr["ns_per_op"] / ql["ns_per_op"]
-        out.append(goal(name, ratio <= GOAL_UNCONTENDED_MAX,
-                        f"{lr['ns_per_op']:.2f} ns vs {ql['ns_per_op']:.2f} ns = {ratio:.2f}x"))
-    else:
-        out.append(goal(name, None, "no uncontended lockref-qspinlock/qspinlock get+put lines"))
-    multi = [n for n in cpus if n >= 2]
-    for base, bound in (("qspinlock", GOAL_VS_SPINLOCK_MIN), ("xadd", GOAL_VS_XADD_MIN)):
-        other = grid.get(base, {})
-        pairs = [(n, lref[n]["ops_per_sec"], other[n]["ops_per_sec"]) for n in multi
-                 if n in lref and n in other and other[n]["ops_per_sec"]]
-        name = f"refcount: lockref-qspinlock >= {bound}x {base} at every N >= 2"
-        if not pairs:
-            out.append(goal(name, None, "needs refcount lines at 2 or more CPUs"))
-            continue
-        out.append(goal(name, all(a >= bound * b for _, a, b in pairs),
-                        ", ".join(f"N={n}: {a / b:.2f}x" for n, a, b in pairs)))
-    return out
+    return [goal_uncontended(results, "lockref-qspinlock", "qspinlock", GOAL_UNCONTENDED_MAX)
+            ] + goals_refcount_vs(grid, cpus, "lockref-qspinlock", "qspinlock")
 
 
 def section_lock_kinds(results):

@@ -102,11 +102,9 @@ def main():
                 break
         if seen and len(seen) != size[0]:
             problems.append(f"the picture has {len(seen)} rows of text, the dump {size[0]}")
-    for p in problems:
-        print(f"screen_check: {args.log}: {p}")
-    if not problems:
-        print(f"screen_check: {args.log}: the {size[0]} x {size[1]} screen shows the results "
-              f"page ({len(suites)} suites{', benchmarks' if args.bench else ''})")
+    verdict = problems or [f"the {size[0]} x {size[1]} screen shows the results page "
+                           f"({len(suites)} suites{', benchmarks' if args.bench else ''})"]
+    print("\n".join(f"screen_check: {args.log}: {line}" for line in verdict))
     return 1 if problems else 0
 
 

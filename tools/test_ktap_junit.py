@@ -213,15 +213,17 @@ class Tools(unittest.TestCase):
         lines_before = data[:cut].count(b"\n")
         self.garbled("cut", data[:cut], "the last line is cut off", lines_before + 1)
 
+    def garbled_at(self, name, old, new, marker, why):
+        """The good log with @old replaced by @new: an <error> saying @why at @marker's line."""
+        data = self.good_bytes().replace(old, new)
+        self.garbled(name, data, why, data[:data.index(marker)].count(b"\n") + 1)
+
     def test_nul_bytes(self):
-        data = self.good_bytes().replace(b"ok 1 boot", b"ok 1 b\0\0oot")
-        line = data[:data.index(b"\0")].count(b"\n") + 1
-        self.garbled("nul", data, "2 NUL byte(s)", line)
+        self.garbled_at("nul", b"ok 1 boot", b"ok 1 b\0\0oot", b"\0", "2 NUL byte(s)")
 
     def test_carriage_return_inside_a_line(self):
-        data = self.good_bytes().replace(b"ok 2 lockref", b"ok 2 lock\rref")
-        line = data[:data.index(b"\r")].count(b"\n") + 1
-        self.garbled("cr", data, "a carriage return inside the line", line)
+        self.garbled_at("cr", b"ok 2 lockref", b"ok 2 lock\rref", b"\r",
+                        "a carriage return inside the line")
 
     def test_crlf_line_ends_are_normal(self):
         self.add_boot("crlf", good_run())  # add_boot writes CRLF, as the UART does
@@ -229,19 +231,16 @@ class Tools(unittest.TestCase):
         self.assertEqual(suite.get("errors"), "0")
 
     def test_huge_line(self):
-        data = self.good_bytes().replace(b"# lockref: ops 100", b"# " + b"x" * HUGE_LINE)
-        line = data[:data.index(b"xxxx")].count(b"\n") + 1
-        self.garbled("huge", data, f"a line of {HUGE_LINE + 4} bytes", line)
+        self.garbled_at("huge", b"# lockref: ops 100", b"# " + b"x" * HUGE_LINE, b"xxxx",
+                        f"a line of {HUGE_LINE + 4} bytes")
 
     def test_bench_line_not_json(self):
-        data = self.good_bytes().replace(b'"cpus":2}', b'"cpus":2')
-        line = data[:data.index(b"# BENCH")].count(b"\n") + 1
-        self.garbled("json", data, "'# BENCH' line is not JSON", line)
+        self.garbled_at("json", b'"cpus":2}', b'"cpus":2', b"# BENCH",
+                        "'# BENCH' line is not JSON")
 
     def test_not_utf8(self):
-        data = self.good_bytes().replace(b"ok 1 boot", b"ok 1 b\xff\xfeoot")
-        line = data[:data.index(b"\xff")].count(b"\n") + 1
-        self.garbled("latin", data, "bytes that are not UTF-8", line)
+        self.garbled_at("latin", b"ok 1 boot", b"ok 1 b\xff\xfeoot", b"\xff",
+                        "bytes that are not UTF-8")
 
     def test_empty_log(self):
         self.garbled("empty", b"", "the log is empty", 0)

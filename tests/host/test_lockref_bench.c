@@ -86,17 +86,16 @@ static __attribute__((noipa)) int fixed_put_return_q(struct lockref *r)
 	return (int)form_do(r, LOCKREF_PUT_RETURN, 0, &mainline_q, LOCKREF_MODE_CMPXCHGQ);
 }
 
-static __attribute__((noinline)) void pair_fixed_8b(void)
-{
-	fixed_get_8b(&ref);
-	fixed_put_return_8b(&ref);
-}
+/* A timed pair: @get then @put on @obj, out of line like every other variant. */
+#define DEFINE_PAIR(name, get, put, obj)                                                           \
+	static __attribute__((noinline)) void name(void)                                           \
+	{                                                                                          \
+		get(&obj);                                                                         \
+		put(&obj);                                                                         \
+	}
 
-static __attribute__((noinline)) void pair_fixed_q(void)
-{
-	fixed_get_q(&ref);
-	fixed_put_return_q(&ref);
-}
+DEFINE_PAIR(pair_fixed_8b, fixed_get_8b, fixed_put_return_8b, ref)
+DEFINE_PAIR(pair_fixed_q, fixed_get_q, fixed_put_return_q, ref)
 
 static __attribute__((noinline)) void pair_locked_policy(void)
 {
@@ -145,17 +144,8 @@ static __attribute__((noinline)) void pair_cmpxchgq(void)
 	atomic_cmpxchg64_q(&word, &up, old);
 }
 
-static __attribute__((noinline)) void pair_cas_loop_8b(void)
-{
-	cas_loop_inc_8b(&loop_word);
-	cas_loop_dec_8b(&loop_word);
-}
-
-static __attribute__((noinline)) void pair_cas_loop_q(void)
-{
-	cas_loop_inc_q(&loop_word);
-	cas_loop_dec_q(&loop_word);
-}
+DEFINE_PAIR(pair_cas_loop_8b, cas_loop_inc_8b, cas_loop_dec_8b, loop_word)
+DEFINE_PAIR(pair_cas_loop_q, cas_loop_inc_q, cas_loop_dec_q, loop_word)
 
 /* The variants; a lockref variant names the boot policy its trials run under. */
 enum {

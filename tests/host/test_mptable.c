@@ -56,14 +56,15 @@ static void put32(uint8_t *p, uint32_t v)
 	put16(p + 2, (uint16_t)(v >> 16));
 }
 
+/* Set p[@at] so that the @len bytes at @p sum to 0 mod 256 (MultiProcessor Spec 1.4, 4.1). */
 static void fix_checksum(uint8_t *p, size_t len, size_t at)
 {
-	uint8_t sum = 0;
+	unsigned sum = 0;
 
 	p[at] = 0;
-	for (size_t i = 0; i < len; i++)
-		sum += p[i];
-	p[at] = (uint8_t)-sum;
+	while (len)
+		sum += p[--len];
+	p[at] = (uint8_t)(0x100 - sum % 0x100);
 }
 
 static void fps_make(uint8_t *fps, uint32_t phys)

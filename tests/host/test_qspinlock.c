@@ -19,6 +19,7 @@
 #include "qspinlock.h"
 #include "spinlock.h"
 #include "check.h"
+#include "child_panics.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -146,44 +147,6 @@ static void test_pending_and_queue(void)
 	host_set_cpu_id(2);
 	CHECK(qspin_depth() == 0, "CPU 2's nodes are all free again: depth %u", qspin_depth());
 	host_set_cpu_id(0);
-}
-
-/*
- * Run @fn in a child process with its output captured; true if the child
- * died and said @expect.
- */
-static bool child_panics(void (*fn)(void), const char *expect)
-{
-	char out[1024];
-	size_t len = 0;
-	ssize_t n;
-	int status, fds[2];
-	pid_t pid;
-
-	fflush(stdout);
-	if (pipe(fds) != 0)
-		return false;
-	pid = fork();
-	if (pid == 0) {
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		fn();
-		_exit(0);
-	}
-	close(fds[1]);
-	while (len < sizeof(out) - 1 && (n = read(fds[0], out + len, sizeof(out) - 1 - len)) > 0)
-		len += (size_t)n;
-	out[len] = '\0';
-	close(fds[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return false;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return false;
-	if (!strstr(out, expect)) {
-		printf("# child died saying \"%s\", expected \"%s\"\n", out, expect);
-		return false;
-	}
-	return true;
 }
 
 /* CPU 2 queues in QSPIN_NODES contexts at once; one more must panic naming CPU 2. */

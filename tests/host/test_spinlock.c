@@ -23,6 +23,7 @@
 #include "spinlock.h"
 #include "spinlock_busted.h"
 #include "check.h"
+#include "child_panics.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -407,44 +408,6 @@ static void test_pv_pass_over(void)
 }
 
 #ifdef SPINLOCK_DEBUG
-/*
- * Run @fn in a child process with its output captured; true if the child
- * died and said @expect (the debug build panicked for the right reason).
- */
-static bool child_panics(void (*fn)(void), const char *expect)
-{
-	char out[512];
-	size_t len = 0;
-	ssize_t n;
-	int status, fds[2];
-	pid_t pid;
-
-	fflush(stdout);
-	if (pipe(fds) != 0)
-		return false;
-	pid = fork();
-	if (pid == 0) {
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		fn();
-		_exit(0);
-	}
-	close(fds[1]);
-	while (len < sizeof(out) - 1 && (n = read(fds[0], out + len, sizeof(out) - 1 - len)) > 0)
-		len += (size_t)n;
-	out[len] = '\0';
-	close(fds[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return false;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return false;
-	if (!strstr(out, expect)) {
-		printf("# child died saying \"%s\", expected \"%s\"\n", out, expect);
-		return false;
-	}
-	return true;
-}
-
 static void lock_twice(void)
 {
 	spinlock_t lock = SPINLOCK_INIT;
