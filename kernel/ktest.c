@@ -29,6 +29,7 @@
 #include "percpu.h"
 #include "printf.h"
 #include "progress.h"
+#include "results.h"
 #include "smp.h"
 #include "string.h"
 #include "tsc.h"
@@ -39,7 +40,6 @@
 /* More per CPU: with more virtual CPUs than host cores, each one shares the same cores. */
 #define TEST_PER_CPU_TIMEOUT_MS 1000u
 #define SKIP_REASON_MAX		96
-#define KTAP_INDENT		"  "		 /* one nesting level (ktap.rst: two spaces) */
 #define KTAP_DIAG_PREFIX	KTAP_INDENT "# " /* a diagnostic line inside a test */
 #define NS_PER_MS		1000000ull
 

@@ -13,7 +13,7 @@
 #include "printf.h"
 #include "string.h"
 
-#define SUBTEST_INDENT 2 /* ktest.c's KTAP_INDENT: a suite's tests sit one level (two spaces) in */
+#define SUBTEST_INDENT (sizeof(KTAP_INDENT) - 1) /* a suite's tests sit one level in */
 #define BAR_WIDTH      20
 #define MS_PER_S       1000u
 

@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* One KTAP nesting level (Linux's ktap.rst: two spaces): ktest.c writes it, results.c reads it. */
+#define KTAP_INDENT "  "
+
 #define RESULTS_SUITES_MAX 8
 #define RESULTS_NAME_MAX   32
 #define RESULTS_NOTE_MAX   96

@@ -20,6 +20,7 @@
 #include "spinlock.h"
 #include "check.h"
 #include "child_panics.h"
+#include "lock_stress.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -29,10 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STRESS_MS	   60
-#define MIN_OPS_PER_THREAD 10
-#define MAX_THREADS	   8
-#define HOLD_PAUSES_MAX	   32
 /* How long a step waits for a thread to reach the state it must reach. */
 #define STEP_TIMEOUT_NS (5ull * 1000 * 1000 * 1000)
 
@@ -207,87 +204,18 @@ static void test_panics(void)
 #endif
 }
 
-struct stress {
-	spinlock_t lock;
-	unsigned long counter; /* plain on purpose: only the lock protects it */
-	int inside;	       /* plain on purpose: set while someone is in the section */
-	unsigned long overlaps;
-	int stop;
-	pthread_barrier_t start;
-};
-
-struct worker {
-	struct stress *s;
-	unsigned id;
-	unsigned long ops;
-	unsigned seed;
-};
-
-static void *stress_worker(void *arg)
-{
-	struct worker *w = arg;
-	struct stress *s = w->s;
-
-	host_set_cpu_id(w->id);
-	pthread_barrier_wait(&s->start);
-	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED) || w->ops < MIN_OPS_PER_THREAD) {
-		unsigned long c;
-		unsigned pauses = (unsigned)rand_r(&w->seed) % HOLD_PAUSES_MAX;
-
-		if (w->ops % 4 == 3) {
-			if (!spin_trylock(&s->lock))
-				continue;
-		} else {
-			spin_lock(&s->lock);
-		}
-		if (s->inside)
-			s->overlaps++;
-		s->inside = 1;
-		c = s->counter;
-		for (unsigned i = 0; i < pauses; i++)
-			platform_relax();
-		s->counter = c + 1;
-		s->inside = 0;
-		spin_unlock(&s->lock);
-		w->ops++;
-	}
-	return NULL;
-}
-
 static void test_stress(unsigned threads)
 {
-	struct stress s = {.lock = SPINLOCK_INIT};
-	struct worker w[MAX_THREADS];
-	pthread_t tid[MAX_THREADS];
-	struct timespec pause = {0, STRESS_MS * 1000000L};
-	unsigned long total = 0;
+	struct lock_stress s = {
+	    .lock = SPINLOCK_INIT, .acquire = spin_lock, .release = spin_unlock, .trylocks = true};
 
-	pthread_barrier_init(&s.start, NULL, threads + 1);
-	host_set_cpu_count(threads + 1);
-	for (unsigned i = 0; i < threads; i++) {
-		w[i] = (struct worker){.s = &s, .id = i + 1, .seed = i * 7919u + 1};
-		pthread_create(&tid[i], NULL, stress_worker, &w[i]);
-	}
-	pthread_barrier_wait(&s.start);
-	nanosleep(&pause, NULL);
-	__atomic_store_n(&s.stop, 1, __ATOMIC_RELAXED);
-	for (unsigned i = 0; i < threads; i++) {
-		pthread_join(tid[i], NULL);
-		total += w[i].ops;
-	}
-	pthread_barrier_destroy(&s.start);
-	printf("# %u threads: %lu lock/unlock pairs, counter %lu, overlaps %lu\n", threads, total,
-	       s.counter, s.overlaps);
-	CHECK(s.counter == total, "%u threads: counter %lu, expected %lu (lost updates)", threads,
-	      s.counter, total);
-	CHECK(s.overlaps == 0, "%u threads: %lu entries found the section occupied", threads,
-	      s.overlaps);
+	lock_stress_run(&s, threads);
 	CHECK(word(&s.lock) == 0, "%u threads: word %#x left", threads, word(&s.lock));
 }
 
 int main(void)
 {
-	static const unsigned thread_counts[] = {2, 4, MAX_THREADS};
+	static const unsigned thread_counts[] = {2, 4, LOCK_STRESS_MAX_THREADS};
 
 	host_set_cpu_id(0);
 	spin_kind_set(SPIN_KIND_QSPINLOCK);

@@ -24,6 +24,7 @@
 #include "spinlock_busted.h"
 #include "check.h"
 #include "child_panics.h"
+#include "lock_stress.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -33,13 +34,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-/* How long each stress configuration runs, and how short a critical section may be. */
-#define STRESS_MS	   60
-#define MIN_OPS_PER_THREAD 10
-#define MAX_THREADS	   8
-/* Longest pause inside the critical section, in PAUSEs (widens any race window). */
-#define HOLD_PAUSES_MAX 32
 
 #ifdef SPINLOCK_TEST_BUSTED
 #define stress_lock   spin_lock_busted
@@ -96,78 +90,12 @@ static void test_single(void)
 	CHECK(!spin_is_locked(&lock), "spin_init leaves it free");
 }
 
-struct stress {
-	spinlock_t lock;
-	unsigned threads;
-	unsigned long counter;	/* plain on purpose: only the lock protects it */
-	int inside;		/* plain on purpose: set while someone is in the section */
-	unsigned long overlaps; /* entries that found someone inside (under the lock) */
-	int stop;
-	pthread_barrier_t start;
-};
-
-struct worker {
-	struct stress *s;
-	unsigned id;
-	unsigned long ops;
-	unsigned seed;
-};
-
-static void *stress_worker(void *arg)
-{
-	struct worker *w = arg;
-	struct stress *s = w->s;
-
-	host_set_cpu_id(w->id);
-	pthread_barrier_wait(&s->start);
-	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED) || w->ops < MIN_OPS_PER_THREAD) {
-		unsigned long c;
-		unsigned pauses = (unsigned)rand_r(&w->seed) % HOLD_PAUSES_MAX;
-
-		stress_lock(&s->lock);
-		if (s->inside)
-			s->overlaps++;
-		s->inside = 1;
-		c = s->counter;
-		for (unsigned i = 0; i < pauses; i++)
-			platform_relax();
-		s->counter = c + 1;
-		s->inside = 0;
-		stress_unlock(&s->lock);
-		w->ops++;
-	}
-	return NULL;
-}
-
 static void test_stress(unsigned threads)
 {
-	struct stress s = {.lock = SPINLOCK_INIT, .threads = threads};
-	struct worker w[MAX_THREADS];
-	pthread_t tid[MAX_THREADS];
-	struct timespec pause = {0, STRESS_MS * 1000000L};
-	unsigned long total = 0;
+	struct lock_stress s = {
+	    .lock = SPINLOCK_INIT, .acquire = stress_lock, .release = stress_unlock};
 
-	pthread_barrier_init(&s.start, NULL, threads + 1);
-	host_set_cpu_count(threads + 1);
-	for (unsigned i = 0; i < threads; i++) {
-		w[i] = (struct worker){.s = &s, .id = i + 1, .seed = i * 7919u + 1};
-		pthread_create(&tid[i], NULL, stress_worker, &w[i]);
-	}
-	pthread_barrier_wait(&s.start);
-	nanosleep(&pause, NULL);
-	__atomic_store_n(&s.stop, 1, __ATOMIC_RELAXED);
-	for (unsigned i = 0; i < threads; i++) {
-		pthread_join(tid[i], NULL);
-		total += w[i].ops;
-	}
-	pthread_barrier_destroy(&s.start);
-
-	printf("# %u threads: %lu lock/unlock pairs, counter %lu, overlaps %lu\n", threads, total,
-	       s.counter, s.overlaps);
-	CHECK(s.counter == total, "%u threads: counter %lu, expected %lu (lost updates)", threads,
-	      s.counter, total);
-	CHECK(s.overlaps == 0, "%u threads: %lu entries found the section occupied", threads,
-	      s.overlaps);
+	lock_stress_run(&s, threads);
 	CHECK(!spin_is_locked(&s.lock), "%u threads: lock left held (head %u tail %u)", threads,
 	      s.lock.tickets.head, s.lock.tickets.tail);
 }
@@ -179,12 +107,12 @@ static void test_stress_pv(void)
 
 	spin_pv_set(true);
 	before = spin_pv_stats();
-	test_stress(MAX_THREADS);
+	test_stress(LOCK_STRESS_MAX_THREADS);
 	after = spin_pv_stats();
 	spin_pv_set(false);
 	printf("# paravirtual, %d threads: %lu sleeps, %lu kicks, %lu turns passed over, "
 	       "armed %lu time(s)\n",
-	       MAX_THREADS, (unsigned long)(after.sleeps - before.sleeps),
+	       LOCK_STRESS_MAX_THREADS, (unsigned long)(after.sleeps - before.sleeps),
 	       (unsigned long)(after.kicks - before.kicks),
 	       (unsigned long)(after.passes - before.passes),
 	       (unsigned long)(after.arms - before.arms));
@@ -471,7 +399,7 @@ static void test_debug(void)
 
 int main(void)
 {
-	static const unsigned thread_counts[] = {2, 4, MAX_THREADS};
+	static const unsigned thread_counts[] = {2, 4, LOCK_STRESS_MAX_THREADS};
 
 	host_set_cpu_id(0);
 	test_single();
