@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trace.h"
+
 /* The longest command line kept, with its NUL; the rest is ignored, with one line saying so. */
 #define CMDLINE_MAX 1024
 
@@ -46,7 +48,10 @@ struct kernel_options {
 	unsigned console; /* CONSOLE_* mask (console.h); 0: not given, every console */
 	enum exit_kind exit;
 	enum pv_kind spinlock_pv;
-	const char *raw; /* the command line as given */
+	unsigned trace_groups;		 /* TRACE_GROUP_* (lib/trace.h); 0: off */
+	unsigned trace_events;		 /* per CPU */
+	char trace_test[TRACE_NAME_MAX]; /* trace this test only; "": every test */
+	const char *raw;		 /* the command line as given */
 };
 
 extern struct kernel_options opts;
@@ -68,6 +73,12 @@ void cmdline_apply_lockref(void);
  * the reason @why); prints one line saying which.
  */
 void cmdline_apply_spinlock(bool auto_on, const char *why);
+
+/*
+ * Once every CPU is up, before the tests: trace=, trace.events= and
+ * trace.test= (lib/trace.h); prints one line if tracing is on.
+ */
+void cmdline_apply_trace(void);
 
 /* The names of enum lockref_cas ("cmpxchg8b", "cmpxchgq"), for logs and # ENV. */
 extern const char *const lockref_cas_names[];

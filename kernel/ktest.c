@@ -26,6 +26,7 @@
 #include "printf.h"
 #include "smp.h"
 #include "string.h"
+#include "trace.h"
 
 #define SUITE_COUNT	     5
 #define START_TIMEOUT_NS     (10ull * 1000 * 1000 * 1000)
@@ -129,6 +130,7 @@ static bool run_one(const struct ktest *test, unsigned number)
 	barrier_init(&s->start, s->ncpus);
 	barrier_init(&s->user, s->ncpus);
 	console_set_log_prefix(KTAP_DIAG_PREFIX); /* lines from lib/ and fs/ belong to this test */
+	trace_test_begin(test->name);
 	if (s->ncpus > 1) {
 		/* Generous: a torture runs a few lengths; a benchmark sweeps CPU counts and trials. */
 		uint64_t timeout = TEST_BASE_TIMEOUT_MS +
@@ -141,6 +143,7 @@ static bool run_one(const struct ktest *test, unsigned number)
 	} else {
 		run_here(s);
 	}
+	trace_test_end(test->name, !s->failed);
 	console_set_log_prefix("");
 	if (s->finished != s->ncpus && !s->failed) {
 		printk(KTAP_DIAG_PREFIX "FAIL: only %u of %u CPUs finished\n", s->finished,

@@ -92,6 +92,7 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	cmdline_apply_lockref(); /* lockref.*=: the boot policy */
 	smp_start_aps();	 /* every CPU, or a line saying why not */
 	print_env();
+	cmdline_apply_trace();		   /* trace=: the rings, now that every CPU is counted */
 	fault_inject_if_asked();	   /* selftest.fault=: prove the panic path */
 	machine_exit(ktest_run(opts.run)); /* KTAP, then # RESULT */
 }

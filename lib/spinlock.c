@@ -24,6 +24,7 @@
 #include "atomic.h"
 #include "platform.h"
 #include "spinlock_pv.h"
+#include "trace.h"
 
 #ifdef SPINLOCK_DEBUG
 
@@ -149,6 +150,7 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
 	unsigned spins = 0;
 	bool passed = false;
 
+	trace_ev(TR_SPIN_WAIT, lock, ticket);
 	while ((head = atomic_load16(&lock->tickets.head)) != ticket) {
 		bool sleep = ++spins % SPIN_PV_SPINS == 0 && spin_pv_enabled() &&
 			     platform_now_ns() - start >= SPIN_PV_MIN_NS && spin_pv_arm();
@@ -160,6 +162,7 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
 				/* Queued again: spin afresh before sleeping, the turn is near. */
 				passed = true;
 				ticket = spin_take_ticket(lock, &old);
+				trace_ev(TR_SPIN_WAIT, lock, ticket);
 				start = platform_now_ns();
 			}
 		} else {
@@ -186,6 +189,7 @@ LOCK_RULES_EXEMPT void spin_lock(spinlock_t *lock)
 	ticket = spin_take_ticket(lock, &old);
 	if ((uint16_t)old != ticket)
 		spin_wait_for(lock, ticket);
+	trace_ev(TR_SPIN_ACQ, lock, ticket);
 	spin_debug_acquired(lock);
 }
 
@@ -194,6 +198,7 @@ LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
 	uint16_t head;
 
 	spin_debug_release(lock);
+	trace_ev(TR_SPIN_REL, lock, 0);
 	if (__builtin_expect(spin_pv_mode() == SPIN_PV_ARMED, 0)) { /* U0 */
 		spin_pv_unlock_armed(lock);
 		return;
@@ -216,6 +221,7 @@ LOCK_RULES_EXEMPT bool spin_trylock(spinlock_t *lock)
 	/* Take the next ticket only if nobody else took one since we looked. */
 	if (!atomic_cmpxchg32(&lock->val, &old.val, old.val + SPIN_TICKET_ONE))
 		return false;
+	trace_ev(TR_SPIN_ACQ, lock, old.tickets.tail);
 	spin_debug_acquired(lock);
 	return true;
 }

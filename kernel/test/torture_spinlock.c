@@ -61,6 +61,7 @@
 #include "random.h"
 #include "spinlock.h"
 #include "spinlock_busted.h"
+#include "trace.h"
 
 /* Longest random hold inside, and think time outside, the critical section, in loop iterations. */
 #define SPIN_HOLD_MAX_LOOPS  256u
@@ -141,6 +142,7 @@ static void spin_setup(struct ktest_ctx *t)
 	bool busted = opts.busted == BUSTED_SPINLOCK;
 
 	spin_init(&spin_torture.lock);
+	trace_name(&spin_torture.lock, "torture:spinlock");
 	spin_torture.holder = 0;
 	spin_torture.counter = 0;
 	spin_torture.served = 0;
