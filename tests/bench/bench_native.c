@@ -353,11 +353,13 @@ int main(int argc, char **argv)
 	host_set_cpu_count(nthreads);
 	cmdline_apply_spinlock(false, "threads pinned one per core are not oversubscribed");
 	cmdline_apply_lockref();
+	cmdline_apply_trace();
 	native_print_env(nthreads);
 	platform_print("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: bench\n    1..%u",
 		       (unsigned)NCASES);
 	for (unsigned i = 0; i < NCASES; i++)
 		failed += !native_run(i + 1, i, nthreads);
+	trace_dump();
 	platform_print("%s 1 bench\n# RESULT %s", failed ? "not ok" : "ok",
 		       failed ? "fail" : "pass");
 	return failed ? 1 : 0;
