@@ -13,7 +13,10 @@ Writes, into OUTDIR:
                 histograms of wait and hold times per lock kind.
 Why gnuplot: it is installed by `make deps`, and needs no Python package.
 A damaged trace converts with warnings naming what is missing
-(trace_parse.py).  Usage: trace_convert.py SERIAL_LOG OUTDIR [--no-png]
+(trace_parse.py).  --check-json FILE checks a trace.json against the
+trace-event format instead (required fields, matched begin/end and flow
+pairs, one named track per CPU), for make test.
+Usage: trace_convert.py SERIAL_LOG OUTDIR [--no-png] | --check-json FILE
 """
 import json
 import math
@@ -88,6 +91,57 @@ def to_json(t, sl):
                             "pid": 0, "tid": woken.cpu, "ts": us(woken.end)})
     return {"traceEvents": out, "displayTimeUnit": "ns",
             "otherData": {"warnings": t.warnings, "tsc_khz": t.khz}}
+
+
+# Fields every event of a phase must carry (the trace-event format's own list, trimmed to ours).
+REQUIRED = {"X": ("name", "ts", "dur", "pid", "tid"), "B": ("name", "ts", "pid", "tid"),
+            "E": ("ts", "pid", "tid"), "i": ("name", "ts", "pid", "tid", "s"),
+            "s": ("id", "ts", "pid", "tid"), "f": ("id", "ts", "pid", "tid"),
+            "M": ("name", "pid", "args")}
+
+
+def check_json(doc):
+    """Problems of a trace-event document, as strings; [] if it is well formed."""
+    problems = []
+    evs = doc.get("traceEvents") if isinstance(doc, dict) else None
+    if not isinstance(evs, list):
+        return ["no traceEvents list"]
+    open_b, flows, tracks, used = {}, {}, {}, set()
+    for i, e in enumerate(evs):
+        ph = e.get("ph")
+        if ph not in REQUIRED:
+            problems.append(f"event {i}: unknown phase {ph!r}")
+            continue
+        missing = [k for k in REQUIRED[ph] if k not in e]
+        if missing:
+            problems.append(f"event {i} ({ph}): missing {', '.join(missing)}")
+            continue
+        if ph == "M":
+            if e["name"] == "thread_name":
+                tracks.setdefault(e.get("tid"), []).append(e["args"].get("name"))
+            continue
+        used.add(e["tid"])
+        if ph == "X" and e["dur"] < 0:
+            problems.append(f"event {i}: negative duration")
+        elif ph == "B":
+            open_b.setdefault(e["tid"], []).append(e)
+        elif ph == "E":
+            if not open_b.get(e["tid"]):
+                problems.append(f"event {i}: end without a begin on track {e['tid']}")
+            else:
+                open_b[e["tid"]].pop()
+        elif ph in "sf":
+            flows.setdefault(e["id"], []).append(ph)
+    problems += [f"track {tid}: {len(v)} begin(s) never ended" for tid, v in open_b.items() if v]
+    problems += [f"flow {fid}: {''.join(v)} is not one start and one finish"
+                 for fid, v in flows.items() if sorted(v) != ["f", "s"]]
+    for tid in sorted(used):
+        names = tracks.get(tid, [])
+        if len(names) != 1 or not str(names[0]).startswith("CPU "):
+            problems.append(f"track {tid}: not one 'CPU n' name ({names})")
+    if len({n[0] for n in tracks.values() if n}) != len(tracks):
+        problems.append("two tracks share a name")
+    return problems
 
 
 def choose_window(t, sl):
@@ -199,6 +253,14 @@ unset multiplot
 
 def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
+    if "--check-json" in argv and len(args) == 1:
+        with open(args[0]) as f:
+            problems = check_json(json.load(f))
+        for p in problems[:20]:
+            print(f"trace_convert: {args[0]}: {p}")
+        print(f"trace_convert: {args[0]}: {'ok' if not problems else 'FAIL'}, "
+              f"{len(problems)} problem(s)")
+        return 1 if problems else 0
     if len(args) != 2:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
