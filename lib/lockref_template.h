@@ -220,6 +220,7 @@ static __attribute__((noinline)) int64_t form_slow(FORM_REF *ref, enum lockref_o
 {
 	int64_t result = 0;
 
+	trace_ev(TR_LR_START, &ref->lock, op);
 	if (form_lockless(ref, p, mode, op, gen, failed, &result))
 		return result;
 	if (op == LOCKREF_PUT_RETURN)
@@ -242,7 +243,8 @@ static inline __attribute__((always_inline)) int64_t form_do(FORM_REF *ref, enum
 	int64_t result = 0, count = 0;
 	FORM_VAL old;
 
-	trace_ev(TR_LR_START, &ref->lock, op);
+	if (trace_active()) /* traced: out of line, where each step is recorded */
+		return form_slow(ref, op, gen, p, mode, 0);
 	if (mode == LOCKREF_MODE_LOCKED)
 		return form_slow(ref, op, gen, p, mode, 0);
 	old = form_snapshot(ref);
@@ -254,7 +256,6 @@ static inline __attribute__((always_inline)) int64_t form_do(FORM_REF *ref, enum
 	if (!form_cas(ref, &old, form_val_with_count(old, count), mode))
 		return form_slow(ref, op, gen, p, mode, 1);
 	lockref_account(LOCKREF_DONE_LOCKLESS, 0);
-	trace_ev(TR_LR_OK, &ref->lock, 0);
 	return result;
 }
 

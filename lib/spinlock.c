@@ -150,7 +150,8 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
 	unsigned spins = 0;
 	bool passed = false;
 
-	trace_ev(TR_SPIN_WAIT, lock, ticket);
+	if (seen != ticket)
+		trace_ev(TR_SPIN_WAIT, lock, ticket);
 	while ((head = atomic_load16(&lock->tickets.head)) != ticket) {
 		bool sleep = ++spins % SPIN_PV_SPINS == 0 && spin_pv_enabled() &&
 			     platform_now_ns() - start >= SPIN_PV_MIN_NS && spin_pv_arm();
@@ -177,6 +178,7 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
 			spin_deadlock(lock, ticket, head);
 		}
 	}
+	trace_ev(TR_SPIN_ACQ, lock, ticket);
 }
 
 /* Exempt from the lock rules: this is the lock itself, taken by an XADD the analysis cannot see. */
@@ -187,18 +189,17 @@ LOCK_RULES_EXEMPT void spin_lock(spinlock_t *lock)
 
 	spin_debug_before_lock(lock);
 	ticket = spin_take_ticket(lock, &old);
-	if ((uint16_t)old != ticket)
+	if ((uint16_t)old != ticket ||
+	    trace_active()) /* traced: the acquisition is recorded there */
 		spin_wait_for(lock, ticket);
-	trace_ev(TR_SPIN_ACQ, lock, ticket);
 	spin_debug_acquired(lock);
 }
 
-LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
+/* spin_unlock's work once the caller's hold is checked and recorded. */
+static inline __attribute__((always_inline)) void spin_unlock_body(spinlock_t *lock)
 {
 	uint16_t head;
 
-	spin_debug_release(lock);
-	trace_ev(TR_SPIN_REL, lock, 0);
 	if (__builtin_expect(spin_pv_mode() == SPIN_PV_ARMED, 0)) { /* U0 */
 		spin_pv_unlock_armed(lock);
 		return;
@@ -210,6 +211,23 @@ LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
 	atomic_compiler_barrier();
 	if (__builtin_expect(spin_pv_mode() >= SPIN_PV_ARMING, 0)) /* U2 */
 		spin_pv_unlock_fence(lock, head);
+}
+
+/* Tracing on: the release is stamped before the store that hands the lock on. */
+static __attribute__((noinline)) void spin_unlock_traced(spinlock_t *lock)
+{
+	trace_ev(TR_SPIN_REL, lock, 0);
+	spin_unlock_body(lock);
+}
+
+LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
+{
+	spin_debug_release(lock);
+	if (trace_active()) {
+		spin_unlock_traced(lock);
+		return;
+	}
+	spin_unlock_body(lock);
 }
 
 LOCK_RULES_EXEMPT bool spin_trylock(spinlock_t *lock)

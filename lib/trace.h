@@ -68,6 +68,20 @@ extern unsigned trace_mask;
 /* Record one event of @type on @obj (a lock, a lockref's lock, a barrier). Tracing on only. */
 void trace_record(enum trace_type type, const void *obj, uint32_t arg);
 
+/*
+ * Whether tracing is on, as a not-taken branch: for hot paths that hand the
+ * traced case to an out-of-line function by a tail call, so that while
+ * tracing is off they keep no register for a call they do not make.
+ */
+static inline __attribute__((always_inline)) bool trace_active(void)
+{
+#ifndef TRACE_COMPILED_OUT
+	return __builtin_expect(trace_mask != 0, 0);
+#else
+	return false;
+#endif
+}
+
 /* The hook: one not-taken branch while tracing is off. */
 static inline __attribute__((always_inline)) void trace_ev(enum trace_type type, const void *obj,
 							   uint32_t arg)
