@@ -119,6 +119,7 @@ bool spin_is_held(const spinlock_t *lock)
 void spin_init(spinlock_t *lock)
 {
 	atomic_store32(&lock->val, 0);
+	trace_ev(TR_SPIN_INIT, lock, 0);
 }
 
 /* The ticket a queued CPU takes: the tail before the XADD, less the flag. */

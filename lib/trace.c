@@ -4,9 +4,10 @@
  *
  * Each CPU writes only its own struct trace_ring (its own cache-line
  * pair) and its own event array, so recording needs no atomic and touches
- * no line another CPU writes.  A full ring keeps its first events and
- * counts the rest as dropped: the checker then judges only the window
- * every CPU recorded in full (tools/trace_check.py).
+ * no line another CPU writes.  A full ring overwrites its own oldest event
+ * (never memory past its end) and counts it as dropped: the last events
+ * are the ones a crash or a time-bound torture needs, and the checker
+ * judges only the span every CPU's ring still holds (tools/trace_check.py).
  *
  * The dump (docs/interface.md, "# TRACE lines"): a header, one line per
  * named object, per CPU a line with its counts then its events, TRACE_PER_LINE
@@ -32,8 +33,8 @@ struct trace_event {
 
 struct trace_ring {
 	struct trace_event *ev;
-	uint32_t n;	  /* events recorded */
-	uint32_t dropped; /* events that found the ring full */
+	uint64_t n;	  /* events recorded; the last min(n, trace_events) are kept */
+	uint64_t dropped; /* oldest events overwritten */
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 /* How many objects the dump can name, and how many events go on one line. */
@@ -59,6 +60,7 @@ static const char trace_letter[TR_NTYPES] = {
     [TR_LR_OK] = 'L',	   [TR_LR_FAIL] = 'F',	 [TR_LR_LOCK] = 'B',	[TR_LR_GIVEUP] = 'G',
     [TR_PV_ARM] = 'a',	   [TR_PV_SLEEP] = 'S',	 [TR_PV_KICK] = 'K',	[TR_PV_WOKEN] = 'Z',
     [TR_BAR_ARRIVE] = 'b', [TR_BAR_LEAVE] = 'l', [TR_TEST_START] = 'T', [TR_TEST_END] = 'E',
+    [TR_SPIN_INIT] = 'I',
 };
 
 static const unsigned trace_group_of[TR_NTYPES] = {
@@ -70,6 +72,7 @@ static const unsigned trace_group_of[TR_NTYPES] = {
     [TR_PV_KICK] = TRACE_GROUP_PV,	   [TR_PV_WOKEN] = TRACE_GROUP_PV,
     [TR_BAR_ARRIVE] = TRACE_GROUP_BARRIER, [TR_BAR_LEAVE] = TRACE_GROUP_BARRIER,
     [TR_TEST_START] = TRACE_GROUP_TEST,	   [TR_TEST_END] = TRACE_GROUP_TEST,
+    [TR_SPIN_INIT] = TRACE_GROUP_SPIN,
 };
 
 void trace_record(enum trace_type type, const void *obj, uint32_t arg)
@@ -79,12 +82,10 @@ void trace_record(enum trace_type type, const void *obj, uint32_t arg)
 
 	if (!(trace_mask & trace_group_of[type]) || cpu >= trace_ncpus || !r->ev)
 		return;
-	if (r->n == trace_events) {
+	if (r->n >= trace_events)
 		r->dropped++;
-		return;
-	}
 	/* Fenced: the stamp of an acquisition is taken after the load that saw the turn. */
-	r->ev[r->n] = (struct trace_event){
+	r->ev[r->n % trace_events] = (struct trace_event){
 	    .tsc = platform_cycles_begin(), .obj = (uintptr_t)obj, .arg = arg, .type = type};
 	r->n++;
 }
@@ -184,28 +185,39 @@ static const char *trace_name_of(uintptr_t obj, enum trace_type type)
 	return NULL;
 }
 
+/* The events @cpu's ring still holds: indices first .. r->n - 1 of its record. */
+static uint64_t trace_first_kept(const struct trace_ring *r)
+{
+	return r->n > trace_events ? r->n - trace_events : 0;
+}
+
+static const struct trace_event *trace_at(const struct trace_ring *r, uint64_t i)
+{
+	return &r->ev[i % trace_events];
+}
+
 static void trace_dump_names(uintptr_t *ids, unsigned *nids)
 {
 	for (unsigned cpu = 0; cpu < trace_ncpus; cpu++) {
 		const struct trace_ring *r = &trace_rings[cpu];
 
-		for (uint32_t i = 0; i < r->n; i++) {
-			unsigned before = *nids, id = trace_id(ids, nids, r->ev[i].obj);
+		for (uint64_t i = trace_first_kept(r); i < r->n; i++) {
+			const struct trace_event *e = trace_at(r, i);
+			unsigned before = *nids, id = trace_id(ids, nids, e->obj);
 			const char *name;
 
 			if (*nids == before)
 				continue;
-			name = trace_name_of(r->ev[i].obj, r->ev[i].type);
+			name = trace_name_of(e->obj, e->type);
 			if (name)
 				platform_print("# TRACE name %u %s%s", id,
-					       r->ev[i].type == TR_TEST_START ||
-						       r->ev[i].type == TR_TEST_END
+					       e->type == TR_TEST_START || e->type == TR_TEST_END
 						   ? "test:"
 						   : "",
 					       name);
 			else
 				platform_print("# TRACE name %u anon:%lx", id,
-					       (unsigned long)r->ev[i].obj);
+					       (unsigned long)e->obj);
 		}
 	}
 }
@@ -215,14 +227,16 @@ static void trace_dump_cpu(unsigned cpu, uintptr_t *ids, unsigned *nids)
 	const struct trace_ring *r = &trace_rings[cpu];
 	char line[PLATFORM_LINE_MAX];
 
-	platform_print("# TRACE cpu %u events=%u dropped=%u", cpu, r->n, r->dropped);
-	for (uint32_t first = 0; first < r->n; first += TRACE_PER_LINE) {
-		uint64_t base = r->ev[first].tsc;
-		size_t len = (size_t)ksnprintf(line, sizeof(line), "# TRACE e %u %u %llx", cpu,
-					       first, (unsigned long long)base);
+	platform_print("# TRACE cpu %u events=%llu dropped=%llu first=%llu", cpu,
+		       (unsigned long long)(r->n - trace_first_kept(r)),
+		       (unsigned long long)r->dropped, (unsigned long long)trace_first_kept(r));
+	for (uint64_t first = trace_first_kept(r); first < r->n; first += TRACE_PER_LINE) {
+		uint64_t base = trace_at(r, first)->tsc;
+		size_t len = (size_t)ksnprintf(line, sizeof(line), "# TRACE e %u %llu %llx", cpu,
+					       (unsigned long long)first, (unsigned long long)base);
 
-		for (uint32_t i = first; i < r->n && i < first + TRACE_PER_LINE; i++) {
-			const struct trace_event *e = &r->ev[i];
+		for (uint64_t i = first; i < r->n && i < first + TRACE_PER_LINE; i++) {
+			const struct trace_event *e = trace_at(r, i);
 
 			len += (size_t)ksnprintf(line + len, sizeof(line) - len, " %c%u.%x.%llx",
 						 trace_letter[e->type], trace_id(ids, nids, e->obj),

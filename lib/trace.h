@@ -8,8 +8,8 @@
  * CPUs in microseconds.  Each CPU appends compact binary events, stamped
  * with the fenced TSC (platform_cycles_begin), to a ring of its own: no
  * write to a shared line, so tracing disturbs the CPUs as little as it can.
- * A full ring drops the new event and counts it; it never writes outside
- * its own memory.  At the end of a run (and from the panic path) the rings
+ * A full ring overwrites its own oldest event and counts it as dropped; it
+ * never writes outside its own memory.  At the end of a run (and from the panic path) the rings
  * are printed as "# TRACE" lines that tools/trace_convert.py and
  * tools/trace_check.py read.
  *
@@ -42,6 +42,7 @@ enum trace_type {
 	TR_BAR_LEAVE,	  /* past it */
 	TR_TEST_START,	  /* obj: the test's name */
 	TR_TEST_END,	  /* arg: 1 passed */
+	TR_SPIN_INIT,	  /* the lock is made free: its tickets start again */
 	TR_NTYPES
 };
 

@@ -125,13 +125,17 @@ class Tools(unittest.TestCase):
         self.assertEqual(trace_convert.check_json(js), [])
         self.assertTrue(any(e.get("ph") == "X" and e["tid"] == 0 for e in js["traceEvents"]))
 
-    def test_full_ring_limits_judging(self):
-        # cpu 1's ring filled at 150: its later absence must not be read as "nobody held it".
-        cpus = holds((0, 0, 100, 140), (0, 4, 300, 400))
-        cpus[1] = [(150, "T1.0")]
-        rc, out, _ = self.run_tool(log(cpus, names={0: "l", 1: "test:x"}, dropped={1: 9}))
+    def test_wrapped_ring_limits_judging(self):
+        # cpu 1's ring wrapped and kept from 350 on: its earlier holds are gone, so a
+        # ticket gap before 350 must not be judged.
+        cpus = holds((0, 0, 100, 140), (0, 4, 300, 340), (0, 8, 500, 600))
+        cpus[1] = [(380, "W0.6"), (400, "A0.6"), (450, "R0.0")]
+        rc, out, _ = self.run_tool(log(cpus, dropped={1: 9}))
         self.assertEqual(rc, 0, out)
-        self.assertIn("cpu 1: ring full, 9 events dropped", out)
+        self.assertIn("cpu 1: ring wrapped, its 9 oldest events overwritten", out)
+        rc, out, _ = self.run_tool(log(cpus))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("skipped with no sleeper", out)
 
     def test_json_checker_catches(self):
         good = {"traceEvents": [

@@ -17,7 +17,7 @@ EVENT_NAMES = {
     "B": "fallback to lock", "G": "give up",
     "a": "pv arm", "S": "pv sleep", "K": "pv kick", "Z": "pv woken",
     "b": "barrier arrive", "l": "barrier leave",
-    "T": "test start", "E": "test end",
+    "T": "test start", "E": "test end", "I": "lock initialised",
 }
 
 LINE_RE = re.compile(r"#\s*TRACE\s+(.*?)\s*$")
@@ -42,7 +42,7 @@ class Trace:
         self.khz = 0
         self.capacity = 0
         self.names = {}        # id -> name
-        self.declared = {}     # cpu -> (events, dropped) from its "cpu" line
+        self.declared = {}     # cpu -> (events kept, dropped, first kept index) from its "cpu" line
         self.events = {}       # cpu -> [Event] in recording order
         self.indices = {}      # cpu -> set of event indices seen
         self.warnings = []
@@ -59,18 +59,34 @@ class Trace:
 
     def complete_until(self):
         """
-        The TSC up to which every CPU's record is whole: a CPU whose ring
-        filled (or whose lines were lost) recorded nothing after its last
-        event, so judging later moments would miss its part.  None: no limit.
+        The TSC up to which every CPU's record is whole: after a lost line a
+        CPU's later events may be missing, so judging later moments could
+        miss its part.  None: no limit.
         """
         limit = None
-        for cpu, (n, dropped) in self.declared.items():
+        for cpu, (n, dropped, first) in self.declared.items():
             evs = self.events.get(cpu, [])
-            short = dropped > 0 or len(self.indices.get(cpu, ())) < n
-            if short and evs:
+            if len(self.indices.get(cpu, ())) < n and evs:
                 last = evs[-1].tsc
                 limit = last if limit is None else min(limit, last)
         return limit
+
+    def complete_from(self):
+        """
+        The TSC from which every CPU's record is whole: a ring that wrapped
+        lost what came before its oldest kept event.  None: no limit.
+        """
+        limit = None
+        for cpu, (n, dropped, first) in self.declared.items():
+            evs = self.events.get(cpu, [])
+            if dropped and evs:
+                limit = evs[0].tsc if limit is None else max(limit, evs[0].tsc)
+        return limit
+
+    def judged(self, a, b):
+        """Whether the span [a, b] lies where every CPU's record is whole."""
+        lo, hi = self.complete_from(), self.complete_until()
+        return (lo is None or a >= lo) and (hi is None or b <= hi)
 
     def ns(self, cycles):
         return cycles * 1e6 / self.khz if self.khz else float(cycles)
@@ -99,7 +115,8 @@ def parse(lines):
                 t.names[int(words[1])] = " ".join(words[2:])
             elif words[0] == "cpu":
                 kv = dict(w.split("=", 1) for w in words[2:])
-                t.declared[int(words[1])] = (int(kv["events"]), int(kv["dropped"]))
+                t.declared[int(words[1])] = (int(kv["events"]), int(kv["dropped"]),
+                                             int(kv.get("first", 0)))
             elif words[0] == "e":
                 parse_events(t, lineno, words)
             elif words[0] == "end":
@@ -115,14 +132,15 @@ def parse(lines):
     for cpu in range(t.cpus):
         if cpu not in t.declared and cpu not in t.events:
             t.warnings.append(f"cpu {cpu}: never dumped (no '# TRACE cpu {cpu}' line, no events)")
-    for cpu, (n, dropped) in sorted(t.declared.items()):
+    for cpu, (n, dropped, first) in sorted(t.declared.items()):
         got = len(t.indices.get(cpu, ()))
         if got < n:
-            missing = sorted(set(range(n)) - t.indices.get(cpu, set()))
+            missing = sorted(set(range(first, first + n)) - t.indices.get(cpu, set()))
             t.warnings.append(f"cpu {cpu}: {n - got} of {n} events missing (lost lines), "
                               f"first missing index {missing[0]}")
         if dropped:
-            t.warnings.append(f"cpu {cpu}: ring full, {dropped} events dropped after the first {n}")
+            t.warnings.append(f"cpu {cpu}: ring wrapped, its {dropped} oldest events overwritten; "
+                              f"the last {n} kept")
     for cpu, evs in t.events.items():
         evs.sort(key=lambda e: e.tsc)
     return t
