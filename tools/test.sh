@@ -109,7 +109,7 @@ boot tcg-smp255-boot ACCEL=tcg SMP=255 MEM=4G CMDLINE="run=boot"
 boot tcg-no-cx16 ACCEL=tcg SMP=2 CPU=max,-cx16 CMDLINE="run=lockref quick"
 check no-cx16-reported grep -q "16-byte form on its lock (no CX16)" "$LOGDIR/tcg-no-cx16.serial"
 # Negative controls: a broken lock must make the run fail, naming the invariant.
-boot busted-lockref ACCEL=tcg SMP=2 CMDLINE="run=lockref torture.busted=lockref quick trace=all trace.test=torture_mainline_8 trace.events=16384" -- \
+boot busted-lockref ACCEL=tcg SMP=4 CMDLINE="run=lockref torture.busted=lockref quick trace=all trace.test=torture_mainline_8 trace.events=16384" -- \
     --expect-fail "invariant (hold-verify|conservation|count-range|lost-update)[a-z-]* broken"
 boot busted-spinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=spinlock quick trace=all trace.test=ticket_lock_torture trace.events=16384" -- \
     --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
