@@ -60,7 +60,7 @@ PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/a
 	kernel/ktest.c kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c kernel/multiboot2.c kernel/panic.c kernel/percpu.c \
 	kernel/platform.c kernel/power.c kernel/progress.c kernel/results.c kernel/screen.c kernel/serial.c kernel/smp.c \
 	kernel/trap.c kernel/tsc.c kernel/vm.c
-LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c lib/spinlock_pv.c lib/qspinlock.c \
+LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c lib/spinlock_pv.c lib/qspinlock.c lib/trace.c \
 	lib/string.c
 FS_SRCS := fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/rcu.c fs/slots.c
 # The benchmarks: portable C on lib/platform.h, linked by the kernel and by bench-native.
@@ -95,8 +95,16 @@ NATIVE_CFLAGS := -std=gnu11 -O2 -g -pthread -mcx16 -Wall -Wextra -Werror \
 $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_HOST_SRCS)): NATIVE_CFLAGS += -iquote kernel \
 	-iquote tests/host
 
-.PHONY: all run test summary bench bench-native bochs debug deps clean format host-tests fuzz \
-	lock-rules
+# The off-cost baseline: the same program with the trace hooks compiled
+# out (-DTRACE_COMPILED_OUT, lib/trace.h), to run beside bench_native.
+NATIVE_UNTRACED := $(NATIVE)/bench_native_untraced
+NATIVE_UNTRACED_OBJS := $(patsubst %.c,$(NATIVE)/untraced/%.o,$(NATIVE_PORTABLE_SRCS) \
+	$(NATIVE_HOST_SRCS))
+$(patsubst %.c,$(NATIVE)/untraced/%.o,$(NATIVE_HOST_SRCS)): NATIVE_CFLAGS += -iquote kernel \
+	-iquote tests/host
+
+.PHONY: all run test summary bench bench-native trace bochs debug deps clean format host-tests \
+	fuzz lock-rules
 all: $(ISO) $(BUILD)/kernel.asm
 
 $(patsubst %.c,$(BUILD)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
@@ -173,6 +181,15 @@ $(NATIVE)/obj/%.o: %.c Makefile
 	$(quiet) HOSTCC $<
 	$(Q)$(CC) $(NATIVE_CFLAGS) -c $< -o $@
 
+$(NATIVE)/untraced/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	$(quiet) HOSTCC $<
+	$(Q)$(CC) $(NATIVE_CFLAGS) -DTRACE_COMPILED_OUT -c $< -o $@
+
+$(NATIVE_UNTRACED): $(NATIVE_UNTRACED_OBJS)
+	$(quiet) HOSTLD $@
+	$(Q)$(CC) -pthread -o $@ $(NATIVE_UNTRACED_OBJS)
+
 $(NATIVE_BIN): $(NATIVE_OBJS)
 	$(quiet) HOSTLD $@
 	$(Q)$(CC) -pthread -o $@ $(NATIVE_OBJS)
@@ -180,11 +197,22 @@ $(NATIVE_BIN): $(NATIVE_OBJS)
 # CMDLINE takes the kernel's words; a `make bench` log, if there is one, is
 # set beside the native figures in the report.
 bench-native: $(NATIVE_BIN)
-	$(Q){ $(NATIVE_BIN) $(if $(CPUS),--cpus=$(CPUS)) $(BENCH_CMDLINE); \
+	$(Q){ $(NATIVE_BIN) $(if $(CPUS),--cpus=$(CPUS)) $(BENCH_CMDLINE) $(if $(TRACE),trace=all); \
 		echo $$? > $(NATIVE)/status; } | tee $(NATIVE)/serial.log; \
 		status=$$(cat $(NATIVE)/status); python3 tools/bench_report.py $(NATIVE)/serial.log \
 		$(NATIVE) $(if $(wildcard $(BUILD)/bench/serial.log),--against $(BUILD)/bench/serial.log) \
+		$(if $(TRACE),&& python3 tools/trace_convert.py $(NATIVE)/serial.log $(NATIVE)/trace) \
 		&& exit $$status
+
+# Boot with tracing on (trace=all unless CMDLINE says trace=), then turn the
+# serial log's # TRACE lines into build/trace/trace.json and timeline.png and
+# judge them (docs/tracing.md).
+TRACE_CMDLINE = $(strip $(CMDLINE) $(if $(filter trace=%,$(CMDLINE)),,trace=all))
+trace: $(KERNEL)
+	@mkdir -p $(BUILD)/trace
+	$(Q)CMDLINE="$(TRACE_CMDLINE)" tools/run-qemu.sh $(BUILD)/trace/serial.log; \
+		status=$$?; python3 tools/trace_convert.py $(BUILD)/trace/serial.log $(BUILD)/trace \
+		&& python3 tools/trace_check.py $(BUILD)/trace/serial.log && exit $$status
 
 test: $(ISO)
 	$(Q)tools/test.sh

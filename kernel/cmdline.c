@@ -184,6 +184,53 @@ const char *const spin_kind_names[] = {
     [SPIN_KINDS] = NULL,
 };
 
+DEFINE_SETTER(set_trace_events, trace_events, unsigned, 0)
+
+/* The groups of trace=, in TRACE_GROUP_* bit order. */
+static const char *const trace_group_names[] = {"spin", "lockref", "pv", "barrier", "test", NULL};
+
+/* trace=off, trace=all, or a comma list of trace_group_names. */
+static bool parse_trace(const char *v)
+{
+	unsigned mask = 0;
+
+	if (strcmp(v, "off") == 0 || strcmp(v, "all") == 0) {
+		opts.trace_groups = strcmp(v, "all") == 0 ? TRACE_GROUP_ALL : 0;
+		return true;
+	}
+	while (*v) {
+		size_t n = 0;
+		int i = 0;
+
+		while (v[n] && v[n] != ',')
+			n++;
+		while (trace_group_names[i] && (strlen(trace_group_names[i]) != n ||
+						memcmp(trace_group_names[i], v, n) != 0))
+			i++;
+		if (!trace_group_names[i])
+			return false;
+		mask |= 1u << i;
+		v += n;
+		if (*v == ',')
+			v++;
+	}
+	if (!mask)
+		return false;
+	opts.trace_groups = mask;
+	return true;
+}
+
+/* trace.test=NAME: a test's name, one that fits. */
+static bool parse_trace_test(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n == 0 || n >= sizeof(opts.trace_test))
+		return false;
+	memcpy(opts.trace_test, v, n + 1);
+	return true;
+}
+
 static void set_policy(uint64_t v)
 {
 	memcpy(opts.lockref_policy, policy_names[v], strlen(policy_names[v]) + 1);
@@ -210,6 +257,11 @@ static const struct option options[] = {
     {"spinlock.pv", OPT_CHOICE, "auto, on or off", 0, 0, pv_names, set_spinlock_pv},
     {"screen.dump", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_screen_dump},
     {"spinlock.kind", OPT_CHOICE, "ticket or qspinlock", 0, 0, spin_kind_names, set_spinlock_kind},
+    {"trace", OPT_SPECIAL, "off, all, or a comma list of spin, lockref, pv, barrier, test", 0, 0,
+     NULL, NULL},
+    {"trace.events", OPT_NUMBER, "events per CPU from 16 to 65536", TRACE_EVENTS_MIN,
+     TRACE_EVENTS_MAX, NULL, set_trace_events},
+    {"trace.test", OPT_SPECIAL, "a test's name (up to 39 characters)", 0, 0, NULL, NULL},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -254,7 +306,9 @@ static void parse_word(char *word)
 				opts.quick = true;
 			break;
 		case OPT_SPECIAL:
-			ok = value && parse_run(value);
+			ok = value && (strcmp(o->key, "trace") == 0	   ? parse_trace(value)
+				       : strcmp(o->key, "trace.test") == 0 ? parse_trace_test(value)
+									   : parse_run(value));
 			break;
 		case OPT_NUMBER:
 			ok = value && parse_u64(value, o->lo, o->hi, &v);
@@ -297,6 +351,7 @@ void cmdline_parse(const char *line)
 	    .exit = EXIT_AUTO,
 	    .spinlock_pv = PV_AUTO,
 	    .spinlock_kind = SPIN_KIND_TICKET,
+	    .trace_events = TRACE_EVENTS_DEFAULT,
 	};
 	if (len == CMDLINE_MAX) {
 		platform_log("cmdline: longer than %u bytes; the rest is ignored", CMDLINE_MAX - 1);

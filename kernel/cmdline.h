@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trace.h"
+
 /* The longest command line kept, with its NUL; the rest is ignored, with one line saying so. */
 #define CMDLINE_MAX 1024
 
@@ -47,9 +49,11 @@ struct kernel_options {
 	enum exit_kind exit;
 	bool screen_dump; /* screen.dump=1: the final screen also goes over serial (# SCREEN) */
 	enum pv_kind spinlock_pv;
-	unsigned
-	    spinlock_kind; /* enum spin_kind (lib/spinlock.h): 0 ticket (default), 1 qspinlock */
-	const char *raw;   /* the command line as given */
+	unsigned spinlock_kind; /* enum spin_kind (lib/spinlock.h): 0 ticket (default), 1 qspinlock */
+	unsigned trace_groups;		 /* TRACE_GROUP_* (lib/trace.h); 0: off */
+	unsigned trace_events;		 /* per CPU */
+	char trace_test[TRACE_NAME_MAX]; /* trace this test only; "": every test */
+	const char *raw;		 /* the command line as given */
 };
 
 extern struct kernel_options opts;
@@ -76,6 +80,12 @@ void cmdline_apply_lockref(void);
  * be 0, the queued kind's only free word.
  */
 void cmdline_apply_spinlock(bool auto_on, const char *why, void (*locks_reinit)(void));
+
+/*
+ * Once every CPU is up, before the tests: trace=, trace.events= and
+ * trace.test= (lib/trace.h); prints one line if tracing is on.
+ */
+void cmdline_apply_trace(void);
 
 /* The names of enum lockref_cas ("cmpxchg8b", "cmpxchgq"), for logs and # ENV. */
 extern const char *const lockref_cas_names[];

@@ -14,6 +14,7 @@
 #include "lockref16.h"
 #include "platform.h"
 #include "spinlock.h"
+#include "trace.h"
 
 /*
  * Sleeping waiters pay off when CPUs are virtual and may outnumber the
@@ -73,4 +74,14 @@ void cmdline_apply_lockref(void)
 		     opts.lockref_policy, p.retries,
 		     p.wait_unlocked ? "waits for the lock to be free" : "no wait",
 		     lockref_cas_names[p.cas], cpu.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
+}
+
+void cmdline_apply_trace(void)
+{
+	trace_configure(opts.trace_groups, opts.trace_events,
+			opts.trace_test[0] ? opts.trace_test : NULL);
+	if (opts.trace_groups && trace_start())
+		platform_log("trace: groups %x, %u events per CPU%s%s", opts.trace_groups,
+			     opts.trace_events, opts.trace_test[0] ? ", test " : "",
+			     opts.trace_test);
 }

@@ -32,6 +32,7 @@
 #include "results.h"
 #include "smp.h"
 #include "string.h"
+#include "trace.h"
 #include "tsc.h"
 
 #define SUITE_COUNT	     5
@@ -154,6 +155,7 @@ static bool run_one(const struct ktest *test, unsigned number)
 	/* Lines from lib/ and fs/ belong to this test: diagnostics and BENCH lines at its level. */
 	console_set_test_prefixes(KTAP_DIAG_PREFIX, KTAP_INDENT);
 	uint64_t start = tsc_now();
+	trace_test_begin(test->name);
 	if (s->ncpus > 1) {
 		/* Generous: a torture runs a few lengths; a benchmark sweeps CPU counts and trials. */
 		uint64_t timeout = TEST_BASE_TIMEOUT_MS +
@@ -174,6 +176,7 @@ static bool run_one(const struct ktest *test, unsigned number)
 		       s->ncpus);
 		s->failed = true;
 	}
+	trace_test_end(test->name, !s->failed);
 	/* A "# duration" diagnostic: readers take it as the time of the result below. */
 	printk(KTAP_DIAG_PREFIX "duration: %llu ms\n",
 	       (unsigned long long)(elapsed_ns / NS_PER_MS));

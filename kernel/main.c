@@ -104,5 +104,6 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	cmdline_apply_lockref();	/* lockref.*=: the boot policy */
 	smp_start_aps(&bi, info_range); /* every CPU, or a line saying why not */
 	print_env();
+	cmdline_apply_trace();		   /* trace=: the rings, now that every CPU is counted */
 	machine_exit(ktest_run(opts.run)); /* KTAP (selftest.fault= after its plan), # RESULT */
 }

@@ -161,6 +161,7 @@ bool debug_exit_present(void)
 void machine_exit(bool pass)
 {
 	stopping = true;
+	trace_dump(); /* # TRACE lines, after the KTAP results */
 	printk("# RESULT %s\n", pass ? "pass" : "fail");
 	console_drain();
 	apic_send_nmi_others(); /* idle or stuck CPUs stop now */

@@ -15,6 +15,7 @@
  * kicks (and a kick after the waiter's comparison ends its sleep).
  */
 #include "barrier.h"
+#include "trace.h"
 
 #include "atomic.h"
 #include "printf.h"
@@ -77,6 +78,7 @@ bool barrier_wait(struct barrier *b, uint64_t timeout_ns, const char *what)
 
 	if (atomic_load8(&b->broken))
 		return false;
+	trace_ev(TR_BAR_ARRIVE, b, round);
 	atomic_store32_relaxed(&b->arrived_round[me], round + 1);
 	atomic_store64_relaxed(&b->last_arrival_ns, platform_now_ns());
 	if (atomic_xadd32(&b->remaining, (uint32_t)-1) == 1) { /* the last to arrive */
@@ -85,6 +87,7 @@ bool barrier_wait(struct barrier *b, uint64_t timeout_ns, const char *what)
 		atomic_xchg32(&b->sense,
 			      my_sense); /* a full barrier before the loads of sleeping */
 		wake_sleepers(b);
+		trace_ev(TR_BAR_LEAVE, b, round);
 		return true;
 	}
 	while (atomic_load32(&b->sense) != my_sense) {
@@ -107,5 +110,6 @@ bool barrier_wait(struct barrier *b, uint64_t timeout_ns, const char *what)
 		}
 		sleep_while_sense(b, me, old_sense);
 	}
+	trace_ev(TR_BAR_LEAVE, b, round);
 	return true;
 }

@@ -26,6 +26,7 @@
 #include "platform.h"
 #include "spinlock.h"
 #include "string.h"
+#include "trace.h"
 
 /* After this many logged warnings the rest are only counted. */
 #define LOCKREF_WARN_LOG_LIMIT 16
@@ -273,6 +274,7 @@ void lockref_init(struct lockref *ref)
 	struct lockref fresh = {.lock = SPINLOCK_INIT, .count = 1};
 
 	atomic_store64(&ref->lock_count, fresh.lock_count);
+	trace_ev(TR_SPIN_INIT, &ref->lock, 0);
 }
 
 LOCKREF_FAST_PATH void lockref_get(struct lockref *ref)

@@ -18,6 +18,7 @@
 #include "lockref_impl.h"
 #include "platform.h"
 #include "spinlock.h"
+#include "trace.h"
 
 void lockref16_set_cx16(bool have_cx16)
 {
@@ -125,6 +126,7 @@ void lockref16_init(struct lockref16 *ref)
 
 	atomic_store64(&half[0], (uint64_t)fresh.whole);
 	atomic_store64(&half[1], (uint64_t)(fresh.whole >> 64));
+	trace_ev(TR_SPIN_INIT, &ref->lock, 0);
 }
 
 LOCKREF_FAST_PATH void lockref16_get(struct lockref16 *ref)

@@ -37,6 +37,7 @@
 
 #include "lockref_impl.h"
 #include "spinlock.h"
+#include "trace.h"
 
 /*
  * v7: PAUSE until the lock reads free, at most LOCKREF_WAIT_SPINS times.
@@ -72,6 +73,7 @@ form_lockless(FORM_REF *ref, const struct lockref_policy *p, enum lockref_mode m
 	old = form_snapshot(ref);
 	for (;;) {
 		if (!form_val_unlocked(old)) {
+			trace_ev(TR_LR_FAIL, &ref->lock, TR_FAIL_HELD);
 			if (!p->wait_unlocked)
 				break;
 			old = form_wait_unlocked(ref);
@@ -85,20 +87,25 @@ form_lockless(FORM_REF *ref, const struct lockref_policy *p, enum lockref_mode m
 			break;
 		if (step == LOCKREF_STEP_FINISH && !FORM_TORN) {
 			lockref_account(LOCKREF_DONE_LOCKLESS, failed);
+			trace_ev(TR_LR_OK, &ref->lock, failed);
 			return true;
 		}
 		/* The exchange also compares the lock half: it fails if anyone took the lock. */
 		next = step == LOCKREF_STEP_CHANGE ? form_val_with_count(old, count) : old;
 		if (form_cas(ref, &old, next, mode)) {
 			lockref_account(LOCKREF_DONE_LOCKLESS, failed);
+			trace_ev(TR_LR_OK, &ref->lock, failed);
 			return true;
 		}
+		trace_ev(TR_LR_FAIL, &ref->lock,
+			 form_val_unlocked(old) ? TR_FAIL_CHANGED : TR_FAIL_HELD);
 		if (++failed >= p->retries)
 			break;
 		if (p->wait_unlocked)
 			platform_relax();
 	}
 give_up:
+	trace_ev(op == LOCKREF_PUT_RETURN ? TR_LR_GIVEUP : TR_LR_LOCK, &ref->lock, failed);
 	lockref_account(op == LOCKREF_PUT_RETURN ? LOCKREF_DONE_ABANDONED : LOCKREF_DONE_LOCKED,
 			failed);
 	return false;
@@ -213,6 +220,7 @@ static __attribute__((noinline)) int64_t form_slow(FORM_REF *ref, enum lockref_o
 {
 	int64_t result = 0;
 
+	trace_ev(TR_LR_START, &ref->lock, op);
 	if (form_lockless(ref, p, mode, op, gen, failed, &result))
 		return result;
 	if (op == LOCKREF_PUT_RETURN)
@@ -237,6 +245,8 @@ static inline __attribute__((always_inline)) int64_t form_do(FORM_REF *ref, enum
 	uint64_t lockless;
 	FORM_VAL old;
 
+	if (trace_active()) /* traced: out of line, where each step is recorded */
+		return form_slow(ref, op, gen, p, mode, 0);
 	if (mode == LOCKREF_MODE_LOCKED)
 		return form_slow(ref, op, gen, p, mode, 0);
 	old = form_snapshot(ref);

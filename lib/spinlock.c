@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * spinlock.c - the ticket spinlock of spinlock.h, and its debug checks.
+ * spinlock.c - the ticket spinlock of spinlock.h, with the debug build's owner
+ * checks (spinlock_debug.h) and the trace events of docs/tracing.md.
  *
  * Taking the lock is one XADD on the whole 32-bit word that adds one ticket
  * to the tail and returns the old word: its tail half (less the sleepers
@@ -28,7 +29,9 @@
 #include "atomic.h"
 #include "platform.h"
 #include "qspinlock.h"
+#include "spinlock_debug.h"
 #include "spinlock_pv.h"
+#include "trace.h"
 
 struct spin_setting spin_kind_word = {.value = SPIN_KIND_TICKET};
 
@@ -43,89 +46,10 @@ static inline bool spin_is_queued_kind(void)
 	return __builtin_expect(spin_kind() != SPIN_KIND_TICKET, 0);
 }
 
-#ifdef SPINLOCK_DEBUG
-
-/* How many locks one CPU may hold at once in a debug build (deeper nesting panics). */
-#define SPIN_DEBUG_DEPTH 8
-
-/*
- * The locks each CPU holds.  Only that CPU writes or reads its own entry, so
- * no locking is needed; each entry has its own cache-line pair so that the
- * bookkeeping of one CPU never slows another.
- */
-struct spin_held {
-	const spinlock_t *locks[SPIN_DEBUG_DEPTH];
-	unsigned n;
-} __attribute__((aligned(CACHE_PAIR_BYTES)));
-
-static struct spin_held spin_held_by_cpu[MAX_CPUS];
-
-static bool spin_debug_holds(const struct spin_held *h, const spinlock_t *lock)
-{
-	for (unsigned i = 0; i < h->n; i++)
-		if (h->locks[i] == lock)
-			return true;
-	return false;
-}
-
-static void spin_debug_before_lock(spinlock_t *lock)
-{
-	unsigned cpu = platform_cpu_id();
-
-	if (spin_debug_holds(&spin_held_by_cpu[cpu], lock))
-		platform_panic("spinlock %p: cpu %u takes a lock it already holds (deadlock)",
-			       (void *)lock, cpu);
-}
-
-static void spin_debug_acquired(spinlock_t *lock)
-{
-	unsigned cpu = platform_cpu_id();
-	struct spin_held *h = &spin_held_by_cpu[cpu];
-
-	if (h->n == SPIN_DEBUG_DEPTH)
-		platform_panic("spinlock %p: cpu %u holds more than %d locks", (void *)lock, cpu,
-			       SPIN_DEBUG_DEPTH);
-	h->locks[h->n++] = lock;
-}
-
-static void spin_debug_release(spinlock_t *lock)
-{
-	unsigned cpu = platform_cpu_id();
-	struct spin_held *h = &spin_held_by_cpu[cpu];
-
-	for (unsigned i = 0; i < h->n; i++) {
-		if (h->locks[i] == lock) {
-			/* Locks need not be released in order: close the gap. */
-			h->locks[i] = h->locks[--h->n];
-			return;
-		}
-	}
-	platform_panic("spinlock %p: cpu %u unlocks a lock it does not hold (word %#x)",
-		       (void *)lock, cpu, lock->val);
-}
-
-bool spin_is_held(const spinlock_t *lock)
-{
-	return spin_debug_holds(&spin_held_by_cpu[platform_cpu_id()], lock);
-}
-
-#else /* !SPINLOCK_DEBUG */
-
-/* Without SPINLOCK_DEBUG the checks compile to nothing. */
-#define spin_debug_before_lock(lock) ((void)(lock))
-#define spin_debug_acquired(lock)    ((void)(lock))
-#define spin_debug_release(lock)     ((void)(lock))
-
-bool spin_is_held(const spinlock_t *lock)
-{
-	return spin_is_locked(lock);
-}
-
-#endif /* SPINLOCK_DEBUG */
-
 void spin_init(spinlock_t *lock)
 {
 	atomic_store32(&lock->val, 0);
+	trace_ev(TR_SPIN_INIT, lock, 0);
 }
 
 /* The ticket a queued CPU takes: the tail before the XADD, less the flag. */
@@ -157,6 +81,8 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
 	unsigned spins = 0;
 	bool passed = false;
 
+	if (seen != ticket)
+		trace_ev(TR_SPIN_WAIT, lock, ticket);
 	while ((head = atomic_load16(&lock->tickets.head)) != ticket) {
 		bool sleep = ++spins % SPIN_PV_SPINS == 0 && spin_pv_enabled() &&
 			     platform_now_ns() - start >= SPIN_PV_MIN_NS && spin_pv_arm();
@@ -168,6 +94,7 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
 				/* Queued again: spin afresh before sleeping, the turn is near. */
 				passed = true;
 				ticket = spin_take_ticket(lock, &old);
+				trace_ev(TR_SPIN_WAIT, lock, ticket);
 				start = platform_now_ns();
 			}
 		} else {
@@ -182,6 +109,7 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
 			spin_deadlock(lock, ticket, head);
 		}
 	}
+	trace_ev(TR_SPIN_ACQ, lock, ticket);
 }
 
 /* Exempt from the lock rules: this is the lock itself, taken by an XADD the analysis cannot see. */
@@ -192,24 +120,20 @@ LOCK_RULES_EXEMPT void spin_lock(spinlock_t *lock)
 
 	spin_debug_before_lock(lock);
 	if (spin_is_queued_kind()) {
-		qspin_lock(lock);
+		qspin_lock(lock); /* traced inside */
 	} else {
 		ticket = spin_take_ticket(lock, &old);
-		if ((uint16_t)old != ticket)
+		if ((uint16_t)old != ticket || trace_active()) /* traced: recorded there */
 			spin_wait_for(lock, ticket);
 	}
 	spin_debug_acquired(lock);
 }
 
-LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
+/* spin_unlock's work once the caller's hold is checked and recorded. */
+static inline __attribute__((always_inline)) void spin_unlock_body(spinlock_t *lock)
 {
 	uint16_t head;
 
-	spin_debug_release(lock);
-	if (spin_is_queued_kind()) {
-		qspin_unlock(lock);
-		return;
-	}
 	if (__builtin_expect(spin_pv_mode() == SPIN_PV_ARMED, 0)) { /* U0 */
 		spin_pv_unlock_armed(lock);
 		return;
@@ -221,6 +145,24 @@ LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
 	atomic_compiler_barrier();
 	if (__builtin_expect(spin_pv_mode() >= SPIN_PV_ARMING, 0)) /* U2 */
 		spin_pv_unlock_fence(lock, head);
+}
+
+/* Tracing on: the release is stamped before the store that hands the lock on. */
+static __attribute__((noinline)) void spin_unlock_traced(spinlock_t *lock)
+{
+	trace_ev(TR_SPIN_REL, lock, 0);
+	spin_unlock_body(lock);
+}
+
+LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
+{
+	spin_debug_release(lock);
+	if (spin_is_queued_kind())
+		qspin_unlock(lock); /* traced inside */
+	else if (trace_active())
+		spin_unlock_traced(lock);
+	else
+		spin_unlock_body(lock);
 }
 
 LOCK_RULES_EXEMPT bool spin_trylock(spinlock_t *lock)
@@ -238,6 +180,7 @@ LOCK_RULES_EXEMPT bool spin_trylock(spinlock_t *lock)
 	/* Take the next ticket only if nobody else took one since we looked. */
 	if (!atomic_cmpxchg32(&lock->val, &old.val, old.val + SPIN_TICKET_ONE))
 		return false;
+	trace_ev(TR_SPIN_ACQ, lock, old.tickets.tail);
 	spin_debug_acquired(lock);
 	return true;
 }

@@ -122,6 +122,7 @@
  * out of turn.
  */
 #include "spinlock_pv.h"
+#include "trace.h"
 
 #include "platform.h"
 
@@ -189,6 +190,7 @@ bool spin_pv_arm(void)
 		return false; /* stays ARMING: unlocks fence, nobody sleeps; the platform said why */
 	atomic_xadd64(&spin_pv_arms, 1);
 	atomic_store8(&spin_pv.value, SPIN_PV_ARMED);
+	trace_ev(TR_PV_ARM, NULL, 0);
 	return true;
 }
 
@@ -209,7 +211,9 @@ bool spin_pv_sleep(spinlock_t *lock, uint16_t ticket, bool again)
 	word = atomic_load32(&lock->val);
 	if ((uint16_t)word != ticket) { /* W3 */
 		atomic_xadd64(&spin_pv_sleeps, 1);
+		trace_ev(TR_PV_SLEEP, lock, ticket);
 		platform_cpu_wait(&lock->val, word); /* W4 */
+		trace_ev(TR_PV_WOKEN, lock, atomic_load32(&lock->val) == word);
 	}
 take_back: /* W5 */
 	for (unsigned spins = 0;; spins++) {
@@ -249,6 +253,7 @@ static int spin_pv_sleeper(const spinlock_t *lock, uint16_t ticket, uint64_t *wo
 static void spin_pv_kick(unsigned cpu)
 {
 	atomic_xadd64(&spin_pv_kicks, 1);
+	trace_ev(TR_PV_KICK, NULL, cpu);
 	platform_cpu_kick(cpu);
 }
 

@@ -35,6 +35,7 @@
 #include "lockref.h"
 #include "lockref16.h"
 #include "spinlock.h"
+#include "trace.h"
 
 struct lockref_form {
 	const char *name; /* "lockref", "lockref16", "busted-lockref", ... */
@@ -156,8 +157,13 @@ static inline int64_t lockref_form_busted_move(void *count, size_t width, int64_
 	}                                                                                          \
 	static inline int64_t fn##_busted_move(void *r, int64_t min, int64_t delta)                \
 	{                                                                                          \
-		return lockref_form_busted_move(&((T *)r)->count, sizeof(((T *)r)->count), min,    \
+		int64_t seen;                                                                      \
+                                                                                                   \
+		trace_ev(TR_LR_START, &((T *)r)->lock, 0);                                         \
+		seen = lockref_form_busted_move(&((T *)r)->count, sizeof(((T *)r)->count), min,    \
 						delta);                                            \
+		trace_ev(TR_LR_OK, &((T *)r)->lock, 0);                                            \
+		return seen;                                                                       \
 	}                                                                                          \
 	static inline void fn##_busted_get(void *r, const struct lockref_policy *p)                \
 	{                                                                                          \

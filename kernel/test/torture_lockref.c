@@ -60,6 +60,7 @@
 #include "lockref_form.h"
 #include "platform.h"
 #include "random.h"
+#include "trace.h"
 
 /* Phase A gets this share (percent) of the run; phase B the rest. */
 #define LR_HOT_SHARE_PCT 60u
@@ -951,6 +952,7 @@ static bool lr_setup(struct ktest_ctx *t, enum torture_form form,
 		ktest_diag(t, "lockref %s: no CMPXCHG16B, so no lockless path to exercise",
 			   lr.label);
 	lr.ops->init(&lr.hot);
+	trace_name(lr.ops->lock_of(&lr.hot), "torture:lockref-hot");
 	lr.holding = 0;
 	lr.hold_seq = 0;
 	for (unsigned i = 0; i < LR_INVARIANTS; i++)

@@ -77,6 +77,7 @@
 #include "qspinlock.h"
 #include "qspinlock_busted.h"
 #include "spinlock_busted.h"
+#include "trace.h"
 
 /* Longest random hold inside, and think time outside, the critical section, in loop iterations. */
 #define SPIN_HOLD_MAX_LOOPS  256u
@@ -163,6 +164,7 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 	bool busted = opts.busted == (queued ? BUSTED_QSPINLOCK : BUSTED_SPINLOCK);
 
 	spin_init(&spin_torture.lock);
+	trace_name(&spin_torture.lock, "torture:spinlock");
 	spin_torture.holder = 0;
 	spin_torture.counter = 0;
 	spin_torture.served = 0;

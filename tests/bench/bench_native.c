@@ -368,6 +368,7 @@ int main(int argc, char **argv)
 	/* The host platform has no lock of its own to re-initialise. */
 	cmdline_apply_spinlock(false, "threads pinned one per core are not oversubscribed", NULL);
 	cmdline_apply_lockref();
+	cmdline_apply_trace();
 	native_print_env(nthreads);
 	platform_print("KTAP version 1\n1..1");
 	/* Every line of the bench subtest, the portable code's included, at its level. */
@@ -378,6 +379,7 @@ int main(int argc, char **argv)
 	platform_print("1..%u", (unsigned)NCASES);
 	for (unsigned i = 0; i < NCASES; i++)
 		failed += !native_run(i + 1, i, nthreads);
+	trace_dump();
 	host_set_log_hook(NULL);
 	host_set_print_indent("");
 	platform_print("%s 1 bench\n# RESULT %s", failed ? "not ok" : "ok",

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace.h - per-CPU event tracing of the locks at work (docs/tracing.md).
+ *
+ * Why: every figure the kernel prints is a sum; what the lockref is about
+ * (a lockless update losing to a lock holder, a convoy behind a ticket
+ * holder, a paravirtual waiter sleeping and being kicked) happens between
+ * CPUs in microseconds.  Each CPU appends compact binary events, stamped
+ * with the fenced TSC (platform_cycles_begin), to a ring of its own: no
+ * write to a shared line, so tracing disturbs the CPUs as little as it can.
+ * A full ring overwrites its own oldest event and counts it as dropped; it
+ * never writes outside its own memory.  At the end of a run (and from the panic path) the rings
+ * are printed as "# TRACE" lines that tools/trace_convert.py and
+ * tools/trace_check.py read.
+ *
+ * Off costs one predicted-not-taken branch on a read-mostly global per
+ * hook: trace_ev() is inline and calls out only when tracing is on, so the
+ * lockref's lockless fast path stays call-free.  -DTRACE_COMPILED_OUT
+ * removes the hooks altogether (the baseline of the off-cost measurement).
+ */
+#ifndef LIB_TRACE_H
+#define LIB_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The events; the letter each has in the text encoding is in trace.c. */
+enum trace_type {
+	TR_SPIN_WAIT = 1, /* arg: ticket taken; the CPU waits */
+	TR_SPIN_ACQ,	  /* arg: ticket; the CPU holds the lock from here */
+	TR_SPIN_REL,	  /* the CPU holds it no more after here */
+	TR_LR_START,	  /* arg: enum lockref_op; a lockref operation begins */
+	TR_LR_OK,	  /* arg: failed exchanges before; done without the lock */
+	TR_LR_FAIL,	  /* arg: TR_FAIL_*; an exchange failed or was refused */
+	TR_LR_LOCK,	  /* falls back to the lock */
+	TR_LR_GIVEUP,	  /* put_return gives up */
+	TR_PV_ARM,	  /* a waiter arms paravirtual sleeping */
+	TR_PV_SLEEP,	  /* arg: ticket; the waiter halts */
+	TR_PV_KICK,	  /* arg: CPU kicked */
+	TR_PV_WOKEN,	  /* arg: 1 if the lock word was unchanged (time bound or spurious) */
+	TR_BAR_ARRIVE,	  /* at a barrier */
+	TR_BAR_LEAVE,	  /* past it */
+	TR_TEST_START,	  /* obj: the test's name */
+	TR_TEST_END,	  /* arg: 1 passed */
+	TR_SPIN_INIT,	  /* the lock is made free: its tickets start again */
+	TR_NTYPES
+};
+
+/* Why a lockless attempt failed (TR_LR_FAIL). */
+#define TR_FAIL_HELD	1 /* the lock was held */
+#define TR_FAIL_CHANGED 2 /* the value changed under the exchange */
+
+/* The event groups of trace=, as bits of trace_mask: one per group. */
+#define TRACE_GROUP_SPIN    (1u << 0)
+#define TRACE_GROUP_LOCKREF (1u << 1)
+#define TRACE_GROUP_PV	    (1u << 2)
+#define TRACE_GROUP_BARRIER (1u << 3)
+#define TRACE_GROUP_TEST    (1u << 4)
+#define TRACE_GROUP_ALL	    0x1fu
+
+/* Events per CPU: the default, and the range trace.events= accepts. */
+#define TRACE_EVENTS_DEFAULT 4096u
+#define TRACE_EVENTS_MIN     16u
+#define TRACE_EVENTS_MAX     65536u
+
+/* The groups being recorded now; 0 = off.  Read-mostly: written at boot and around a test. */
+extern unsigned trace_mask;
+
+/* Record one event of @type on @obj (a lock, a lockref's lock, a barrier). Tracing on only. */
+void trace_record(enum trace_type type, const void *obj, uint32_t arg);
+
+/*
+ * Whether tracing is on, as a not-taken branch: for hot paths that hand the
+ * traced case to an out-of-line function by a tail call, so that while
+ * tracing is off they keep no register for a call they do not make.
+ */
+static inline __attribute__((always_inline)) bool trace_active(void)
+{
+#ifndef TRACE_COMPILED_OUT
+	return __builtin_expect(trace_mask != 0, 0);
+#else
+	return false;
+#endif
+}
+
+/* The hook: one not-taken branch while tracing is off. */
+static inline __attribute__((always_inline)) void trace_ev(enum trace_type type, const void *obj,
+							   uint32_t arg)
+{
+#ifndef TRACE_COMPILED_OUT
+	if (__builtin_expect(trace_mask != 0, 0))
+		trace_record(type, obj, arg);
+#else
+	(void)type;
+	(void)obj;
+	(void)arg;
+#endif
+}
+
+/*
+ * Configure before trace_start: @groups (TRACE_GROUP_*, 0 = off), @events
+ * per CPU, and @test: trace only the test of that name (NULL: everything).
+ */
+void trace_configure(unsigned groups, unsigned events, const char *test);
+
+/* Allocate the rings for platform_cpu_count() CPUs and switch on.  Returns false if out of memory. */
+bool trace_start(void);
+
+/* Name @obj in the dump ("torture:lockref[3]"); up to TRACE_NAME_MAX-1 bytes kept. */
+#define TRACE_NAME_MAX 40
+void trace_name(const void *obj, const char *name);
+
+/* Around each test (ktest): records the events, and trace.test= switches on and off here. */
+void trace_test_begin(const char *name);
+void trace_test_end(const char *name, bool passed);
+
+/*
+ * Print every ring as "# TRACE" lines (docs/interface.md) with
+ * platform_print, once: a second call (a panic while dumping) does
+ * nothing.  Stops recording first.
+ */
+void trace_dump(void);
+
+#endif /* LIB_TRACE_H */

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""test_trace_tools.py - trace_check.py and trace_convert.py on made-up traces.
+
+Why: the kernel's traces are all good or all busted; the judge must also
+be seen to catch each kind of violation alone, and the converter to
+survive damaged input (a lost line, a garbled token, a CPU that never
+dumped, a cut dump), with a warning naming what is missing.  Each case
+writes a small "# TRACE" log and runs the tools as make test does.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, TOOLS)
+import trace_convert  # noqa: E402
+
+KHZ = 1000000  # 1 GHz: one cycle is one nanosecond
+
+
+def log(cpus, names=None, dropped=None, end=True, header=True, indent="  "):
+    """A serial log: @cpus maps cpu -> [(tsc, token-without-delta)], 16 to a line."""
+    out = ["KTAP version 1", "ok 1 lockref"]
+    if header:
+        out.append(f"# TRACE v1 cpus={len(cpus)} khz={KHZ} events=4096 groups=1f")
+    for i, n in (names or {0: "torture:lockref-hot"}).items():
+        out.append(f"# TRACE name {i} {n}")
+    for cpu, evs in cpus.items():
+        out.append(f"# TRACE cpu {cpu} events={len(evs)} dropped={(dropped or {}).get(cpu, 0)}")
+        for first in range(0, len(evs), 16):
+            chunk = evs[first:first + 16]
+            base = chunk[0][0]
+            toks = " ".join(f"{tok}.{tsc - base:x}" for tsc, tok in chunk)
+            out.append(f"{indent}# TRACE e {cpu} {first} {base:x} {toks}")
+    if end:
+        out.append(f"# TRACE end cpus={len(cpus)}")
+    out.append("# RESULT pass")
+    return "\n".join(out) + "\n"
+
+
+def holds(*spans, lock=0):
+    """Wait/acquire/release tokens for (cpu, ticket, acquire, release) spans."""
+    cpus = {}
+    for cpu, ticket, a, r in spans:
+        cpus.setdefault(cpu, []).extend([(a - 5, f"W{lock}.{ticket:x}"), (a, f"A{lock}.{ticket:x}"),
+                                         (r, f"R{lock}.0")])
+    return cpus
+
+
+class Tools(unittest.TestCase):
+    def run_tool(self, text, *args, tool="trace_check.py"):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "serial.log")
+            with open(path, "w") as f:
+                f.write(text)
+            p = subprocess.run([sys.executable, os.path.join(TOOLS, tool), path, *args],
+                               capture_output=True, text=True,
+                               cwd=d)
+            js = None
+            if os.path.exists(os.path.join(d, "out", "trace.json")):
+                with open(os.path.join(d, "out", "trace.json")) as f:
+                    js = json.load(f)
+            return p.returncode, p.stdout + p.stderr, js
+
+    def test_good_holds_pass(self):
+        rc, out, _ = self.run_tool(log(holds((0, 0, 100, 200), (1, 2, 300, 400), (0, 4, 500, 600))))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("ok: 0 violation", out)
+
+    def test_overlap_is_named(self):
+        rc, out, _ = self.run_tool(log(holds((0, 0, 100, 300), (1, 2, 200, 400))))
+        self.assertEqual(rc, 1, out)
+        self.assertRegex(out, r"overlap: lock torture:lockref-hot held by cpu 0 .* and cpu 1 .*"
+                              r"both in TSC 0xc8\.\.0x12c")
+
+    def test_ticket_order(self):
+        rc, out, _ = self.run_tool(log(holds((0, 4, 100, 200), (1, 2, 300, 400))))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("granted before an earlier ticket", out)
+        rc, out, _ = self.run_tool(log(holds((0, 0, 100, 200), (1, 6, 300, 400))))
+        self.assertIn("skipped with no sleeper", out)
+
+    def test_lockless_inside_hold(self):
+        cpus = holds((0, 0, 100, 500))
+        cpus[1] = [(200, "s0.0"), (250, "L0.0")]
+        rc, out, _ = self.run_tool(log(cpus))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("lockless inside a hold: lock torture:lockref-hot: cpu 1", out)
+        # A window that began before the hold: the exchange may have won first.
+        cpus[1] = [(50, "s0.0"), (250, "L0.0")]
+        rc, out, _ = self.run_tool(log(cpus))
+        self.assertEqual(rc, 0, out)
+
+    def test_sleeps(self):
+        kicked = {0: [(100, "S0.0"), (400, "Z0.0"), (500, "A0.0"), (600, "R0.0")],
+                  1: [(300, "K1.0")]}
+        rc, out, _ = self.run_tool(log(kicked, names={0: "torture:spinlock", 1: "anon:0"}))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("1 kicked", out)
+        never = {0: [(100, "S0.0"), (500, "A0.0"), (600, "R0.0")]}
+        rc, out, _ = self.run_tool(log(never))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("with no wake-up", out)
+
+    def test_damaged_input_converts_with_warnings(self):
+        cpus = holds(*[(c, 2 * i, 1000 * i + 100 * c, 1000 * i + 100 * c + 50)
+                       for i in range(20) for c in (0,)])
+        cpus[1] = [(30 + 1000 * i, "s0.0") for i in range(20)]
+        text = log(cpus, end=False).splitlines()
+        text = [ln for ln in text if not ln.strip().startswith("# TRACE e 0 16 ")]  # a lost line
+        text = [ln.replace("s0.0.", "s0!0.") if ln.strip().startswith("# TRACE e 1 16") else ln
+                for ln in text]  # a garbled token
+        text = [ln.replace("cpus=2", "cpus=3") for ln in text]  # cpu 2 never dumps
+        rc, out, js = self.run_tool("\n".join(text) + "\n", "out", "--no-png",
+                                    tool="trace_convert.py")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("cpu 0: 16 of 60 events missing (lost lines), first missing index 16", out)
+        self.assertIn("bad event 's0!0", out)
+        self.assertIn("cpu 2: never dumped", out)
+        self.assertIn("no '# TRACE end'", out)
+        self.assertEqual(trace_convert.check_json(js), [])
+        self.assertTrue(any(e.get("ph") == "X" and e["tid"] == 0 for e in js["traceEvents"]))
+
+    def test_wrapped_ring_limits_judging(self):
+        # cpu 1's ring wrapped and kept from 350 on: its earlier holds are gone, so a
+        # ticket gap before 350 must not be judged.
+        cpus = holds((0, 0, 100, 140), (0, 4, 300, 340), (0, 8, 500, 600))
+        cpus[1] = [(380, "W0.6"), (400, "A0.6"), (450, "R0.0")]
+        rc, out, _ = self.run_tool(log(cpus, dropped={1: 9}))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("cpu 1: ring wrapped, its 9 oldest events overwritten", out)
+        rc, out, _ = self.run_tool(log(cpus))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("skipped with no sleeper", out)
+
+    def test_json_checker_catches(self):
+        good = {"traceEvents": [
+            {"ph": "M", "name": "thread_name", "pid": 0, "tid": 0, "args": {"name": "CPU 0"}},
+            {"ph": "B", "name": "x", "ts": 1, "pid": 0, "tid": 0},
+            {"ph": "E", "ts": 2, "pid": 0, "tid": 0}]}
+        self.assertEqual(trace_convert.check_json(good), [])
+        bad = {"traceEvents": good["traceEvents"][:2] + [
+            {"ph": "X", "name": "y", "ts": 1, "pid": 0, "tid": 3, "dur": 1},
+            {"ph": "X", "name": "z", "pid": 0, "tid": 0, "dur": 1}]}
+        problems = " | ".join(trace_convert.check_json(bad))
+        self.assertIn("missing ts", problems)
+        self.assertIn("never ended", problems)
+        self.assertIn("track 3: not one 'CPU n' name", problems)
+
+
+if __name__ == "__main__":
+    unittest.main()

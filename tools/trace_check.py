@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""trace_check.py - the trace as an independent judge of the locks.
+
+Reads the "# TRACE" lines of a serial log and checks, trusting no counter
+the kernel printed, only the stamped events (docs/tracing.md):
+  1. hold intervals of one lock never overlap between CPUs;
+  2. a ticket lock is granted in ticket order (the next grant's ticket is
+     the last one's plus a step; a gap is allowed only on a lock where a
+     paravirtual waiter slept: the documented pass-over);
+  3. every pv sleep ends, by a kick to that CPU or by the time bound
+     (or an early return the platform allows, counted and shown);
+  4. a lockref lockless success never lies wholly inside another CPU's
+     hold of the same lockref.
+Why these are sound with the kernel's stamps: an acquisition is stamped
+after the load that saw the turn (LFENCE;RDTSC), a release before the
+store that hands the lock on, and the TSC is one clock for every CPU, so
+true holds of one lock are disjoint in TSC; a lockless success's exchange
+happened between its operation's start and success stamps, so if that
+whole window lies inside another CPU's hold the exchange succeeded while
+the lock was held.  A missing event can hide an overlap but never make one
+(a hold needs both its stamps), so checks 1 and 4 use every event kept;
+checks 2 and 3, where a missing grant or wake-up would look like a fault,
+judge only the span every CPU recorded whole.
+Prints one line per finding (at most MAX_SHOWN of a kind, then a count),
+exit status 1 on any violation, 2 on an unreadable trace.
+Usage: trace_check.py SERIAL_LOG
+"""
+import bisect
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import trace_parse  # noqa: E402
+
+MAX_SHOWN = 5
+TICKET_STEP = 2
+TICKET_MOD = 1 << 16
+# PLATFORM_WAIT_MAX_NS (lib/platform.h): a sleep's time bound.
+WAIT_MAX_NS = 100 * 1000 * 1000
+
+
+class Report:
+    def __init__(self, t):
+        self.t = t
+        self.found = {}
+
+    def fail(self, kind, text):
+        self.found.setdefault(kind, []).append(text)
+
+    def window(self, a, b):
+        ns = self.t.ns(b - a)
+        return f"TSC {a:#x}..{b:#x} ({ns:.0f} ns)"
+
+
+def judged(t, sl):
+    return [s for s in sl if t.judged(s.start, s.end)]
+
+
+def check_overlap(r, holds):
+    by_lock = {}
+    for h in holds:
+        by_lock.setdefault(h.obj, []).append(h)
+    for obj, hs in by_lock.items():
+        hs.sort(key=lambda h: h.start)
+        widest = None
+        for h in hs:
+            if widest is not None and h.start < widest.end and h.cpu != widest.cpu:
+                r.fail("overlap", f"overlap: lock {r.t.name(obj)} held by cpu {widest.cpu} "
+                       f"({r.window(widest.start, widest.end)}) and cpu {h.cpu} "
+                       f"({r.window(h.start, h.end)}): both in "
+                       f"{r.window(h.start, min(h.end, widest.end))}")
+            if widest is None or h.end > widest.end:
+                widest = h
+
+
+def check_tickets(r, t, holds, sleeps):
+    slept_on = {s.obj for s in sleeps}
+    inits = {}
+    for e in t.all_events():
+        if e.kind == "I":
+            inits.setdefault(e.obj, []).append(e.tsc)
+    by_lock = {}
+    for h in holds:
+        by_lock.setdefault(h.obj, []).append(h)
+    for obj, hs in by_lock.items():
+        hs.sort(key=lambda h: h.start)
+        for prev, h in zip(hs, hs[1:]):
+            step = (h.arg - prev.arg) % TICKET_MOD
+            if step == TICKET_STEP or any(prev.start < i < h.start for i in inits.get(obj, ())):
+                continue  # in order, or the lock was made free again (its tickets restart)
+            if step == 0 or step >= TICKET_MOD // 2:
+                why = "granted again" if step == 0 else "granted before an earlier ticket"
+            elif obj in slept_on:
+                continue  # a sleeping waiter passed over (docs/paravirtual.md)
+            else:
+                why = f"{step // TICKET_STEP - 1} ticket(s) skipped with no sleeper"
+            r.fail("order", f"ticket order: lock {r.t.name(obj)}: ticket {h.arg} to cpu {h.cpu} "
+                   f"after ticket {prev.arg} to cpu {prev.cpu}: {why}, "
+                   f"{r.window(prev.start, h.start)}")
+
+
+def check_sleeps(r, t, sl):
+    kicks = {}
+    for e in t.all_events():
+        if e.kind == "K":
+            kicks.setdefault(e.arg, []).append(e.tsc)
+    for v in kicks.values():
+        v.sort()
+    kicked = timed = early = 0
+    for s in (s for s in sl if s.kind == "sleep"):
+        k = kicks.get(s.cpu, [])
+        i = bisect.bisect_left(k, s.start)
+        if i < len(k) and k[i] <= s.end:
+            kicked += 1
+        elif t.ns(s.end - s.start) >= WAIT_MAX_NS * 0.9:
+            timed += 1
+        else:
+            early += 1
+    # A sleep with no wake-up while its CPU recorded on: the sleep never ended.
+    limit = t.complete_until()
+    for cpu, evs in t.events.items():
+        asleep = None
+        for e in evs:
+            if e.kind == "S":
+                asleep = e
+            elif e.kind == "Z":
+                asleep = None
+            elif asleep is not None and (limit is None or e.tsc <= limit):
+                r.fail("sleep", f"pv sleep: cpu {cpu} slept on {t.name(asleep.obj)} at "
+                       f"TSC {asleep.tsc:#x} and ran on at {e.tsc:#x} with no wake-up")
+                asleep = None
+    return kicked, timed, early
+
+
+def check_lockless(r, t, holds):
+    by_lock = {}
+    for h in holds:
+        by_lock.setdefault(h.obj, []).append(h)
+    for hs in by_lock.values():
+        hs.sort(key=lambda h: h.start)
+    starts = {obj: [h.start for h in hs] for obj, hs in by_lock.items()}
+    n = 0
+    for cpu, evs in t.events.items():
+        begun = {}
+        for e in evs:
+            if e.kind == "s":
+                begun[e.obj] = e.tsc
+            elif e.kind == "L" and e.obj in begun:
+                n += 1
+                ws, we = begun.pop(e.obj), e.tsc
+                hs = by_lock.get(e.obj, [])
+                i = bisect.bisect_right(starts.get(e.obj, []), ws) - 1
+                # Holds of a working lock are disjoint: only the last one begun can contain it.
+                for h in hs[max(0, i - 3):i + 1]:
+                    if h.cpu != cpu and h.start <= ws and we <= h.end:
+                        r.fail("lockless", f"lockless inside a hold: lock {t.name(e.obj)}: "
+                               f"cpu {cpu} updated without the lock in {r.window(ws, we)}, "
+                               f"inside cpu {h.cpu}'s hold {r.window(h.start, h.end)}")
+                        break
+    return n
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    t = trace_parse.parse_file(argv[1])
+    for w in t.warnings:
+        print(f"trace_check: warning: {w}")
+    if not t.events:
+        print("trace_check: no events in the trace")
+        return 2
+    sl = trace_parse.slices(t)
+    holds = [s for s in sl if s.kind == "hold"]
+    sleeps = [s for s in sl if s.kind == "sleep"]
+    r = Report(t)
+    check_overlap(r, holds)
+    check_tickets(r, t, judged(t, holds), sleeps)
+    kicked, timed, early = check_sleeps(r, t, sl)
+    n_lockless = check_lockless(r, t, holds)
+    nev = sum(len(v) for v in t.events.values())
+    print(f"trace_check: {nev} events on {len(t.events)} CPUs; {len(holds)} holds of "
+          f"{len({h.obj for h in holds})} locks, {n_lockless} lockless successes, "
+          f"{len(sleeps)} pv sleeps ({kicked} kicked, {timed} time bound, {early} early return)")
+    bad = 0
+    for kind, lines in r.found.items():
+        for line in lines[:MAX_SHOWN]:
+            print(f"trace_check: FAIL {line}")
+        if len(lines) > MAX_SHOWN:
+            print(f"trace_check: FAIL ... {len(lines) - MAX_SHOWN} more of kind '{kind}'")
+        bad += len(lines)
+    print(f"trace_check: {'FAIL' if bad else 'ok'}: {bad} violation(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

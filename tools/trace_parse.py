@@ -1,0 +1,217 @@
+# SPDX-License-Identifier: MIT
+"""trace_parse.py - read the "# TRACE" lines of a serial log (docs/tracing.md).
+
+Shared by trace_check.py and trace_convert.py.  Why a tolerant reader: the
+serial line is the transport, and a log can be cut (a crash, a timeout), a
+line can be lost or garbled, a CPU can fail to dump.  Each such defect
+becomes a warning naming what is missing, and the rest is still returned,
+so a damaged log still shows what it holds.  Leading whitespace and any
+prefix before "# TRACE" are ignored (KTAP indentation, console prefixes).
+"""
+import re
+
+# The letters of lib/trace.c, and what each means.
+EVENT_NAMES = {
+    "W": "spin wait", "A": "acquired", "R": "released",
+    "s": "lockref start", "L": "lockless success", "F": "exchange failed",
+    "B": "fallback to lock", "G": "give up",
+    "a": "pv arm", "S": "pv sleep", "K": "pv kick", "Z": "pv woken",
+    "b": "barrier arrive", "l": "barrier leave",
+    "T": "test start", "E": "test end", "I": "lock initialised",
+}
+
+LINE_RE = re.compile(r"#\s*TRACE\s+(.*?)\s*$")
+TOKEN_RE = re.compile(r"^([A-Za-z])(\d+)\.([0-9a-f]+)\.([0-9a-f]+)$")
+
+
+class Event:
+    __slots__ = ("cpu", "tsc", "kind", "obj", "arg")
+
+    def __init__(self, cpu, tsc, kind, obj, arg):
+        self.cpu, self.tsc, self.kind, self.obj, self.arg = cpu, tsc, kind, obj, arg
+
+    def __repr__(self):
+        return f"Event(cpu={self.cpu}, tsc={self.tsc:#x}, {self.kind}, obj={self.obj}, arg={self.arg})"
+
+
+class Trace:
+    """What a log holds: events per CPU in order, names, counts, and warnings."""
+
+    def __init__(self):
+        self.cpus = 0
+        self.khz = 0
+        self.capacity = 0
+        self.names = {}        # id -> name
+        self.declared = {}     # cpu -> (events kept, dropped, first kept index) from its "cpu" line
+        self.events = {}       # cpu -> [Event] in recording order
+        self.indices = {}      # cpu -> set of event indices seen
+        self.warnings = []
+        self.ended = False
+
+    def name(self, obj):
+        return self.names.get(obj, f"obj{obj}")
+
+    def all_events(self):
+        """Every event of every CPU, in TSC order."""
+        out = [e for evs in self.events.values() for e in evs]
+        out.sort(key=lambda e: (e.tsc, e.cpu))
+        return out
+
+    def complete_until(self):
+        """
+        The TSC up to which every CPU's record is whole: after a lost line a
+        CPU's later events may be missing, so judging later moments could
+        miss its part.  None: no limit.
+        """
+        limit = None
+        for cpu, (n, dropped, first) in self.declared.items():
+            evs = self.events.get(cpu, [])
+            if len(self.indices.get(cpu, ())) < n and evs:
+                last = evs[-1].tsc
+                limit = last if limit is None else min(limit, last)
+        return limit
+
+    def complete_from(self):
+        """
+        The TSC from which every CPU's record is whole: a ring that wrapped
+        lost what came before its oldest kept event.  None: no limit.
+        """
+        limit = None
+        for cpu, (n, dropped, first) in self.declared.items():
+            evs = self.events.get(cpu, [])
+            if dropped and evs:
+                limit = evs[0].tsc if limit is None else max(limit, evs[0].tsc)
+        return limit
+
+    def judged(self, a, b):
+        """Whether the span [a, b] lies where every CPU's record is whole."""
+        lo, hi = self.complete_from(), self.complete_until()
+        return (lo is None or a >= lo) and (hi is None or b <= hi)
+
+    def ns(self, cycles):
+        return cycles * 1e6 / self.khz if self.khz else float(cycles)
+
+
+def parse(lines):
+    """Parse an iterable of text lines (the whole serial log is fine)."""
+    t = Trace()
+    seen_header = False
+    for lineno, raw in enumerate(lines, 1):
+        m = LINE_RE.search(raw)
+        if not m:
+            continue
+        words = m.group(1).split()
+        if not words:
+            t.warnings.append(f"line {lineno}: empty # TRACE line")
+            continue
+        try:
+            if words[0] == "v1":
+                seen_header = True
+                kv = dict(w.split("=", 1) for w in words[1:] if "=" in w)
+                t.cpus = int(kv.get("cpus", 0))
+                t.khz = int(kv.get("khz", 0))
+                t.capacity = int(kv.get("events", 0))
+            elif words[0] == "name":
+                t.names[int(words[1])] = " ".join(words[2:])
+            elif words[0] == "cpu":
+                kv = dict(w.split("=", 1) for w in words[2:])
+                t.declared[int(words[1])] = (int(kv["events"]), int(kv["dropped"]),
+                                             int(kv.get("first", 0)))
+            elif words[0] == "e":
+                parse_events(t, lineno, words)
+            elif words[0] == "end":
+                t.ended = True
+            else:
+                t.warnings.append(f"line {lineno}: unknown # TRACE record '{words[0]}'")
+        except (ValueError, IndexError, KeyError):
+            t.warnings.append(f"line {lineno}: corrupted # TRACE line, skipped: {raw.strip()[:80]}")
+    if not seen_header:
+        t.warnings.append("no '# TRACE v1' header: CPU count and TSC rate unknown (times in cycles)")
+    if not t.ended:
+        t.warnings.append("no '# TRACE end': the dump was cut; what came before is used")
+    for cpu in range(t.cpus):
+        if cpu not in t.declared and cpu not in t.events:
+            t.warnings.append(f"cpu {cpu}: never dumped (no '# TRACE cpu {cpu}' line, no events)")
+    for cpu, (n, dropped, first) in sorted(t.declared.items()):
+        got = len(t.indices.get(cpu, ()))
+        if got < n:
+            missing = sorted(set(range(first, first + n)) - t.indices.get(cpu, set()))
+            t.warnings.append(f"cpu {cpu}: {n - got} of {n} events missing (lost lines), "
+                              f"first missing index {missing[0]}")
+        if dropped:
+            t.warnings.append(f"cpu {cpu}: ring wrapped, its {dropped} oldest events overwritten; "
+                              f"the last {n} kept")
+    for cpu, evs in t.events.items():
+        evs.sort(key=lambda e: e.tsc)
+    return t
+
+
+def parse_events(t, lineno, words):
+    cpu, first, base = int(words[1]), int(words[2]), int(words[3], 16)
+    evs = t.events.setdefault(cpu, [])
+    seen = t.indices.setdefault(cpu, set())
+    for i, tok in enumerate(words[4:]):
+        m = TOKEN_RE.match(tok)
+        if not m or m.group(1) not in EVENT_NAMES:
+            t.warnings.append(f"line {lineno}: cpu {cpu}: bad event '{tok[:20]}', "
+                              f"the rest of the line skipped")
+            return
+        idx = first + i
+        if idx in seen:
+            t.warnings.append(f"line {lineno}: cpu {cpu}: event {idx} given twice, the second ignored")
+            continue
+        seen.add(idx)
+        evs.append(Event(cpu, base + int(m.group(4), 16), m.group(1), int(m.group(2)),
+                         int(m.group(3), 16)))
+
+
+def parse_file(path):
+    with open(path, errors="replace") as f:
+        return parse(f)
+
+
+class Slice:
+    __slots__ = ("cpu", "kind", "obj", "start", "end", "arg", "outcome")
+
+    def __init__(self, cpu, kind, obj, start, end, arg=0, outcome=""):
+        self.cpu, self.kind, self.obj, self.start, self.end = cpu, kind, obj, start, end
+        self.arg, self.outcome = arg, outcome
+
+
+# Which event opens a slice, which close it, and the slice's kind.
+OPENERS = {"W": "wait", "A": "hold", "s": "lockless", "S": "sleep", "T": "test", "b": "barrier"}
+CLOSERS = {"A": "wait", "R": "hold", "L": "lockless", "B": "lockless", "G": "lockless",
+           "Z": "sleep", "E": "test", "l": "barrier"}
+
+
+def slices(t):
+    """
+    The intervals each CPU spent waiting, holding, trying locklessly,
+    sleeping, in a test or at a barrier: [Slice].  A slice whose end is
+    missing (a lost line, a full ring) is left out.  A hold's arg is its
+    ticket: the last one the CPU took while waiting (a passed-over waiter
+    queues again with a new ticket), else the acquired event's.
+    """
+    out = []
+    for cpu, evs in t.events.items():
+        open_ = {}
+        for e in evs:
+            kind = CLOSERS.get(e.kind)
+            if kind:
+                start = open_.pop((kind, e.obj), None)
+                if start is not None:
+                    out.append(Slice(cpu, kind, e.obj, start.tsc, e.tsc, start.arg, e.kind))
+            kind = OPENERS.get(e.kind)
+            if kind:
+                arg = e.arg
+                if e.kind == "W" and ("wait", e.obj) in open_:
+                    # Queued again after a pass-over: one wait, the newest ticket.
+                    first = open_[("wait", e.obj)]
+                    open_[("wait", e.obj)] = Event(cpu, first.tsc, "W", e.obj, e.arg)
+                    continue
+                if e.kind == "A" and out and out[-1].cpu == cpu and out[-1].kind == "wait" \
+                        and out[-1].obj == e.obj and out[-1].end == e.tsc:
+                    arg = out[-1].arg
+                open_[(kind, e.obj)] = Event(cpu, e.tsc, e.kind, e.obj, arg)
+    out.sort(key=lambda s: (s.start, s.cpu))
+    return out
