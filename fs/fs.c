@@ -21,6 +21,7 @@
 #include "slots.h"
 #include "spinlock.h"
 #include "string.h"
+#include "trace.h"
 
 #ifdef FS_BUSTED
 unsigned fs_busted;
@@ -208,12 +209,14 @@ struct fs *fs_new(const struct fs_config *cfg)
 	fs->policy = policy;
 	fs->buckets = buckets;
 	spin_init(&fs->rename_lock);
+	trace_name(&fs->rename_lock, "fs:rename");
 	fs->rename_seq = 0;
 	fs->next_ino = 1;
 	fs->poison_reads = fs->lookup_retries = fs->lookup_locked = fs->parent_locked = 0;
 	/* The root's count starts at 1: the fs's own reference, which keeps it forever. */
 	fs->root = fs_node_alloc(fs, FS_DIR);
 	fs->root->link = fs_link_alloc(fs, NULL, "/", 1, fs_name_hash("/", 1));
+	trace_name(fs_node_spinlock(fs->root), "fs:/");
 	return fs;
 }
 

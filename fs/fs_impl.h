@@ -109,6 +109,12 @@ static inline bool fs_is_dir(const struct fs_node *n)
 	return n->type == FS_DIR;
 }
 
+/* The spinlock inside the node's lockref: the object the trace names the node by. */
+static inline const spinlock_t *fs_node_spinlock(const struct fs_node *n)
+{
+	return fs_is_dir(n) ? &n->dref.lock : &n->fref.lock;
+}
+
 /*
  * Reference primitives on either form; their lock rules name the node.
  * Exempt from the analysis inside (LOCK_RULES_EXEMPT): which lockref's lock

@@ -24,6 +24,7 @@
 #include "lockref16.h"
 #include "rcu.h"
 #include "spinlock.h"
+#include "trace.h"
 
 /* A node's child count, written under its lock and read as a snapshot by stat. */
 static void fs_set_nchildren(struct fs_node *dir, uint32_t n)
@@ -37,7 +38,8 @@ static void fs_set_nchildren(struct fs_node *dir, uint32_t n)
  * reference in *@out) or, without @out, 0 (cached, unused).
  */
 static int fs_create_locked(struct fs *fs, struct fs_node *dir, const struct fs_last *last,
-			    enum fs_type type, struct fs_node **out) REQUIRES(*dir)
+			    const char *path, enum fs_type type, struct fs_node **out)
+    REQUIRES(*dir)
 {
 	struct fs_node *n = fs_node_alloc(fs, type);
 	struct fs_link *l = n ? fs_link_alloc(fs, dir, last->name, last->len, last->hash) : NULL;
@@ -49,6 +51,7 @@ static int fs_create_locked(struct fs *fs, struct fs_node *dir, const struct fs_
 		return -FS_ENOMEM;
 	}
 	n->link = l;
+	trace_name(fs_node_spinlock(n), "fs:%s", path);
 	if (!out) {
 		/* Nobody can see it yet: its own lock is no lock-order concern. */
 		fs_node_lock(n);
@@ -89,7 +92,7 @@ int fs_create(struct fs *fs, const char *path, enum fs_type type, struct fs_node
 	if (!err && fs_child_locked(fs, dir, last.name, last.len, last.hash))
 		err = -FS_EEXIST;
 	if (!err)
-		err = fs_create_locked(fs, dir, &last, type, out);
+		err = fs_create_locked(fs, dir, &last, path, type, out);
 	fs_node_unlock(dir);
 out:
 	fs_put(fs, dir);

@@ -49,7 +49,8 @@ struct kernel_options {
 	enum exit_kind exit;
 	bool screen_dump; /* screen.dump=1: the final screen also goes over serial (# SCREEN) */
 	enum pv_kind spinlock_pv;
-	unsigned spinlock_kind; /* enum spin_kind (lib/spinlock.h): 0 ticket (default), 1 qspinlock */
+	unsigned
+	    spinlock_kind; /* enum spin_kind (lib/spinlock.h): 0 ticket (default), 1 qspinlock */
 	unsigned trace_groups;		 /* TRACE_GROUP_* (lib/trace.h); 0: off */
 	unsigned trace_events;		 /* per CPU */
 	char trace_test[TRACE_NAME_MAX]; /* trace this test only; "": every test */

@@ -152,6 +152,8 @@ static bool run_one(const struct ktest *test, unsigned number)
 	s->ncpus = (test->flags & KTEST_ALL_CPUS) ? smp_cpus_online() : 1;
 	barrier_init(&s->start, s->ncpus);
 	barrier_init(&s->user, s->ncpus);
+	trace_name(&s->start, "ktest:start");
+	trace_name(&s->user, "ktest:barrier");
 	/* Lines from lib/ and fs/ belong to this test: diagnostics and BENCH lines at its level. */
 	console_set_test_prefixes(KTAP_DIAG_PREFIX, KTAP_INDENT);
 	uint64_t start = tsc_now();

@@ -37,7 +37,7 @@ struct trace_ring {
 	uint64_t dropped; /* oldest events overwritten */
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
-/* How many objects the dump can name, and how many events go on one line. */
+/* How many objects one dump can number, and how many events go on one line. */
 #define TRACE_OBJS_MAX 512
 #define TRACE_PER_LINE 16
 
@@ -49,9 +49,9 @@ static char trace_only[TRACE_NAME_MAX];
 static uint32_t trace_dumped;
 
 static struct {
-	uintptr_t obj;
+	uint64_t obj;
 	char name[TRACE_NAME_MAX];
-} trace_names[TRACE_OBJS_MAX];
+} trace_names[TRACE_NAMES_MAX];
 static uint32_t trace_nnames;
 
 /* Letter of each event type in the text encoding, and its group. */
@@ -126,22 +126,19 @@ bool trace_start(void)
 	return true;
 }
 
-void trace_name(const void *obj, const char *name)
+void trace_name(const void *obj, const char *fmt, ...)
 {
 	uint32_t i;
-	size_t len;
+	va_list ap;
 
 	if (!trace_groups)
 		return;
-	i = atomic_xadd32(&trace_nnames, 1);
-	if (i >= TRACE_OBJS_MAX)
-		return;
-	len = strlen(name);
-	if (len >= TRACE_NAME_MAX)
-		len = TRACE_NAME_MAX - 1;
-	memcpy(trace_names[i].name, name, len);
-	trace_names[i].name[len] = '\0';
-	trace_names[i].obj = (uintptr_t)obj;
+	/* A ring of names: the oldest make way once TRACE_NAMES_MAX were given. */
+	i = atomic_xadd32(&trace_nnames, 1) % TRACE_NAMES_MAX;
+	va_start(ap, fmt);
+	kvsnprintf(trace_names[i].name, sizeof(trace_names[i].name), fmt, ap);
+	va_end(ap);
+	atomic_store64(&trace_names[i].obj, (uintptr_t)obj);
 }
 
 void trace_test_begin(const char *name)
@@ -172,16 +169,19 @@ static unsigned trace_id(uintptr_t *ids, unsigned *nids, uintptr_t obj)
 	return (*nids)++;
 }
 
-/* The registered name of @obj, or NULL.  The last registration wins (an address reused). */
+/* The registered name of @obj, or NULL.  The newest registration wins (an address reused). */
 static const char *trace_name_of(uintptr_t obj, enum trace_type type)
 {
 	uint32_t n = atomic_load32(&trace_nnames);
 
 	if (type == TR_TEST_START || type == TR_TEST_END)
 		return (const char *)obj;
-	for (uint32_t i = n < TRACE_OBJS_MAX ? n : TRACE_OBJS_MAX; i-- > 0;)
-		if (trace_names[i].obj == obj)
+	for (uint32_t back = 1; back <= n && back <= TRACE_NAMES_MAX; back++) {
+		uint32_t i = (n - back) % TRACE_NAMES_MAX;
+
+		if (atomic_load64(&trace_names[i].obj) == obj)
 			return trace_names[i].name;
+	}
 	return NULL;
 }
 

@@ -106,9 +106,15 @@ void trace_configure(unsigned groups, unsigned events, const char *test);
 /* Allocate the rings for platform_cpu_count() CPUs and switch on.  Returns false if out of memory. */
 bool trace_start(void);
 
-/* Name @obj in the dump ("torture:lockref[3]"); up to TRACE_NAME_MAX-1 bytes kept. */
-#define TRACE_NAME_MAX 40
-void trace_name(const void *obj, const char *name);
+/*
+ * Name @obj in the dump ("torture:lockref[3]", "fs:/a/b"), printf-style; up
+ * to TRACE_NAME_MAX-1 bytes kept.  Does nothing while no trace= is given, so
+ * callers need no test of their own.  The newest TRACE_NAMES_MAX names are
+ * kept; the newest name of an address wins (an address reused).
+ */
+#define TRACE_NAME_MAX	40
+#define TRACE_NAMES_MAX 2048
+void trace_name(const void *obj, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Around each test (ktest): records the events, and trace.test= switches on and off here. */
 void trace_test_begin(const char *name);

@@ -846,6 +846,7 @@ static void lr_race_setup(void)
 		struct lr_cpu *owner = &lr.cpu[i % lr.ncpus];
 
 		lr.ops->init(&o->ref);
+		trace_name(lr.ops->lock_of(&o->ref), "torture:lockref[%u]", i);
 		lr.ops->lock(&o->ref);
 		lr.ops->mark_dead(&o->ref);
 		lr.ops->unlock(&o->ref);
