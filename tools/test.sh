@@ -223,9 +223,12 @@ check traced-lockref-converted sh -c 'tools/trace_convert.py "$0" "$1" && tools/
 boot traced-spinlock-pv ACCEL=tcg SMP=2 CMDLINE="run=spinlock quick trace=all spinlock.pv=on"
 check traced-spinlock-judged tools/trace_check.py "$LOGDIR/traced-spinlock-pv.serial"
 for fault in ud gp pf; do
-    boot "selftest-fault-$fault" ACCEL=tcg SMP=2 CMDLINE="run=boot selftest.fault=$fault" -- \
+    boot "selftest-fault-$fault" ACCEL=tcg SMP=2 CMDLINE="run=boot selftest.fault=$fault trace=all" -- \
         --expect-fail "^PANIC: CPU 0 .*#$(echo $fault | tr a-z A-Z)"
 done
+# A panic prints the rings too (the last events before the crash), after its report, whole.
+check panic-leaves-trace sh -c 'sed -n "/^PANIC: CPU 0/,\$p" "$0" | grep -q "^# TRACE end cpus=2" && \
+    tools/trace_check.py "$0"' "$LOGDIR/selftest-fault-gp.serial"
 # The fault comes after the KTAP header and plan: a KTAP reader sees a crashed test, not a
 # log without KTAP.
 check selftest-fault-is-crashed-test sh -c 'python3 tools/ktap_junit.py --run "$0" --status 1 \
