@@ -167,15 +167,18 @@ static void qspin_queue(spinlock_t *lock, struct qspin_wait *w)
 		qspin_wait_step(w, "the holder and the pending waiter to go (queue head)", -1);
 	/* Q4: last in the queue, empty it as we take the lock. */
 	if ((uint16_t)(val >> QSPIN_TAIL_SHIFT) == me &&
-	    atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED))
+	    atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED)) {
+		trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
 		goto out;
+	}
 	/* Someone queued behind us; with a tail set, only the head may set the byte. */
 	atomic_store8(qspin_locked_byte(lock), QSPIN_LOCKED);
+	/* Ours from the store on: a successor slow to link is waited for while holding. */
+	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
 	while (!(next = (uint16_t)atomic_load32(&node->next)))
 		qspin_wait_step(w, "its successor to link behind it", -1);
 	atomic_store32(&qspin_node_of(lock, next, &next_cpu)->head, 1); /* Q5 */
 out:
-	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
 	/* A decrement, not idx: the host tests share a CPU index between threads. */
 	atomic_store32_relaxed(&c->depth, atomic_load32_relaxed(&c->depth) - 1);
 }
