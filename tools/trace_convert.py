@@ -24,6 +24,7 @@ trace-event format instead (required fields, matched begin/end and flow
 pairs, one named track per CPU), for make test.
 Usage: trace_convert.py SERIAL_LOG OUTDIR [--no-png] | --check-json FILE
 """
+import bisect
 import json
 import math
 import os
@@ -181,21 +182,43 @@ def kicked_sleeps(t, sl):
     return out
 
 
+class Moments:
+    """
+    What a window can show, sorted once so that a window's counts are
+    bisections: the fallbacks, pv sleeps and waits as (starts, ends), the
+    kicks, and the kicked sleeps.
+    """
+
+    def __init__(self, t, sl):
+        def spans(kind, outcome=None):
+            ss = [s for s in sl if s.kind == kind and (outcome is None or s.outcome == outcome)]
+            return sorted(s.start for s in ss), sorted(s.end for s in ss), ss
+
+        self.fallbacks = spans("lockless", "B")
+        self.sleeps = spans("sleep")
+        self.waits = spans("wait")
+        self.kicks = sorted(e.tsc for e in t.all_events() if e.kind == "K")
+        self.pairs = kicked_sleeps(t, sl)
+
+
+def meeting(spans, lo, hi):
+    """How many of the (starts, ends) spans meet [lo, hi]: those begun by hi, less those ended before lo."""
+    starts, ends = spans[0], spans[1]
+    return bisect.bisect_right(starts, hi) - bisect.bisect_left(ends, lo)
+
+
 class Shown:
     """What a window [lo, hi] shows of the trace: the counts its line prints."""
 
-    def __init__(self, t, sl, pairs, lo, hi, whole=True):
-        def meets(s):
-            return s.start <= hi and s.end >= lo
-
+    def __init__(self, m, lo, hi, whole=True):
         self.lo, self.hi, self.whole = lo, hi, whole
-        self.fallbacks = sum(1 for s in sl if s.kind == "lockless" and s.outcome == "B" and meets(s))
-        self.sleeps = sum(1 for s in sl if s.kind == "sleep" and meets(s))
-        self.kicked = sum(1 for s, k in pairs if lo <= k <= hi and lo <= s.end <= hi)
-        self.kicks = sum(1 for e in t.all_events() if e.kind == "K" and lo <= e.tsc <= hi)
-        waits = [s for s in sl if s.kind == "wait" and meets(s)]
-        self.waits = len(waits)
-        self.worst = max(waits, key=lambda s: min(s.end, hi) - max(s.start, lo), default=None)
+        self.fallbacks = meeting(m.fallbacks, lo, hi)
+        self.sleeps = meeting(m.sleeps, lo, hi)
+        self.kicked = sum(1 for s, k in m.pairs if lo <= k <= hi and lo <= s.end <= hi)
+        self.kicks = bisect.bisect_right(m.kicks, hi) - bisect.bisect_left(m.kicks, lo)
+        self.waits = meeting(m.waits, lo, hi)
+        self.worst = max((w for w in m.waits[2] if w.start <= hi and w.end >= lo),
+                         key=lambda w: min(w.end, hi) - max(w.start, lo), default=None)
 
     def score(self):
         """
@@ -238,9 +261,9 @@ def choose_window(t, sl):
     A candidate is "whole" if what it is around lies where every CPU's
     ring kept its events (trace_parse.Trace.judged).
     """
-    pairs = kicked_sleeps(t, sl)
-    waits = sorted((s for s in sl if s.kind == "wait"), key=lambda s: s.start - s.end)
-    fallbacks = [s for s in sl if s.kind == "lockless" and s.outcome == "B"]
+    m = Moments(t, sl)
+    pairs, fallbacks = m.pairs, m.fallbacks[2]
+    waits = sorted(m.waits[2], key=lambda s: s.start - s.end)
     spans = [(s.start, s.end) for s in waits[:WINDOW_WAITS]]
     spans += [(min(s.start, k), s.end) for s, k in pairs]
     if not spans:
@@ -259,7 +282,7 @@ def choose_window(t, sl):
                 grown = take_in(lo, hi, na, nb)
                 if grown:
                     candidates.append((*grown, t.judged(min(a, na), max(b, nb))))
-    return max((Shown(t, sl, pairs, *c) for c in candidates), key=Shown.score)
+    return max((Shown(m, *c) for c in candidates), key=Shown.score)
 
 
 def histogram(values):
