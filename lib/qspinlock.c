@@ -31,12 +31,19 @@
  *
  * Every wait is bounded: SPIN_TIMEOUT_NS without the lock word changing
  * panics naming the lock, the CPU and what it waited for.
+ *
+ * Trace events (trace.h, docs/tracing.md): the slow path's start, the tail
+ * XCHG done (naming the predecessor), the acquisition and how it happened,
+ * each stamped once the lock is ours, and the release, stamped before the
+ * store that hands the lock on.  While tracing is off, the fast path and
+ * the unlock pay one not-taken branch, and make no call.
  */
 #include "qspinlock.h"
 
 #include "atomic.h"
 #include "platform.h"
 #include "spinlock_pv.h"
+#include "trace.h"
 
 /*
  * P0: a word that is exactly PENDING is a hand-over in flight (P2->P3 takes
@@ -148,23 +155,26 @@ static void qspin_queue(spinlock_t *lock, struct qspin_wait *w)
 	me = qspin_tail(cpu, idx);
 	/* Q1: the node is initialised before the XCHG makes it findable. */
 	prev = atomic_xchg16(&lock->tickets.tail, me);
-	if (prev) {
-		struct qspin_node *p = qspin_node_of(lock, prev, &prev_cpu);
-
-		atomic_store32(&p->next, me); /* Q2 */
-		while (!atomic_load32(&node->head))
-			qspin_wait_step(w, "its turn at the queue head from its predecessor,",
-					(int)prev_cpu);
-	}
+	if (prev)
+		atomic_store32(&qspin_node_of(lock, prev, &prev_cpu)->next, me); /* Q2 */
+	/* Stamped after the link, so tracing delays no hand-off to us; the arg is the tail's CPU + 1. */
+	trace_ev(TR_QSPIN_QUEUED, lock, prev >> QSPIN_IDX_BITS);
+	while (prev && !atomic_load32(&node->head))
+		qspin_wait_step(w, "its turn at the queue head from its predecessor,",
+				(int)prev_cpu);
 	/* Q3: the holder and the pending CPU go first. */
 	while ((val = atomic_load32(&lock->val)) & (QSPIN_LOCKED_MASK | QSPIN_PENDING))
 		qspin_wait_step(w, "the holder and the pending waiter to go (queue head)", -1);
 	/* Q4: last in the queue, empty it as we take the lock. */
 	if ((uint16_t)(val >> QSPIN_TAIL_SHIFT) == me &&
-	    atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED))
+	    atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED)) {
+		trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
 		goto out;
+	}
 	/* Someone queued behind us; with a tail set, only the head may set the byte. */
 	atomic_store8(qspin_locked_byte(lock), QSPIN_LOCKED);
+	/* Ours from the store on: a successor slow to link is waited for while holding. */
+	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
 	while (!(next = (uint16_t)atomic_load32(&node->next)))
 		qspin_wait_step(w, "its successor to link behind it", -1);
 	atomic_store32(&qspin_node_of(lock, next, &next_cpu)->head, 1); /* Q5 */
@@ -178,6 +188,7 @@ static __attribute__((noinline)) void qspin_lock_slow(spinlock_t *lock, uint32_t
 	struct qspin_wait w;
 
 	qspin_wait_start(&w, lock);
+	trace_ev(TR_QSPIN_WAIT, lock, val);
 	for (unsigned i = 0; val == QSPIN_PENDING && i < QSPIN_HANDOVER_SPINS; i++) { /* P0 */
 		platform_relax();
 		val = atomic_load32(&lock->val);
@@ -188,8 +199,10 @@ static __attribute__((noinline)) void qspin_lock_slow(spinlock_t *lock, uint32_t
 			return;
 		}
 		if (val == 0) {
-			if (atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED))
+			if (atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED)) {
+				trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
 				return;
+			}
 		} else if (atomic_cmpxchg32(&lock->val, &val, val | QSPIN_PENDING)) { /* P1 */
 			break;
 		}
@@ -197,27 +210,50 @@ static __attribute__((noinline)) void qspin_lock_slow(spinlock_t *lock, uint32_t
 	while (atomic_load8(qspin_locked_byte(lock))) /* P2 */
 		qspin_wait_step(&w, "the holder to go (pending waiter)", -1);
 	atomic_store16(&lock->tickets.head, QSPIN_LOCKED); /* P3 */
+	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_PENDING);
+}
+
+/* Tracing on: the fast path's acquisition, out of line so the untraced path keeps no call. */
+static __attribute__((noinline)) void qspin_acquired_traced(spinlock_t *lock)
+{
+	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
 }
 
 void qspin_lock(spinlock_t *lock)
 {
 	uint32_t val = 0;
 
-	if (__builtin_expect(atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED), 1)) /* F */
+	if (__builtin_expect(atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED), 1)) { /* F */
+		if (trace_active())
+			qspin_acquired_traced(lock);
 		return;
+	}
 	qspin_lock_slow(lock, val);
+}
+
+/* Tracing on: the release is stamped before the store that hands the lock on. */
+static __attribute__((noinline)) void qspin_unlock_traced(spinlock_t *lock)
+{
+	trace_ev(TR_SPIN_REL, lock, 0);
+	atomic_store8(qspin_locked_byte(lock), 0); /* U */
 }
 
 void qspin_unlock(spinlock_t *lock)
 {
-	atomic_store8(qspin_locked_byte(lock), 0); /* U */
+	if (trace_active())
+		qspin_unlock_traced(lock);
+	else
+		atomic_store8(qspin_locked_byte(lock), 0); /* U */
 }
 
 bool qspin_trylock(spinlock_t *lock)
 {
 	uint32_t val = atomic_load32(&lock->val);
 
-	return val == 0 && atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED);
+	if (val != 0 || !atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED))
+		return false;
+	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_TRYLOCK);
+	return true;
 }
 
 unsigned qspin_depth(void)

@@ -56,11 +56,11 @@ static uint32_t trace_nnames;
 
 /* Letter of each event type in the text encoding, and its group. */
 static const char trace_letter[TR_NTYPES] = {
-    [TR_SPIN_WAIT] = 'W',  [TR_SPIN_ACQ] = 'A',	 [TR_SPIN_REL] = 'R',	[TR_LR_START] = 's',
-    [TR_LR_OK] = 'L',	   [TR_LR_FAIL] = 'F',	 [TR_LR_LOCK] = 'B',	[TR_LR_GIVEUP] = 'G',
-    [TR_PV_ARM] = 'a',	   [TR_PV_SLEEP] = 'S',	 [TR_PV_KICK] = 'K',	[TR_PV_WOKEN] = 'Z',
-    [TR_BAR_ARRIVE] = 'b', [TR_BAR_LEAVE] = 'l', [TR_TEST_START] = 'T', [TR_TEST_END] = 'E',
-    [TR_SPIN_INIT] = 'I',
+    [TR_SPIN_WAIT] = 'W',  [TR_SPIN_ACQ] = 'A',	  [TR_SPIN_REL] = 'R',	   [TR_LR_START] = 's',
+    [TR_LR_OK] = 'L',	   [TR_LR_FAIL] = 'F',	  [TR_LR_LOCK] = 'B',	   [TR_LR_GIVEUP] = 'G',
+    [TR_PV_ARM] = 'a',	   [TR_PV_SLEEP] = 'S',	  [TR_PV_KICK] = 'K',	   [TR_PV_WOKEN] = 'Z',
+    [TR_BAR_ARRIVE] = 'b', [TR_BAR_LEAVE] = 'l',  [TR_TEST_START] = 'T',   [TR_TEST_END] = 'E',
+    [TR_SPIN_INIT] = 'I',  [TR_QSPIN_WAIT] = 'w', [TR_QSPIN_QUEUED] = 'q', [TR_QSPIN_ACQ] = 'h',
 };
 
 static const unsigned trace_group_of[TR_NTYPES] = {
@@ -72,7 +72,8 @@ static const unsigned trace_group_of[TR_NTYPES] = {
     [TR_PV_KICK] = TRACE_GROUP_PV,	   [TR_PV_WOKEN] = TRACE_GROUP_PV,
     [TR_BAR_ARRIVE] = TRACE_GROUP_BARRIER, [TR_BAR_LEAVE] = TRACE_GROUP_BARRIER,
     [TR_TEST_START] = TRACE_GROUP_TEST,	   [TR_TEST_END] = TRACE_GROUP_TEST,
-    [TR_SPIN_INIT] = TRACE_GROUP_SPIN,
+    [TR_SPIN_INIT] = TRACE_GROUP_SPIN,	   [TR_QSPIN_WAIT] = TRACE_GROUP_SPIN,
+    [TR_QSPIN_QUEUED] = TRACE_GROUP_SPIN,  [TR_QSPIN_ACQ] = TRACE_GROUP_SPIN,
 };
 
 void trace_record(enum trace_type type, const void *obj, uint32_t arg)

@@ -43,12 +43,25 @@ enum trace_type {
 	TR_TEST_START,	  /* obj: the test's name */
 	TR_TEST_END,	  /* arg: 1 passed */
 	TR_SPIN_INIT,	  /* the lock is made free: its tickets start again */
+	TR_QSPIN_WAIT,	  /* arg: the lock word seen; a qspinlock's slow path begins */
+	TR_QSPIN_QUEUED,  /* arg: predecessor's CPU + 1, 0 none; the tail XCHG is done */
+	TR_QSPIN_ACQ,	  /* arg: TR_QACQ_*; the CPU holds the qspinlock from here */
 	TR_NTYPES
 };
 
 /* Why a lockless attempt failed (TR_LR_FAIL). */
 #define TR_FAIL_HELD	1 /* the lock was held */
 #define TR_FAIL_CHANGED 2 /* the value changed under the exchange */
+
+/*
+ * How a qspinlock was taken (TR_QSPIN_ACQ): the word read 0 (the fast
+ * path, or the slow path finding it free), as the pending waiter, at the
+ * head of the queue, or by a trylock.  Its release is TR_SPIN_REL.
+ */
+#define TR_QACQ_FAST	0
+#define TR_QACQ_PENDING 1
+#define TR_QACQ_QUEUE	2
+#define TR_QACQ_TRYLOCK 3
 
 /* The event groups of trace=, as bits of trace_mask: one per group. */
 #define TRACE_GROUP_SPIN    (1u << 0)

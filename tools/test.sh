@@ -217,9 +217,15 @@ boot busted-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=qspin
 check busted-lockref-trace sh -c '! tools/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -q "FAIL lockless inside a hold: lock .*: cpu [0-9] updated without the lock in TSC .*inside cpu [0-9].s hold TSC" "$0.check"' "$LOGDIR/busted-lockref.serial"
 check busted-spinlock-trace sh -c '! tools/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -Eq "FAIL (overlap: lock torture:spinlock held by cpu [0-9] .* and cpu [0-9] .*both in TSC|ticket order: lock torture:spinlock: ticket 0 to cpu [0-9] after ticket 0 to cpu [0-9]: granted again)" "$0.check"' "$LOGDIR/busted-spinlock.serial"
 # Traced good runs: the trace judge passes them, and the converter's JSON is well formed.
-boot traced-lockref-pv ACCEL=tcg SMP=4 CMDLINE="run=lockref quick trace=all spinlock.pv=on"
+# The ring of make trace (the most, 65536 events): less often holds no pv sleep ended by its kick.
+boot traced-lockref-pv ACCEL=tcg SMP=4 CMDLINE="run=lockref quick trace=all trace.events=65536 spinlock.pv=on"
 check traced-lockref-judged tools/trace_check.py "$LOGDIR/traced-lockref-pv.serial"
 check traced-lockref-converted sh -c 'tools/trace_convert.py "$0" "$1" && tools/trace_convert.py --check-json "$1/trace.json" && test -s "$1/timeline.png"' "$LOGDIR/traced-lockref-pv.serial" "$LOGDIR/trace-lockref"
+# The timeline's window shows what the trace is for: a fallback to the lock, a pv sleep and its kick.
+check traced-lockref-window grep -Eq "trace_convert: window .* shows: fallbacks=[1-9][0-9]* sleeps=[1-9][0-9]* kicked_sleeps=[1-9]" "$LOGDIR/traced-lockref-converted.log"
+# The queued spinlock traced under every lock: overlap, lockless-in-hold and queue order judged.
+boot traced-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=lockref quick spinlock.kind=qspinlock trace=all"
+check traced-qspinlock-judged sh -c 'tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq "of a qspinlock.* [1-9][0-9]* queued acquisitions judged" "$0.check"' "$LOGDIR/traced-qspinlock.serial"
 boot traced-spinlock-pv ACCEL=tcg SMP=2 CMDLINE="run=spinlock quick trace=all spinlock.pv=on"
 check traced-spinlock-judged tools/trace_check.py "$LOGDIR/traced-spinlock-pv.serial"
 for fault in ud gp pf; do

@@ -51,6 +51,25 @@ def holds(*spans, lock=0):
     return cpus
 
 
+def qholds(*spans, lock=0):
+    """
+    qspinlock tokens for (cpu, how, wait, acquire, release) spans: a wait
+    ("w" at @wait, None for none) ending in "h" with @how (trylock: 3), or,
+    with how a (cpu, tsc) pair, a queued wait ("q" at tsc, behind cpu; -1 none).
+    """
+    cpus = {}
+    for cpu, how, wait, a, r in spans:
+        evs = cpus.setdefault(cpu, [])
+        if wait is not None:
+            evs.append((wait, f"w{lock}.101"))
+        if isinstance(how, tuple):
+            pred, queued = how
+            evs.append((queued, f"q{lock}.{pred + 1:x}"))
+            how = 2
+        evs.extend([(a, f"h{lock}.{how:x}"), (r, f"R{lock}.0")])
+    return cpus
+
+
 class Tools(unittest.TestCase):
     def run_tool(self, text, *args, tool="trace_check.py"):
         with tempfile.TemporaryDirectory() as d:
@@ -105,6 +124,72 @@ class Tools(unittest.TestCase):
         rc, out, _ = self.run_tool(log(never))
         self.assertEqual(rc, 1, out)
         self.assertIn("with no wake-up", out)
+
+    def test_qspinlock_holds_skip_ticket_order(self):
+        # Its "h" args say how, not a ticket: no ticket order is read into them.
+        good = qholds((0, 3, None, 100, 200), (1, 1, 150, 300, 400), (0, 0, 450, 500, 600))
+        rc, out, _ = self.run_tool(log(good))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("3 holds of 1 locks (3 of a qspinlock)", out)
+        rc, out, _ = self.run_tool(log(qholds((0, 0, 50, 100, 300), (1, 1, 60, 200, 400))))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("overlap: lock torture:lockref-hot held by cpu 0", out)
+
+    def test_lockless_inside_qspinlock_hold(self):
+        cpus = qholds((0, 0, None, 100, 500))
+        cpus[1] = [(200, "s0.0"), (250, "L0.0")]
+        rc, out, _ = self.run_tool(log(cpus))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("lockless inside a hold: lock torture:lockref-hot: cpu 1", out)
+
+    def test_queue_order(self):
+        # cpu 1 queues behind cpu 0, cpu 2 behind cpu 1: granted 0, 1, 2.
+        fifo = qholds((0, (-1, 20), 10, 100, 200), (1, (0, 40), 30, 210, 300),
+                      (2, (1, 60), 50, 310, 400))
+        rc, out, _ = self.run_tool(log(fifo))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("2 queued acquisitions judged for queue order", out)
+        # Made up to violate it: cpu 2 queued behind cpu 1 yet takes the lock before it
+        # (the holds do not overlap, so only the queue order can tell).
+        jumped = qholds((0, (-1, 20), 10, 100, 200), (1, (0, 40), 30, 310, 400),
+                        (2, (1, 60), 50, 210, 300))
+        rc, out, _ = self.run_tool(log(jumped))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL queue order: lock torture:lockref-hot: cpu 2 queued behind cpu 1 "
+                      "(TSC 0x3c) and took the lock at TSC 0xd2, before cpu 1 did at 0x136 "
+                      "(its wait TSC 0x1e..0x136 (280 ns))", out)
+        # A predecessor slow to stamp: of its waits that meet cpu 1's "w".."q", the earliest counts.
+        slow = qholds((0, (-1, 20), 10, 100, 200), (1, (0, 300), 30, 320, 400),
+                      (0, (1, 310), 250, 410, 500))
+        rc, out, _ = self.run_tool(log(slow))
+        self.assertEqual(rc, 0, out)
+
+    def test_window_shows_fallback_and_kick(self):
+        # The longest wait (cpu 0, far to the left) shows neither; the window must
+        # move to the stretch with a fallback and a kicked sleep, and say so.
+        cpus = {0: [(100, "W0.2"), (90100, "A0.2"), (90200, "R0.0")],
+                1: [(500000, "s0.0"), (500100, "B0.0"), (500200, "W0.4"), (500300, "S0.4"),
+                    (501000, "Z0.0"), (501100, "A0.4"), (501200, "R0.0")],
+                2: [(500050, "A0.0"), (500700, "K0.1"), (500800, "R0.0")]}
+        rc, out, _ = self.run_tool(log(cpus), "out", "--no-png", tool="trace_convert.py")
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r"window TSC 0x[0-9a-f]+\.\.0x[0-9a-f]+ \([0-9.]+ us\) shows: "
+                              r"fallbacks=1 sleeps=1 kicked_sleeps=1 kicks=1 waits=1\n")
+        # No fallback and no sleep anywhere: the line says so, and the converter still succeeds.
+        rc, out, _ = self.run_tool(log(holds((0, 0, 100, 200), (1, 2, 300, 400))), "out",
+                                   "--no-png", tool="trace_convert.py")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("shows: fallbacks=0 sleeps=0 kicked_sleeps=0 kicks=0 waits=2", out)
+
+    def test_qspinlock_slices_named(self):
+        cpus = qholds((0, (-1, 20), 10, 100, 200), (1, 1, 30, 210, 300))
+        rc, out, js = self.run_tool(log(cpus), "out", "--no-png", tool="trace_convert.py")
+        self.assertEqual(rc, 0, out)
+        names = {e["name"]: e.get("args", {}) for e in js["traceEvents"] if e.get("ph") == "X"}
+        self.assertEqual(names["wait (queued) torture:lockref-hot"]["queued behind"], "nobody")
+        self.assertIn("wait (pending) torture:lockref-hot", names)
+        self.assertEqual(names["hold torture:lockref-hot"]["how"], "pending waiter")
+        self.assertEqual(trace_convert.check_json(js), [])
 
     def test_damaged_input_converts_with_warnings(self):
         cpus = holds(*[(c, 2 * i, 1000 * i + 100 * c, 1000 * i + 100 * c + 50)

@@ -4,14 +4,17 @@
 
 Reads the "# TRACE" lines of a serial log and checks, trusting no counter
 the kernel printed, only the stamped events (docs/tracing.md):
-  1. hold intervals of one lock never overlap between CPUs;
+  1. hold intervals of one lock never overlap between CPUs (ticket and
+     queued spinlocks alike);
   2. a ticket lock is granted in ticket order (the next grant's ticket is
      the last one's plus a step; a gap is allowed only on a lock where a
      paravirtual waiter slept: the documented pass-over);
   3. every pv sleep ends, by a kick to that CPU or by the time bound
      (or an early return the platform allows, counted and shown);
   4. a lockref lockless success never lies wholly inside another CPU's
-     hold of the same lockref.
+     hold of the same lockref;
+  5. a qspinlock's queue is FIFO: a CPU that queued behind CPU p takes the
+     lock only after p took it at the end of the wait p queued in.
 Why these are sound with the kernel's stamps: an acquisition is stamped
 after the load that saw the turn (LFENCE;RDTSC), a release before the
 store that hands the lock on, and the TSC is one clock for every CPU, so
@@ -20,8 +23,14 @@ happened between its operation's start and success stamps, so if that
 whole window lies inside another CPU's hold the exchange succeeded while
 the lock was held.  A missing event can hide an overlap but never make one
 (a hold needs both its stamps), so checks 1 and 4 use every event kept;
-checks 2 and 3, where a missing grant or wake-up would look like a fault,
-judge only the span every CPU recorded whole.
+checks 2, 3 and 5, where a missing grant or wake-up would look like a
+fault, judge only the span every CPU recorded whole.
+Check 5 with the stamps: a queued CPU c's tail XCHG lies between its "w"
+and "q" stamps; p's wait began ("w") before p's XCHG, which came before
+c's, and p's acquisition ("h", stamped once p saw a tail not its own, so
+after c's XCHG) came after c's XCHG; so p's wait meets c's span [w, q].  If several of
+p's waits do (c was slow to stamp), the earliest has the earliest "h",
+and c's "h" must still follow it: the check can miss, never accuse wrongly.
 Prints one line per finding (at most MAX_SHOWN of a kind, then a count),
 exit status 1 on any violation, 2 on an unreadable trace.
 Usage: trace_check.py SERIAL_LOG
@@ -100,6 +109,28 @@ def check_tickets(r, t, holds, sleeps):
                    f"{r.window(prev.start, h.start)}")
 
 
+def check_queue_order(r, t, waits):
+    """Check 5 on the qspinlock waits that queued; returns how many it judged."""
+    mine = {}
+    for w in waits:
+        mine.setdefault((w.cpu, w.obj), []).append(w)
+    n = 0
+    for c in waits:
+        if c.pred is None or c.pred < 0 or not t.judged(c.start, c.end):
+            continue
+        met = [w for w in mine.get((c.pred, c.obj), ())
+               if w.pred is not None and w.start <= c.queued_at and w.end >= c.start]
+        if not met:
+            continue  # the predecessor's wait was not kept whole
+        n += 1
+        p = min(met, key=lambda w: w.start)
+        if p.end >= c.end:
+            r.fail("queue", f"queue order: lock {t.name(c.obj)}: cpu {c.cpu} queued behind cpu "
+                   f"{p.cpu} (TSC {c.queued_at:#x}) and took the lock at TSC {c.end:#x}, before "
+                   f"cpu {p.cpu} did at {p.end:#x} (its wait {r.window(p.start, p.end)})")
+    return n
+
+
 def check_sleeps(r, t, sl):
     kicks = {}
     for e in t.all_events():
@@ -173,16 +204,21 @@ def main(argv):
         return 2
     sl = trace_parse.slices(t)
     holds = [s for s in sl if s.kind == "hold"]
+    ticket_holds = [h for h in holds if not h.queued_kind]
+    queued_waits = [s for s in sl if s.kind == "wait" and s.queued_kind]
     sleeps = [s for s in sl if s.kind == "sleep"]
     r = Report(t)
     check_overlap(r, holds)
-    check_tickets(r, t, judged(t, holds), sleeps)
+    check_tickets(r, t, judged(t, ticket_holds), sleeps)
     kicked, timed, early = check_sleeps(r, t, sl)
     n_lockless = check_lockless(r, t, holds)
+    n_queue = check_queue_order(r, t, queued_waits)
     nev = sum(len(v) for v in t.events.values())
     print(f"trace_check: {nev} events on {len(t.events)} CPUs; {len(holds)} holds of "
-          f"{len({h.obj for h in holds})} locks, {n_lockless} lockless successes, "
-          f"{len(sleeps)} pv sleeps ({kicked} kicked, {timed} time bound, {early} early return)")
+          f"{len({h.obj for h in holds})} locks ({len(holds) - len(ticket_holds)} of a "
+          f"qspinlock), {n_lockless} lockless successes, "
+          f"{len(sleeps)} pv sleeps ({kicked} kicked, {timed} time bound, {early} early return), "
+          f"{n_queue} queued acquisitions judged for queue order")
     bad = 0
     for kind, lines in r.found.items():
         for line in lines[:MAX_SHOWN]:

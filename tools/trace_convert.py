@@ -8,9 +8,15 @@ Writes, into OUTDIR:
                 holding, lockless attempts, sleeping, barriers and tests,
                 instants for failed exchanges, and flow arrows from each pv
                 kick to the wake-up it caused;
-  timeline.png  through gnuplot: a short window around the longest wait
-                (the worst convoy), one lane per CPU, with a legend, and
-                histograms of wait and hold times per lock kind.
+  timeline.png  through gnuplot: a short window, one lane per CPU, with a
+                legend, and histograms of wait and hold times per lock kind.
+                The window is the candidate (around a long wait, or around
+                a pv sleep and its kick) that shows the most kinds of what
+                the trace is for: a fallback to the lock, a sleep with its
+                kick, a wait; among equals the one with the longest wait.
+                One line says what it shows ("window ... shows:
+                fallbacks=N sleeps=N kicked_sleeps=N kicks=N waits=N"),
+                for a person and for make test's checks.
 Why gnuplot: it is installed by `make deps`, and needs no Python package.
 A damaged trace converts with warnings naming what is missing
 (trace_parse.py).  --check-json FILE checks a trace.json against the
@@ -18,6 +24,7 @@ trace-event format instead (required fields, matched begin/end and flow
 pairs, one named track per CPU), for make test.
 Usage: trace_convert.py SERIAL_LOG OUTDIR [--no-png] | --check-json FILE
 """
+import bisect
 import json
 import math
 import os
@@ -36,9 +43,17 @@ KINDS = {
     "sleep": ("pv sleep", "#7d3c98"),
     "barrier": ("at a barrier", "#b3b6b7"),
 }
-# The timeline's window: this many times the longest wait (margins on both sides), and never narrower than this.
+# The timeline's window: this many times what it is around (margins on both sides), and never narrower than this.
 WINDOW_SPAN = 1.4
 WINDOW_MIN_NS = 20000
+# Windows are tried around this many of the longest waits (and around every kicked sleep).
+WINDOW_WAITS = 8
+# A window may grow to this many times its width to take in a kind of event it lacks.
+WINDOW_GROW = 4
+# A pv sleep is drawn at least this fraction of the window wide, so a short one shows.
+SLEEP_MIN_DRAWN = 1 / 300
+# How the JSON names a qspinlock wait by how it ended (trace_parse.QACQ).
+QWAIT_NAMES = {0: "wait (word free)", 1: "wait (pending)", 2: "wait (queued)"}
 
 
 def kind_of_lock(name):
@@ -61,12 +76,20 @@ def to_json(t, sl):
     for s in sl:
         name = t.name(s.obj) if s.kind != "test" else t.name(s.obj).replace("test:", "")
         args = {"lock": t.name(s.obj)}
-        if s.kind in ("wait", "hold"):
+        label = s.kind
+        if s.kind in ("wait", "hold") and not s.queued_kind:
             args["ticket"] = s.arg
+        elif s.kind == "hold":
+            args["how"] = trace_parse.QACQ.get(s.arg, s.arg)
+        elif s.kind == "wait":
+            label = QWAIT_NAMES.get(s.end_arg, "wait")
+            args["lock word seen"] = f"{s.arg:#x}"
+            if s.pred is not None:
+                args["queued behind"] = f"cpu {s.pred}" if s.pred >= 0 else "nobody"
         if s.kind == "lockless":
             args["outcome"] = {"L": "lockless success", "B": "fallback to the lock",
                                "G": "gave up"}.get(s.outcome, s.outcome)
-        out.append({"ph": "X", "name": f"{s.kind} {name}", "cat": s.kind, "pid": 0, "tid": s.cpu,
+        out.append({"ph": "X", "name": f"{label} {name}", "cat": s.kind, "pid": 0, "tid": s.cpu,
                     "ts": us(s.start), "dur": max(round(t.ns(s.end - s.start) / 1000.0, 3), 0.001),
                     "args": args})
     flow = 0
@@ -144,18 +167,122 @@ def check_json(doc):
     return problems
 
 
+def kicked_sleeps(t, sl):
+    """Each pv sleep that a kick to its CPU ended, with that kick: [(sleep, kick tsc)]."""
+    kicks = {}
+    for e in t.all_events():
+        if e.kind == "K":
+            kicks.setdefault(e.arg, []).append(e.tsc)
+    out = []
+    for s in sl:
+        if s.kind == "sleep":
+            k = next((k for k in kicks.get(s.cpu, ()) if s.start <= k <= s.end), None)
+            if k is not None:
+                out.append((s, k))
+    return out
+
+
+class Moments:
+    """
+    What a window can show, sorted once so that a window's counts are
+    bisections: the fallbacks, pv sleeps and waits as (starts, ends), the
+    kicks, and the kicked sleeps.
+    """
+
+    def __init__(self, t, sl):
+        def spans(kind, outcome=None):
+            ss = [s for s in sl if s.kind == kind and (outcome is None or s.outcome == outcome)]
+            return sorted(s.start for s in ss), sorted(s.end for s in ss), ss
+
+        self.fallbacks = spans("lockless", "B")
+        self.sleeps = spans("sleep")
+        self.waits = spans("wait")
+        self.kicks = sorted(e.tsc for e in t.all_events() if e.kind == "K")
+        self.pairs = kicked_sleeps(t, sl)
+
+
+def meeting(spans, lo, hi):
+    """How many of the (starts, ends) spans meet [lo, hi]: those begun by hi, less those ended before lo."""
+    starts, ends = spans[0], spans[1]
+    return bisect.bisect_right(starts, hi) - bisect.bisect_left(ends, lo)
+
+
+class Shown:
+    """What a window [lo, hi] shows of the trace: the counts its line prints."""
+
+    def __init__(self, m, lo, hi, whole=True):
+        self.lo, self.hi, self.whole = lo, hi, whole
+        self.fallbacks = meeting(m.fallbacks, lo, hi)
+        self.sleeps = meeting(m.sleeps, lo, hi)
+        self.kicked = sum(1 for s, k in m.pairs if lo <= k <= hi and lo <= s.end <= hi)
+        self.kicks = bisect.bisect_right(m.kicks, hi) - bisect.bisect_left(m.kicks, lo)
+        self.waits = meeting(m.waits, lo, hi)
+        self.worst = max((w for w in m.waits[2] if w.start <= hi and w.end >= lo),
+                         key=lambda w: min(w.end, hi) - max(w.start, lo), default=None)
+
+    def score(self):
+        """
+        More kinds shown first, then around moments every CPU's ring kept
+        (else some lanes are empty), then more of the worst wait shown, then
+        the narrower window.
+        """
+        kinds = (self.fallbacks > 0) + (self.kicked > 0) + (self.waits > 0)
+        w = self.worst
+        worst = min(w.end, self.hi) - max(w.start, self.lo) if w else 0
+        return (kinds, self.whole, worst, self.lo - self.hi)
+
+    def line(self, t):
+        return (f"window TSC {int(self.lo):#x}..{int(self.hi):#x} "
+                f"({t.ns(self.hi - self.lo) / 1000:.1f} us) shows: fallbacks={self.fallbacks} "
+                f"sleeps={self.sleeps} kicked_sleeps={self.kicked} kicks={self.kicks} "
+                f"waits={self.waits}")
+
+
+def around(t, a, b):
+    """A window centred on [a, b]: WINDOW_SPAN times as wide, at least WINDOW_MIN_NS."""
+    cycles_per_ns = t.khz / 1e6 if t.khz else 1
+    half = max((b - a) * WINDOW_SPAN, WINDOW_MIN_NS * cycles_per_ns) / 2
+    mid = (a + b) / 2
+    return mid - half, mid + half
+
+
+def take_in(lo, hi, a, b):
+    """[lo, hi] grown to hold [a, b] with a margin, or None if that is WINDOW_GROW times as wide."""
+    margin = (hi - lo) * (WINDOW_SPAN - 1) / 2
+    nlo, nhi = min(lo, a - margin), max(hi, b + margin)
+    return (nlo, nhi) if nhi - nlo <= (hi - lo) * WINDOW_GROW else None
+
+
 def choose_window(t, sl):
-    """Around the longest wait (the worst convoy); else the busiest stretch's start."""
-    waits = [s for s in sl if s.kind == "wait"]
-    if waits:
-        w = max(waits, key=lambda s: s.end - s.start)
-        span = max(t.ns(w.end - w.start) * WINDOW_SPAN, WINDOW_MIN_NS)
-        mid = (w.start + w.end) / 2
-        half = span / 2 * (t.khz / 1e6 if t.khz else 1)
-        return mid - half, mid + half, w
-    locked = [s for s in sl if s.kind in ("hold", "lockless")]
-    start = locked[0].start if locked else min(s.start for s in sl)
-    return start, start + WINDOW_MIN_NS * (t.khz / 1e6 if t.khz else 1), None
+    """
+    The window the timeline draws, as a Shown.  Candidates: around each of
+    the longest waits and each kicked sleep, and each of those grown to take
+    in the nearest fallback or kicked sleep it lacks; the best score wins.
+    A candidate is "whole" if what it is around lies where every CPU's
+    ring kept its events (trace_parse.Trace.judged).
+    """
+    m = Moments(t, sl)
+    pairs, fallbacks = m.pairs, m.fallbacks[2]
+    waits = sorted(m.waits[2], key=lambda s: s.start - s.end)
+    spans = [(s.start, s.end) for s in waits[:WINDOW_WAITS]]
+    spans += [(min(s.start, k), s.end) for s, k in pairs]
+    if not spans:
+        locked = [s for s in sl if s.kind in ("hold", "lockless")] or sl
+        start = min(s.start for s in locked)
+        spans = [(start, start)]
+    wanted = [[(s.start, s.end) for s in fallbacks], [(min(s.start, k), s.end) for s, k in pairs]]
+    candidates = []
+    for a, b in spans:
+        lo, hi = around(t, a, b)
+        candidates.append((lo, hi, t.judged(a, b)))
+        for kind in wanted:
+            if kind:
+                mid = (lo + hi) / 2
+                na, nb = min(kind, key=lambda ab: abs((ab[0] + ab[1]) / 2 - mid))
+                grown = take_in(lo, hi, na, nb)
+                if grown:
+                    candidates.append((*grown, t.judged(min(a, na), max(b, nb))))
+    return max((Shown(m, *c) for c in candidates), key=Shown.score)
 
 
 def histogram(values):
@@ -167,21 +294,24 @@ def histogram(values):
     return sorted(bins.items())
 
 
-def to_png(t, sl, outdir, png):
-    lo, hi, worst = choose_window(t, sl)
+def to_png(t, sl, outdir, png, shown):
+    lo, hi, worst = shown.lo, shown.hi, shown.worst
     cpus = sorted(t.events)
     data = os.path.join(outdir, "timeline.dat")
     lane_of = {"barrier": -0.3, "wait": -0.15, "sleep": 0.0, "hold": 0.15, "lockless": 0.3,
                "fallback": 0.3}
     with open(data, "w") as f:
         for kind in KINDS:
-            f.write(f"# {kind}\n")
+            # A point below the lanes: gnuplot skips an empty block, and the indices would shift.
+            f.write(f"# {kind}\n0 0 -5\n")
             for s in sl:
-                shown = "fallback" if s.kind == "lockless" and s.outcome != "L" else s.kind
-                if shown != kind or s.end < lo or s.start > hi:
+                drawn = "fallback" if s.kind == "lockless" and s.outcome != "L" else s.kind
+                if drawn != kind or s.end < lo or s.start > hi:
                     continue
                 a, b = (max(s.start, lo) - lo), (min(s.end, hi) - lo)
-                y = cpus.index(s.cpu) + lane_of[shown]
+                if kind == "sleep":
+                    b = max(b, a + (hi - lo) * SLEEP_MIN_DRAWN)
+                y = cpus.index(s.cpu) + lane_of[drawn]
                 f.write(f"{t.ns(a) / 1000:.3f} {t.ns(b) / 1000:.3f} {y:.2f}\n")
             f.write("\n\n")
         f.write("# kicks\n")
@@ -208,9 +338,10 @@ def to_png(t, sl, outdir, png):
                     f.write(f"{b} {n}\n")
                 f.write("\n\n")
                 series.append((kind, lk, len(vals)))
-    title = "window of %.1f us" % (t.ns(hi - lo) / 1000)
+    title = "window of %.1f us: %d fallbacks, %d pv sleeps (%d with their kick), %d waits" % (
+        t.ns(hi - lo) / 1000, shown.fallbacks, shown.sleeps, shown.kicked, shown.waits)
     if worst:
-        title += " around the longest wait: cpu %d, %.1f us for %s" % (
+        title += "; longest: cpu %d, %.1f us for %s" % (
             worst.cpu, t.ns(worst.end - worst.start) / 1000, t.name(worst.obj))
     plots = []
     for i, (kind, (label, colour)) in enumerate(KINDS.items()):
@@ -276,9 +407,11 @@ def main(argv):
     with open(os.path.join(outdir, "trace.json"), "w") as f:
         json.dump(to_json(t, sl), f)
     print(f"trace_convert: {outdir}/trace.json: {len(sl)} slices on {len(t.events)} CPU tracks")
+    shown = choose_window(t, sl)
+    print(f"trace_convert: {shown.line(t)}")
     if "--no-png" not in argv:
         png = os.path.join(outdir, "timeline.png")
-        to_png(t, sl, outdir, png)
+        to_png(t, sl, outdir, png, shown)
         print(f"trace_convert: {png}")
     return 0
 

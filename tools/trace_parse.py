@@ -18,7 +18,10 @@ EVENT_NAMES = {
     "a": "pv arm", "S": "pv sleep", "K": "pv kick", "Z": "pv woken",
     "b": "barrier arrive", "l": "barrier leave",
     "T": "test start", "E": "test end", "I": "lock initialised",
+    "w": "qspinlock wait", "q": "qspinlock queued", "h": "qspinlock acquired",
 }
+# The arg of "h" (TR_QACQ_* of lib/trace.h): how a qspinlock was taken.
+QACQ = {0: "fast path", 1: "pending waiter", 2: "queue head", 3: "trylock"}
 
 LINE_RE = re.compile(r"#\s*TRACE\s+(.*?)\s*$")
 TOKEN_RE = re.compile(r"^([A-Za-z])(\d+)\.([0-9a-f]+)\.([0-9a-f]+)$")
@@ -171,17 +174,32 @@ def parse_file(path):
 
 
 class Slice:
-    __slots__ = ("cpu", "kind", "obj", "start", "end", "arg", "outcome")
+    """
+    One interval of a CPU.  opener is the letter that began it ("w" and "h":
+    a qspinlock's wait and hold), outcome the one that ended it, end_arg that
+    event's arg (a qspinlock wait's: how it was taken).  A qspinlock wait
+    that queued has pred (the predecessor's CPU, -1 none) and queued_at (the
+    "q" stamp); any other slice has pred None.
+    """
+    __slots__ = ("cpu", "kind", "obj", "start", "end", "arg", "outcome", "opener", "end_arg",
+                 "pred", "queued_at")
 
-    def __init__(self, cpu, kind, obj, start, end, arg=0, outcome=""):
+    def __init__(self, cpu, kind, obj, start, end, arg=0, outcome="", opener="", end_arg=0):
         self.cpu, self.kind, self.obj, self.start, self.end = cpu, kind, obj, start, end
-        self.arg, self.outcome = arg, outcome
+        self.arg, self.outcome, self.opener, self.end_arg = arg, outcome, opener, end_arg
+        self.pred, self.queued_at = None, None
+
+    @property
+    def queued_kind(self):
+        """Whether this is a qspinlock's wait or hold (no ticket in its arg)."""
+        return self.opener in ("w", "h")
 
 
 # Which event opens a slice, which close it, and the slice's kind.
-OPENERS = {"W": "wait", "A": "hold", "s": "lockless", "S": "sleep", "T": "test", "b": "barrier"}
+OPENERS = {"W": "wait", "A": "hold", "s": "lockless", "S": "sleep", "T": "test", "b": "barrier",
+           "w": "wait", "h": "hold"}
 CLOSERS = {"A": "wait", "R": "hold", "L": "lockless", "B": "lockless", "G": "lockless",
-           "Z": "sleep", "E": "test", "l": "barrier"}
+           "Z": "sleep", "E": "test", "l": "barrier", "h": "wait"}
 
 
 def slices(t):
@@ -190,17 +208,26 @@ def slices(t):
     sleeping, in a test or at a barrier: [Slice].  A slice whose end is
     missing (a lost line, a full ring) is left out.  A hold's arg is its
     ticket: the last one the CPU took while waiting (a passed-over waiter
-    queues again with a new ticket), else the acquired event's.
+    queues again with a new ticket), else the acquired event's.  A
+    qspinlock's "q" marks the wait it falls in as queued.
     """
     out = []
     for cpu, evs in t.events.items():
-        open_ = {}
+        open_, queued = {}, {}
         for e in evs:
+            if e.kind == "q" and ("wait", e.obj) in open_:
+                queued[e.obj] = e
+                continue
             kind = CLOSERS.get(e.kind)
             if kind:
                 start = open_.pop((kind, e.obj), None)
                 if start is not None:
-                    out.append(Slice(cpu, kind, e.obj, start.tsc, e.tsc, start.arg, e.kind))
+                    s = Slice(cpu, kind, e.obj, start.tsc, e.tsc, start.arg, e.kind, start.kind,
+                              e.arg)
+                    q = queued.pop(e.obj, None) if kind == "wait" else None
+                    if q is not None:
+                        s.pred, s.queued_at = q.arg - 1, q.tsc
+                    out.append(s)
             kind = OPENERS.get(e.kind)
             if kind:
                 arg = e.arg
@@ -209,6 +236,8 @@ def slices(t):
                     first = open_[("wait", e.obj)]
                     open_[("wait", e.obj)] = Event(cpu, first.tsc, "W", e.obj, e.arg)
                     continue
+                if e.kind == "w":
+                    queued.pop(e.obj, None)
                 if e.kind == "A" and out and out[-1].cpu == cpu and out[-1].kind == "wait" \
                         and out[-1].obj == e.obj and out[-1].end == e.tsc:
                     arg = out[-1].arg
