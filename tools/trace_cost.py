@@ -94,8 +94,9 @@ def run_all(binaries, words, cpus, rounds, log_path):
             out, status = p.stdout.decode("utf-8", errors="replace"), p.returncode
         except OSError as e:
             out, status = f"cannot run {argv[0]}: {e.strerror}\n", 127
+        if out and not out.endswith("\n"):
+            out += "\n"
         chunks.append(f"## trace-cost run {r} {build}: {' '.join(argv)}\n{out}"
-                      f"{'' if out.endswith(chr(10)) or not out else chr(10)}"
                       f"## trace-cost exit {status}\n")
     text = "".join(chunks)
     with open(log_path, "w") as f:
@@ -276,6 +277,7 @@ def main(argv=None):
         print(f"trace_cost: {e}", file=sys.stderr)
         return 1
     report = markdown(table, rounds, measured)
+    os.makedirs(args.outdir, exist_ok=True)
     with open(os.path.join(args.outdir, "trace-cost.md"), "w") as f:
         f.write(report)
     print(report)
