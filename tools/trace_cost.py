@@ -214,7 +214,7 @@ def goal_line(table):
     return text
 
 
-def markdown(table, rounds, settings):
+def markdown(table, rounds, settings, quick=False):
     """The table, the goal line and how it was measured, as Markdown."""
     lines = [
         "## Trace cost: uncontended, three builds side by side", "",
@@ -229,7 +229,7 @@ def markdown(table, rounds, settings):
         lines.append(f"| {r['impl']} | {r['op']} | {'yes' if r['hooks'] else 'no hooks'} "
                      f"| {r['ns']['untraced']:.2f} | {r['ns']['off']:.2f} | {r['off']:.3f} "
                      f"| {r['ns']['on']:.2f} | {r['on']:.3f} |")
-    lines += ["", goal_line(table), ""]
+    lines += ["", goal_line(table) + ("; a quick run, too short to judge" if quick else ""), ""]
     return "\n".join(lines)
 
 
@@ -276,7 +276,7 @@ def main(argv=None):
     except InputError as e:
         print(f"trace_cost: {e}", file=sys.stderr)
         return 1
-    report = markdown(table, rounds, measured)
+    report = markdown(table, rounds, measured, quick="quick" in args.words)
     os.makedirs(args.outdir, exist_ok=True)
     with open(os.path.join(args.outdir, "trace-cost.md"), "w") as f:
         f.write(report)
