@@ -9,7 +9,7 @@
 #   make summary  the last make test as Markdown (the CI summary page)
 #   make bench    boot with run=bench, then build/bench/report.md and scaling.png
 #   make bench-native  the same benchmarks on this host's cores (CPUS= limits them),
-#                 then build/bench-native/report.md and scaling.png
+#                 then build/bench-native/report.md, scaling.png and trace-cost.md
 #   make bochs    boot under Bochs, serial on stdout
 #   make debug    boot under QEMU stopped, with a gdb stub; tools/kernel.gdb attaches
 #   make fuzz     every libFuzzer harness of tests/fuzz, FUZZ_SECONDS (60) each
@@ -195,14 +195,17 @@ $(NATIVE_BIN): $(NATIVE_OBJS)
 	$(Q)$(CC) -pthread -o $@ $(NATIVE_OBJS)
 
 # CMDLINE takes the kernel's words; a `make bench` log, if there is one, is
-# set beside the native figures in the report.
-bench-native: $(NATIVE_BIN)
+# set beside the native figures in the report.  A run that passed is followed
+# by the trace hooks' cost: the uncontended case in the untraced, off and on
+# builds by turns (tools/trace_cost.py), into trace-cost.md.
+bench-native: $(NATIVE_BIN) $(NATIVE_UNTRACED)
 	$(Q){ $(NATIVE_BIN) $(if $(CPUS),--cpus=$(CPUS)) $(BENCH_CMDLINE) $(if $(TRACE),trace=all); \
 		echo $$? > $(NATIVE)/status; } | tee $(NATIVE)/serial.log; \
 		status=$$(cat $(NATIVE)/status); python3 tools/bench_report.py $(NATIVE)/serial.log \
 		$(NATIVE) $(if $(wildcard $(BUILD)/bench/serial.log),--against $(BUILD)/bench/serial.log) \
 		$(if $(TRACE),&& python3 tools/trace_convert.py $(NATIVE)/serial.log $(NATIVE)/trace) \
-		&& exit $$status
+		&& { [ $$status -ne 0 ] || python3 tools/trace_cost.py $(if $(CPUS),--cpus=$(CPUS)) \
+		$(NATIVE) $(BENCH_CMDLINE); } && exit $$status
 
 # Boot with tracing on (trace=all unless CMDLINE says trace=; TRACE_EVENTS per
 # CPU unless it says trace.events=), then turn the serial log's # TRACE lines

@@ -104,6 +104,8 @@ fi
 check bench-report-tool python3 tools/test_bench_report.py
 # The trace judge and converter on made-up traces: each violation alone, damaged input.
 check trace-tools python3 tools/test_trace_tools.py
+# The trace-cost tool's reading and statistics on made-up runs, damaged ones included.
+check trace-cost-tool python3 tools/test_trace_cost.py
 # The benchmarks on the host's cores (make bench-native), short: they must build without
 # kernel headers and pass their own checks; the figures are not judged here.
 # Its report (tables and plot) is kept with the logs, for the CI summary and artifact.
@@ -113,6 +115,15 @@ check bench-native sh -c 'make -s build/bench-native/bench_native && \
     build/bench-native/bench_native run=bench quick > "$0" && tools/ktap_check.py "$0" && \
     python3 tools/bench_report.py "$0" "$1"' \
     "$LOGDIR/bench-native.serial" "$LOGDIR/bench-native"
+# The trace hooks' cost step of make bench-native, quick (about a second): three builds by
+# turns, its table and goal line present and its ratios numbers; the figures are not judged.
+check trace-cost sh -c 'make -s build/bench-native/bench_native \
+    build/bench-native/bench_native_untraced && \
+    tools/trace_cost.py --traced build/bench-native/bench_native \
+    --untraced build/bench-native/bench_native_untraced "$0" run=bench quick && \
+    grep -Eq "^\| lockref \| get\+put \| yes( \| [0-9]+\.[0-9]+){5} \|$" "$0/trace-cost.md" && \
+    grep -Eq "^tracing off within 2% of the untraced build: (met|not met) \(worst row .*: [0-9]\.[0-9]{3}\)" \
+    "$0/trace-cost.md"' "$LOGDIR/bench-native"
 # The lockref's successful lockless calls make no call and set up no frame, in the
 # kernel and in the native build: read from their disassembly.
 check fastpath sh -c 'make -s build/kernel.elf build/bench-native/bench_native && \

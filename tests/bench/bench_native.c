@@ -2,7 +2,7 @@
 /*
  * bench_native.c - the kernel's benchmarks on the host's own cores.
  *
- *   bench_native [--cpus=N] [word ...]
+ *   bench_native [--cpus=N] [--only=NAME] [word ...]
  *
  * Why: every figure the kernel prints comes from an emulator or a guest.
  * The benchmarks (bench/) are portable C on lib/platform.h, so this
@@ -17,14 +17,17 @@
  *
  * Thread i plays CPU i and is pinned to the i-th CPU this process may run
  * on (sched_setaffinity); an all-CPU benchmark runs on N threads (every
- * such CPU, or --cpus=N of them) and sweeps 1 .. N itself.  Threads spin
- * with PAUSE only (platform_host.c's yielding is switched off): a yield
- * would time the scheduler.  The host keeps its interrupts and may still
+ * such CPU, or --cpus=N of them) and sweeps 1 .. N itself.  --only=NAME
+ * runs that one entry alone: tools/trace_cost.py times the uncontended
+ * case in three builds, round after round, and needs nothing else.
+ * Threads spin with PAUSE only (platform_host.c's yielding is switched
+ * off): a yield would time the scheduler.  The host keeps its interrupts and may still
  * preempt a thread; each BENCH line's overlap and max_gap_us show when it
  * did.
  *
  * Bad input: no right to pin threads, or fewer CPUs than --cpus= asks
- * for, gives one line saying what runs instead.
+ * for, gives one line saying what runs instead; an --only= naming no
+ * benchmark gives one line listing the names, and exit status 2.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,6 +54,7 @@
 #define NATIVE_MODEL_MAX   128
 #define NATIVE_JSON_MAX	   (2 * NATIVE_CMDLINE_MAX)
 #define CPUS_OPTION	   "--cpus="
+#define ONLY_OPTION	   "--only="
 
 /*
  * How long a benchmark may take before the program gives up on it, as the
@@ -338,6 +342,19 @@ static unsigned parse_cpus(const char *v)
 	return (unsigned)n;
 }
 
+/* --only=NAME: the index of that entry of cases[], or exit with a line listing the names. */
+static unsigned parse_only(const char *v)
+{
+	for (unsigned i = 0; i < NCASES; i++)
+		if (strcmp(v, cases[i].name) == 0)
+			return i;
+	fprintf(stderr, "bench_native: '%s%s': expected one of", ONLY_OPTION, v);
+	for (unsigned i = 0; i < NCASES; i++)
+		fprintf(stderr, " %s", cases[i].name);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
 /* A line the portable code logs while a benchmark runs: a diagnostic of that test. */
 static void native_log_diagnostic(const char *line)
 {
@@ -349,10 +366,16 @@ int main(int argc, char **argv)
 	char line[NATIVE_CMDLINE_MAX] = "";
 	size_t len = 0;
 	unsigned want = 0, nthreads, failed = 0;
+	unsigned first = 0, count = NCASES; /* the entries of cases[] to run */
 
 	for (int i = 1; i < argc; i++) {
 		if (strncmp(argv[i], CPUS_OPTION, strlen(CPUS_OPTION)) == 0) {
 			want = parse_cpus(argv[i] + strlen(CPUS_OPTION));
+			continue;
+		}
+		if (strncmp(argv[i], ONLY_OPTION, strlen(ONLY_OPTION)) == 0) {
+			first = parse_only(argv[i] + strlen(ONLY_OPTION));
+			count = 1;
 			continue;
 		}
 		len += (size_t)snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0,
@@ -376,9 +399,9 @@ int main(int argc, char **argv)
 	host_set_log_hook(native_log_diagnostic);
 	platform_print("KTAP version 1");
 	platform_print("# Subtest: bench");
-	platform_print("1..%u", (unsigned)NCASES);
-	for (unsigned i = 0; i < NCASES; i++)
-		failed += !native_run(i + 1, i, nthreads);
+	platform_print("1..%u", count);
+	for (unsigned i = 0; i < count; i++)
+		failed += !native_run(i + 1, first + i, nthreads);
 	trace_dump();
 	host_set_log_hook(NULL);
 	host_set_print_indent("");
