@@ -55,14 +55,24 @@ static __attribute__((noinline)) FORM_VAL form_wait_unlocked(FORM_REF *ref)
 }
 
 /*
+ * A trace event of the slow path, kept only in its @traced copy: the copy
+ * that runs while tracing is off has no hook at all (see form_slow).
+ */
+#define FORM_TRACE(traced, type, ref, arg)                                                         \
+	do {                                                                                       \
+		if (traced)                                                                        \
+			trace_ev(type, &(ref)->lock, arg);                                         \
+	} while (0)
+
+/*
  * Try @op without the lock as @p says, with the compare-exchange @mode,
- * @failed attempts having failed already.  Returns true when it is
- * finished (*@result holds its answer), false when the caller must take
- * the lock (put_return: must give up).
+ * @failed attempts having failed already, recording its steps if @traced.
+ * Returns true when it is finished (*@result holds its answer), false when
+ * the caller must take the lock (put_return: must give up).
  */
 static inline __attribute__((always_inline)) bool
 form_lockless(FORM_REF *ref, const struct lockref_policy *p, enum lockref_mode mode,
-	      enum lockref_op op, uint32_t gen, unsigned failed, int64_t *result)
+	      enum lockref_op op, uint32_t gen, unsigned failed, int64_t *result, bool traced)
 {
 	FORM_VAL old, next;
 	int64_t count = 0;
@@ -73,7 +83,7 @@ form_lockless(FORM_REF *ref, const struct lockref_policy *p, enum lockref_mode m
 	old = form_snapshot(ref);
 	for (;;) {
 		if (!form_val_unlocked(old)) {
-			trace_ev(TR_LR_FAIL, &ref->lock, TR_FAIL_HELD);
+			FORM_TRACE(traced, TR_LR_FAIL, ref, TR_FAIL_HELD);
 			if (!p->wait_unlocked)
 				break;
 			old = form_wait_unlocked(ref);
@@ -87,25 +97,25 @@ form_lockless(FORM_REF *ref, const struct lockref_policy *p, enum lockref_mode m
 			break;
 		if (step == LOCKREF_STEP_FINISH && !FORM_TORN) {
 			lockref_account(LOCKREF_DONE_LOCKLESS, failed);
-			trace_ev(TR_LR_OK, &ref->lock, failed);
+			FORM_TRACE(traced, TR_LR_OK, ref, failed);
 			return true;
 		}
 		/* The exchange also compares the lock half: it fails if anyone took the lock. */
 		next = step == LOCKREF_STEP_CHANGE ? form_val_with_count(old, count) : old;
 		if (form_cas(ref, &old, next, mode)) {
 			lockref_account(LOCKREF_DONE_LOCKLESS, failed);
-			trace_ev(TR_LR_OK, &ref->lock, failed);
+			FORM_TRACE(traced, TR_LR_OK, ref, failed);
 			return true;
 		}
-		trace_ev(TR_LR_FAIL, &ref->lock,
-			 form_val_unlocked(old) ? TR_FAIL_CHANGED : TR_FAIL_HELD);
+		FORM_TRACE(traced, TR_LR_FAIL, ref,
+			   form_val_unlocked(old) ? TR_FAIL_CHANGED : TR_FAIL_HELD);
 		if (++failed >= p->retries)
 			break;
 		if (p->wait_unlocked)
 			platform_relax();
 	}
 give_up:
-	trace_ev(op == LOCKREF_PUT_RETURN ? TR_LR_GIVEUP : TR_LR_LOCK, &ref->lock, failed);
+	FORM_TRACE(traced, op == LOCKREF_PUT_RETURN ? TR_LR_GIVEUP : TR_LR_LOCK, ref, failed);
 	lockref_account(op == LOCKREF_PUT_RETURN ? LOCKREF_DONE_ABANDONED : LOCKREF_DONE_LOCKED,
 			failed);
 	return false;
@@ -213,19 +223,37 @@ form_locked(FORM_REF *ref, enum lockref_op op, uint32_t gen)
  * The rest of @op once the first attempt did not finish it (@failed: its
  * exchange lost a race): the policy loop from a fresh snapshot, then the
  * lock.  Out of line, so the inline first attempt stays a few instructions.
+ * Two copies: form_slow has no trace hook, so an operation that takes the
+ * lock (the locked policy, every contended one) pays nothing for tracing
+ * while it is off; form_slow_traced records every step.
  */
-static __attribute__((noinline)) int64_t form_slow(FORM_REF *ref, enum lockref_op op, uint32_t gen,
-						   const struct lockref_policy *p,
-						   enum lockref_mode mode, unsigned failed)
+static inline __attribute__((always_inline)) int64_t
+form_slow_body(FORM_REF *ref, enum lockref_op op, uint32_t gen, const struct lockref_policy *p,
+	       enum lockref_mode mode, unsigned failed, bool traced)
 {
 	int64_t result = 0;
 
-	trace_ev(TR_LR_START, &ref->lock, op);
-	if (form_lockless(ref, p, mode, op, gen, failed, &result))
+	FORM_TRACE(traced, TR_LR_START, ref, op);
+	if (form_lockless(ref, p, mode, op, gen, failed, &result, traced))
 		return result;
 	if (op == LOCKREF_PUT_RETURN)
 		return -1;
 	return form_locked(ref, op, gen);
+}
+
+static __attribute__((noinline)) int64_t form_slow(FORM_REF *ref, enum lockref_op op, uint32_t gen,
+						   const struct lockref_policy *p,
+						   enum lockref_mode mode, unsigned failed)
+{
+	return form_slow_body(ref, op, gen, p, mode, failed, false);
+}
+
+static __attribute__((noinline)) int64_t form_slow_traced(FORM_REF *ref, enum lockref_op op,
+							  uint32_t gen,
+							  const struct lockref_policy *p,
+							  enum lockref_mode mode)
+{
+	return form_slow_body(ref, op, gen, p, mode, 0, true);
 }
 
 /*
@@ -246,7 +274,7 @@ static inline __attribute__((always_inline)) int64_t form_do(FORM_REF *ref, enum
 	FORM_VAL old;
 
 	if (trace_active()) /* traced: out of line, where each step is recorded */
-		return form_slow(ref, op, gen, p, mode, 0);
+		return form_slow_traced(ref, op, gen, p, mode);
 	if (mode == LOCKREF_MODE_LOCKED)
 		return form_slow(ref, op, gen, p, mode, 0);
 	old = form_snapshot(ref);
@@ -278,3 +306,4 @@ static inline __attribute__((always_inline)) int64_t form_do(FORM_REF *ref, enum
 #undef FORM_MAX
 #undef FORM_DEAD
 #undef FORM_TORN
+#undef FORM_TRACE

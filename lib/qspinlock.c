@@ -213,22 +213,37 @@ static __attribute__((noinline)) void qspin_lock_slow(spinlock_t *lock, uint32_t
 	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_PENDING);
 }
 
-/* Tracing on: the fast path's acquisition, out of line so the untraced path keeps no call. */
-static __attribute__((noinline)) void qspin_acquired_traced(spinlock_t *lock)
-{
-	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
-}
-
-void qspin_lock(spinlock_t *lock)
+/* Tracing on: qspin_lock out of line, so the untraced path keeps no call. */
+static __attribute__((noinline)) void qspin_lock_traced(spinlock_t *lock)
 {
 	uint32_t val = 0;
 
-	if (__builtin_expect(atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED), 1)) { /* F */
-		if (trace_active())
-			qspin_acquired_traced(lock);
+	if (atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED)) { /* F */
+		trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
 		return;
 	}
 	qspin_lock_slow(lock, val);
+}
+
+void qspin_lock_untraced(spinlock_t *lock)
+{
+	uint32_t val = 0;
+
+	if (__builtin_expect(atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED), 1)) /* F */
+		return;
+	qspin_lock_slow(lock, val);
+}
+
+/*
+ * The tracing test comes before the CMPXCHG: after it, its load would wait
+ * for the locked instruction (as in spin_lock).
+ */
+void qspin_lock(spinlock_t *lock)
+{
+	if (trace_active())
+		qspin_lock_traced(lock);
+	else
+		qspin_lock_untraced(lock);
 }
 
 /* Tracing on: the release is stamped before the store that hands the lock on. */
@@ -238,12 +253,17 @@ static __attribute__((noinline)) void qspin_unlock_traced(spinlock_t *lock)
 	atomic_store8(qspin_locked_byte(lock), 0); /* U */
 }
 
+void qspin_unlock_untraced(spinlock_t *lock)
+{
+	atomic_store8(qspin_locked_byte(lock), 0); /* U */
+}
+
 void qspin_unlock(spinlock_t *lock)
 {
 	if (trace_active())
 		qspin_unlock_traced(lock);
 	else
-		atomic_store8(qspin_locked_byte(lock), 0); /* U */
+		qspin_unlock_untraced(lock);
 }
 
 bool qspin_trylock(spinlock_t *lock)

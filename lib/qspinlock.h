@@ -61,6 +61,14 @@ void qspin_lock(spinlock_t *lock);
 /* Release @lock, which the caller holds: one byte store (x86 stores release). */
 void qspin_unlock(spinlock_t *lock);
 
+/*
+ * qspin_lock and qspin_unlock for a caller that has just seen tracing off
+ * (spin_lock and spin_unlock, in their switch word): the same, less the
+ * test of the tracing switch.  The slow path still records its events.
+ */
+void qspin_lock_untraced(spinlock_t *lock);
+void qspin_unlock_untraced(spinlock_t *lock);
+
 /* Take @lock only if its word is 0 right now; true with it held, else nothing changed. */
 bool qspin_trylock(spinlock_t *lock);
 

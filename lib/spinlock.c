@@ -33,17 +33,28 @@
 #include "spinlock_pv.h"
 #include "trace.h"
 
-struct spin_setting spin_kind_word = {.value = SPIN_KIND_TICKET};
-
 void spin_kind_set(enum spin_kind kind)
 {
-	atomic_store8(&spin_kind_word.value, (uint8_t)kind);
+	atomic_store8(&lock_switches.spin_kind, (uint8_t)kind);
 }
 
 /* The kind test of every call: a predicted branch on a line nobody writes. */
 static inline bool spin_is_queued_kind(void)
 {
 	return __builtin_expect(spin_kind() != SPIN_KIND_TICKET, 0);
+}
+
+/*
+ * The kind and the trace switch in one load (lib/trace.h): 0 is the plain
+ * ticket lock, untraced; SPIN_KIND_QSPINLOCK alone is the queued kind,
+ * untraced.
+ */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "spin_switches: the kind must be the low byte of the switch word");
+
+static inline uint16_t spin_switches(void)
+{
+	return atomic_load16(&lock_switches.any);
 }
 
 void spin_init(spinlock_t *lock)
@@ -112,30 +123,37 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
 	trace_ev(TR_SPIN_ACQ, lock, ticket);
 }
 
-/* Tracing on: the ticket, then its wait (if any) and its acquisition, recorded by spin_wait_for. */
-static __attribute__((noinline)) void spin_lock_traced(spinlock_t *lock)
+/*
+ * The queued kind, or the ticket lock traced (@switches: the switch word
+ * as spin_lock read it): a traced ticket lock's wait, if any, and its
+ * acquisition are recorded by spin_wait_for.
+ */
+static __attribute__((noinline)) void spin_lock_switched(spinlock_t *lock, uint16_t switches)
 {
 	uint32_t old;
 
-	spin_wait_for(lock, spin_take_ticket(lock, &old));
+	if (switches == SPIN_KIND_QSPINLOCK)
+		qspin_lock_untraced(lock);
+	else if (spin_is_queued_kind())
+		qspin_lock(lock); /* traced inside */
+	else
+		spin_wait_for(lock, spin_take_ticket(lock, &old));
 }
 
 /*
  * Exempt from the lock rules: this is the lock itself, taken by an XADD the
- * analysis cannot see.  The tracing test comes before the XADD: after it, its
- * load waited for the locked instruction and made every uncontended
- * acquisition slower while tracing was off (tools/trace_cost.py measured it).
+ * analysis cannot see.  The switches are tested before the XADD: after it,
+ * their load waited for the locked instruction and made every uncontended
+ * acquisition slower (tools/trace_cost.py measured it).
  */
 LOCK_RULES_EXEMPT void spin_lock(spinlock_t *lock)
 {
+	uint16_t switches = spin_switches(), ticket;
 	uint32_t old;
-	uint16_t ticket;
 
 	spin_debug_before_lock(lock);
-	if (spin_is_queued_kind()) {
-		qspin_lock(lock); /* traced inside */
-	} else if (trace_active()) {
-		spin_lock_traced(lock);
+	if (__builtin_expect(switches != 0, 0)) {
+		spin_lock_switched(lock, switches);
 	} else {
 		ticket = spin_take_ticket(lock, &old);
 		if ((uint16_t)old != ticket)
@@ -162,20 +180,26 @@ static inline __attribute__((always_inline)) void spin_unlock_body(spinlock_t *l
 		spin_pv_unlock_fence(lock, head);
 }
 
-/* Tracing on: the release is stamped before the store that hands the lock on. */
-static __attribute__((noinline)) void spin_unlock_traced(spinlock_t *lock)
+/* The queued kind, or the ticket lock traced: the release stamped before the store that hands it on. */
+static __attribute__((noinline)) void spin_unlock_switched(spinlock_t *lock, uint16_t switches)
 {
-	trace_ev(TR_SPIN_REL, lock, 0);
-	spin_unlock_body(lock);
+	if (switches == SPIN_KIND_QSPINLOCK) {
+		qspin_unlock_untraced(lock);
+	} else if (spin_is_queued_kind()) {
+		qspin_unlock(lock); /* traced inside */
+	} else {
+		trace_ev(TR_SPIN_REL, lock, 0);
+		spin_unlock_body(lock);
+	}
 }
 
 LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
 {
+	uint16_t switches = spin_switches();
+
 	spin_debug_release(lock);
-	if (spin_is_queued_kind())
-		qspin_unlock(lock); /* traced inside */
-	else if (trace_active())
-		spin_unlock_traced(lock);
+	if (__builtin_expect(switches != 0, 0))
+		spin_unlock_switched(lock, switches);
 	else
 		spin_unlock_body(lock);
 }

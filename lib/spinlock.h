@@ -51,6 +51,7 @@
 #include "atomic.h"
 #include "lock_rules.h"
 #include "platform.h"
+#include "trace.h"
 
 typedef struct LOCK_TYPE("spinlock") spinlock {
 	union {
@@ -157,18 +158,21 @@ enum spin_kind { SPIN_KIND_TICKET, SPIN_KIND_QSPINLOCK, SPIN_KINDS };
 
 /*
  * A byte every lock or unlock reads and only boot or a benchmark's set-up
- * writes (the kind here, the paravirtual mode in spinlock_pv.h), alone in
- * its cache-line pair: a neighbour written often would make each read miss.
+ * writes (the paravirtual mode in spinlock_pv.h), alone in its cache-line
+ * pair: a neighbour written often would make each read miss.
  */
 struct spin_setting {
 	uint8_t value;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
-extern struct spin_setting spin_kind_word;
 
-/* The kind in force; plain load, the word changes only while no lock is in use. */
+/*
+ * The kind in force; plain load, the word changes only while no lock is in
+ * use.  It shares one word with the trace switch (lib/trace.h), which the
+ * uncontended paths test together with it.
+ */
 static inline enum spin_kind spin_kind(void)
 {
-	return (enum spin_kind)atomic_load8_relaxed(&spin_kind_word.value);
+	return (enum spin_kind)atomic_load8_relaxed(&lock_switches.spin_kind);
 }
 
 /*

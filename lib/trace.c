@@ -42,6 +42,7 @@ struct trace_ring {
 #define TRACE_PER_LINE 16
 
 unsigned trace_mask;
+struct lock_switches lock_switches;
 
 static struct trace_ring trace_rings[MAX_CPUS];
 static unsigned trace_groups, trace_events = TRACE_EVENTS_DEFAULT, trace_ncpus;
@@ -75,6 +76,13 @@ static const unsigned trace_group_of[TR_NTYPES] = {
     [TR_SPIN_INIT] = TRACE_GROUP_SPIN,	   [TR_QSPIN_WAIT] = TRACE_GROUP_SPIN,
     [TR_QSPIN_QUEUED] = TRACE_GROUP_SPIN,  [TR_QSPIN_ACQ] = TRACE_GROUP_SPIN,
 };
+
+/* Record @groups from now on (0: nothing), and tell the spinlock's fast paths. */
+static void trace_switch(unsigned groups)
+{
+	trace_mask = groups;
+	atomic_store8(&lock_switches.spin_traced, (groups & TRACE_GROUP_SPIN) != 0);
+}
 
 void trace_record(enum trace_type type, const void *obj, uint32_t arg)
 {
@@ -123,7 +131,7 @@ bool trace_start(void)
 	}
 	trace_ncpus = n;
 	if (!trace_only[0])
-		trace_mask = trace_groups;
+		trace_switch(trace_groups);
 	return true;
 }
 
@@ -147,7 +155,7 @@ void trace_test_begin(const char *name)
 	if (!trace_ncpus)
 		return;
 	if (trace_only[0] && strcmp(trace_only, name) == 0)
-		trace_mask = trace_groups;
+		trace_switch(trace_groups);
 	trace_ev(TR_TEST_START, name, 0);
 }
 
@@ -155,7 +163,7 @@ void trace_test_end(const char *name, bool passed)
 {
 	trace_ev(TR_TEST_END, name, passed);
 	if (trace_only[0] && strcmp(trace_only, name) == 0)
-		trace_mask = 0;
+		trace_switch(0);
 }
 
 /* The dump-time id of @obj, numbering objects in the order first seen; @ids holds them. */
@@ -254,7 +262,7 @@ void trace_dump(void)
 
 	if (!trace_ncpus || atomic_xadd32(&trace_dumped, 1) != 0)
 		return;
-	trace_mask = 0;
+	trace_switch(0);
 	platform_print("# TRACE v1 cpus=%u khz=%llu events=%u groups=%x", trace_ncpus,
 		       (unsigned long long)platform_facts().cycles_khz, trace_events, trace_groups);
 	trace_dump_names(ids, &nids);
