@@ -12,6 +12,7 @@
 #include "console.h"
 #include "fuzz_check.h"
 #include "platform.h"
+#include "spinlock.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -65,9 +66,16 @@ static void parse_and_check(const char *line)
 		   "retries %d", opts.lockref_retries);
 	FUZZ_CHECK(opts.lockref_wait >= -1 && opts.lockref_wait <= 1, "wait %d", opts.lockref_wait);
 	FUZZ_CHECK(opts.smp_max >= 1 && opts.smp_max <= MAX_CPUS, "smp_max %u", opts.smp_max);
-	FUZZ_CHECK(opts.busted <= BUSTED_SPINLOCK && opts.fault <= FAULT_PF &&
-		       opts.exit <= EXIT_REBOOT,
-		   "enum out of range");
+	FUZZ_CHECK(opts.busted <= BUSTED_QSPINLOCK && opts.fault <= FAULT_PF &&
+		       opts.exit <= EXIT_POWEROFF && opts.spinlock_pv <= PV_OFF &&
+		       opts.spinlock_kind < SPIN_KINDS,
+		   "enum out of range: busted %d fault %d exit %d pv %d kind %u", opts.busted,
+		   opts.fault, opts.exit, opts.spinlock_pv, opts.spinlock_kind);
+	FUZZ_CHECK(!(opts.trace_groups & ~TRACE_GROUP_ALL), "trace groups %#x", opts.trace_groups);
+	FUZZ_CHECK(opts.trace_events >= TRACE_EVENTS_MIN && opts.trace_events <= TRACE_EVENTS_MAX,
+		   "trace events %u", opts.trace_events);
+	FUZZ_CHECK(memchr(opts.trace_test, '\0', sizeof(opts.trace_test)) != NULL,
+		   "trace.test name not terminated");
 	FUZZ_CHECK(opts.console <= (CONSOLE_SERIAL | CONSOLE_SCREEN), /* 0: the default, both */
 		   "console %u", opts.console);
 }
