@@ -20,6 +20,7 @@
 #include "screen.h"
 #include "serial.h"
 #include "spinlock.h"
+#include "trace.h"
 #include "string.h"
 
 #define PANIC_CPU_NONE (-1)
@@ -119,6 +120,11 @@ void vprintk(const char *fmt, va_list ap)
 void console_lock_reinit(void)
 {
 	spin_init(&console_lock);
+}
+
+void console_lock_name(void)
+{
+	trace_name(&console_lock, "kernel:console");
 }
 
 void printk(const char *fmt, ...)

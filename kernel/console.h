@@ -87,4 +87,10 @@ void console_show_results(bool pass, const char *footer, bool dump);
  */
 void console_lock_reinit(void);
 
+/*
+ * Give the console's lock its name in a trace ("kernel:console"); after
+ * cmdline_apply_trace (it does nothing before), e.g. just before the dump.
+ */
+void console_lock_name(void);
+
 #endif /* KERNEL_CONSOLE_H */

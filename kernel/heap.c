@@ -18,6 +18,7 @@
 #include "memmap.h"
 #include "panic.h"
 #include "spinlock.h"
+#include "trace.h"
 #include "string.h"
 
 #define PAGE_SIZE	4096u
@@ -47,6 +48,11 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 void heap_lock_reinit(void)
 {
 	spin_init(&heap_lock);
+}
+
+void heap_lock_name(void)
+{
+	trace_name(&heap_lock, "kernel:heap");
 }
 
 void heap_init(const struct boot_info *bi, uint64_t info_start, uint64_t info_end)

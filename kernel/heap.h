@@ -20,4 +20,7 @@ void heap_free(void *p, size_t size);
 /* As console_lock_reinit, for the heap's lock (CPU 0 alone, at boot, the lock free). */
 void heap_lock_reinit(void);
 
+/* As console_lock_name, for the heap's lock. */
+void heap_lock_name(void);
+
 #endif /* KERNEL_HEAP_H */

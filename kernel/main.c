@@ -70,6 +70,7 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 {
 	const void *info = (const void *)(uintptr_t)info_addr;
 	struct boot_info bi;
+	bool pass;
 
 	smp_init_boot_cpu(); /* GS base: this_cpu() works */
 	console_init();	     /* serial: we can talk */
@@ -104,6 +105,10 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	cmdline_apply_lockref();	/* lockref.*=: the boot policy */
 	smp_start_aps(&bi, info_range); /* every CPU, or a line saying why not */
 	print_env();
-	cmdline_apply_trace();		   /* trace=: the rings, now that every CPU is counted */
-	machine_exit(ktest_run(opts.run)); /* KTAP (selftest.fault= after its plan), # RESULT */
+	cmdline_apply_trace();	    /* trace=: the rings, now that every CPU is counted */
+	pass = ktest_run(opts.run); /* KTAP (selftest.fault= after its plan) */
+	/* Named after the run: its newer names may have pushed them out of the trace's ring. */
+	console_lock_name();
+	heap_lock_name();
+	machine_exit(pass); /* # TRACE, # RESULT */
 }

@@ -28,6 +28,7 @@ import bisect
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -56,9 +57,16 @@ SLEEP_MIN_DRAWN = 1 / 300
 QWAIT_NAMES = {0: "wait (word free)", 1: "wait (pending)", 2: "wait (queued)"}
 
 
-def kind_of_lock(name):
-    """The lock kind a histogram groups by: the name up to '[' or '-'."""
-    return name.split("[")[0].split("-")[0] if not name.startswith("anon:") else "unnamed"
+def kind_of_lock(name, queued):
+    """
+    The lock kind a histogram groups by: the family of its name (up to '[',
+    '/' or '-': "fs:/a/b" is "fs", "torture:lockref[3]" "torture:lockref")
+    and the spinlock under it, ticket or qspinlock (@queued).
+    """
+    family = re.split(r"[\[/-]", name, maxsplit=1)[0].rstrip(":")
+    if name.startswith("anon:"):
+        family = "unnamed"
+    return f"{family} ({'qspinlock' if queued else 'ticket'})"
 
 
 def to_json(t, sl):
@@ -331,7 +339,8 @@ def to_png(t, sl, outdir, png, shown):
             by = {}
             for s in sl:
                 if s.kind == kind:
-                    by.setdefault(kind_of_lock(t.name(s.obj)), []).append(t.ns(s.end - s.start))
+                    by.setdefault(kind_of_lock(t.name(s.obj), s.queued_kind), []).append(
+                        t.ns(s.end - s.start))
             for lk, vals in sorted(by.items()):
                 f.write(f"# {kind} {lk}\n")
                 for b, n in histogram(vals):
