@@ -80,13 +80,27 @@ static int lookup(const char *s, const char *const *names)
 
 static const char *const suite_names[] = {"boot", "spinlock", "lockref", "fs", "bench", NULL};
 
-static bool parse_run(const char *v)
+/* A word of a comma list that stands for several bits at once ("all"). */
+struct word_mask {
+	const char *word;
+	unsigned mask;
+};
+
+/*
+ * A comma list of words, each one of @names (names[i] sets bit i) or of
+ * @groups (its mask): the union in *@mask.  False, *@mask unchanged, on an
+ * unknown or empty word or when the union is empty.
+ */
+static bool parse_word_list(const char *v, const char *const *names, const struct word_mask *groups,
+			    unsigned *mask)
 {
 	char word[16];
-	unsigned mask = 0;
+	unsigned bits = 0;
 
 	while (*v) {
+		const struct word_mask *g = groups;
 		size_t n = 0;
+		int i;
 
 		while (v[n] && v[n] != ',')
 			n++;
@@ -94,23 +108,31 @@ static bool parse_run(const char *v)
 			return false;
 		memcpy(word, v, n);
 		word[n] = '\0';
-		int i = lookup(word, suite_names);
-		if (i >= 0)
-			mask |= 1u << i;
-		else if (strcmp(word, "tests") == 0)
-			mask |= SUITES_TESTS;
-		else if (strcmp(word, "all") == 0)
-			mask |= SUITES_ALL;
-		else
+		i = lookup(word, names);
+		while (i < 0 && g->word && strcmp(g->word, word) != 0)
+			g++;
+		if (i < 0 && !g->word)
 			return false;
+		bits |= i >= 0 ? 1u << i : g->mask;
 		v += n;
 		if (*v == ',')
 			v++;
 	}
-	if (!mask)
+	if (!bits)
 		return false;
-	opts.run = mask;
+	*mask = bits;
 	return true;
+}
+
+static const struct word_mask suite_groups[] = {
+    {"tests", SUITES_TESTS},
+    {"all", SUITES_ALL},
+    {NULL, 0},
+};
+
+static bool parse_run(const char *v)
+{
+	return parse_word_list(v, suite_names, suite_groups, &opts.run);
 }
 
 enum opt_kind { OPT_FLAG, OPT_NUMBER, OPT_CHOICE, OPT_SPECIAL };
@@ -189,35 +211,16 @@ DEFINE_SETTER(set_trace_events, trace_events, unsigned, 0)
 /* The groups of trace=, in TRACE_GROUP_* bit order. */
 static const char *const trace_group_names[] = {"spin", "lockref", "pv", "barrier", "test", NULL};
 
-/* trace=off, trace=all, or a comma list of trace_group_names. */
+static const struct word_mask trace_all[] = {{"all", TRACE_GROUP_ALL}, {NULL, 0}};
+
+/* trace=off, or a comma list of trace_group_names and "all". */
 static bool parse_trace(const char *v)
 {
-	unsigned mask = 0;
-
-	if (strcmp(v, "off") == 0 || strcmp(v, "all") == 0) {
-		opts.trace_groups = strcmp(v, "all") == 0 ? TRACE_GROUP_ALL : 0;
+	if (strcmp(v, "off") == 0) {
+		opts.trace_groups = 0;
 		return true;
 	}
-	while (*v) {
-		size_t n = 0;
-		int i = 0;
-
-		while (v[n] && v[n] != ',')
-			n++;
-		while (trace_group_names[i] && (strlen(trace_group_names[i]) != n ||
-						memcmp(trace_group_names[i], v, n) != 0))
-			i++;
-		if (!trace_group_names[i])
-			return false;
-		mask |= 1u << i;
-		v += n;
-		if (*v == ',')
-			v++;
-	}
-	if (!mask)
-		return false;
-	opts.trace_groups = mask;
-	return true;
+	return parse_word_list(v, trace_group_names, trace_all, &opts.trace_groups);
 }
 
 /* trace.test=NAME: a test's name, one that fits. */

@@ -90,7 +90,26 @@ GAP_MIN_US = 100  # ... and at least this long, so timer noise does not count
 
 
 class InputError(Exception):
-    """The log cannot be turned into a report; the message says why."""
+    """A log cannot be read as a benchmark log; the message says where and why."""
+
+
+def parse_record(kind, payload, where, required):
+    """
+    The JSON object of a `# ENV` or `# BENCH` line (@kind, with @payload
+    after it) at @where ("FILE:LINE"), which must have every @required field.
+    Shared by the tools that read BENCH lines (trace_cost.py too).
+    """
+    try:
+        record = json.loads(payload)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{where}: the {kind} line is not JSON ({e.msg}); "
+                         f"was it cut short? {payload[:120]!r}")
+    if not isinstance(record, dict):
+        raise InputError(f"{where}: the {kind} line is not a JSON object")
+    missing = [k for k in required if k not in record]
+    if missing:
+        raise InputError(f"{where}: {kind} line lacks {', '.join(missing)}")
+    return record
 
 
 def parse_log(path):
@@ -112,19 +131,11 @@ def parse_log(path):
             result = line.split()[2]
         if not m:
             continue
-        try:
-            record = json.loads(m.group(2))
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}:{number}: the {m.group(1)} line is not JSON ({e.msg}); "
-                             f"was it cut short? {line[:120]!r}")
-        if not isinstance(record, dict):
-            raise InputError(f"{path}:{number}: the {m.group(1)} line is not a JSON object")
+        record = parse_record(m.group(1), m.group(2), f"{path}:{number}",
+                              REQUIRED if m.group(1) == "BENCH" else [])
         if m.group(1) == "ENV":
             env = record
             continue
-        missing = [k for k in REQUIRED if k not in record]
-        if missing:
-            raise InputError(f"{path}:{number}: BENCH line lacks {', '.join(missing)}")
         key = (record["bench"], record["impl"], record.get("op", "get+put"), record["cpus"])
         if key in results:
             notes.append(f"{'/'.join(map(str, key))} appears more than once; "

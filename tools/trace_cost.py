@@ -39,13 +39,14 @@ Python 3 standard library only.
 """
 
 import argparse
-import json
 import os
 import re
 import statistics
 import subprocess
 import sys
 import time
+
+import bench_report
 
 BUILDS = ["untraced", "off", "on"]  # the order of an odd round; an even round reverses it
 BUILD_WORDS = {"untraced": [], "off": [], "on": ["trace=all"]}
@@ -63,8 +64,8 @@ RUN_EXIT = re.compile(r"^## trace-cost exit (-?\d+)$")
 REQUIRED = ["impl", "op", "ns_per_op"]
 
 
-class InputError(Exception):
-    """The runs cannot be compared; the message says which and why."""
+# The runs cannot be compared; the message says which and why.
+InputError = bench_report.InputError
 
 
 def kernel_words(words, settings):
@@ -147,16 +148,8 @@ def parse_runs(text, name):
 
 def parse_bench(line, name, number):
     """One '# BENCH {json}' line as a dict with the fields the table needs."""
-    try:
-        record = json.loads(line[len("# BENCH "):])
-    except json.JSONDecodeError as e:
-        raise InputError(f"{name}:{number}: the BENCH line is not JSON ({e.msg}); "
-                         f"was it cut short? {line[:100]!r}")
-    if not isinstance(record, dict):
-        raise InputError(f"{name}:{number}: the BENCH line is not a JSON object")
-    missing = [k for k in REQUIRED if k not in record]
-    if missing:
-        raise InputError(f"{name}:{number}: BENCH line lacks {', '.join(missing)}")
+    record = bench_report.parse_record("BENCH", line[len("# BENCH "):], f"{name}:{number}",
+                                       REQUIRED)
     try:
         if float(record["ns_per_op"]) <= 0:
             raise ValueError

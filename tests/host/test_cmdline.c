@@ -71,6 +71,21 @@ int main(void)
 	CHECK(parse("run=") == 1 && parse("run=,") == 1 && parse("run=boot,,fs") == 1 &&
 		  parse("run=nothing") == 1,
 	      "bad run= lists accepted");
+	CHECK(parse("run=tests,bench") == 0 && opts.run == (SUITES_TESTS | SUITE_BENCH),
+	      "run=tests,bench: run %#x", opts.run);
+
+	/* trace= is the same kind of list, with off alone and all among its words. */
+	CHECK(parse("trace=spin,pv") == 0 &&
+		  opts.trace_groups == (TRACE_GROUP_SPIN | TRACE_GROUP_PV),
+	      "trace=spin,pv: groups %#x", opts.trace_groups);
+	CHECK(parse("trace=all") == 0 && opts.trace_groups == TRACE_GROUP_ALL, "trace=all: %#x",
+	      opts.trace_groups);
+	CHECK(parse("trace=off") == 0 && opts.trace_groups == 0, "trace=off: %#x",
+	      opts.trace_groups);
+	CHECK(parse("trace=") == 1 && parse("trace=spin,,pv") == 1 &&
+		  parse("trace=off,spin") == 1 && parse("trace=sometimes") == 1 &&
+		  opts.trace_groups == 0,
+	      "bad trace= lists accepted: groups %#x", opts.trace_groups);
 	CHECK(parse("torture.secs=0") == 1 && parse("torture.secs=3601") == 1,
 	      "out-of-range seconds accepted");
 
