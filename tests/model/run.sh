@@ -19,7 +19,8 @@
 #                                  process blocked short of its end
 #
 # Prints "ok <name> (<states> states, <secs> s)" or "not ok <name> <why>"
-# per line (secs: generating, compiling and searching), exits 1 if any
+# per line (JOBS verifications at a time, default 2; secs: generating, compiling
+# and searching), exits 1 if any
 # failed.  Pan verifiers are built under build/model/<name>/, never in the
 # source tree.  Usage: tests/model/run.sh [name...]   (default: all)
 
@@ -71,7 +72,20 @@ qspinlock_safety            qspinlock.pml         -                             
 qspinlock_progress          qspinlock.pml         -                             liveness  pass
 mutant_q_clear_pending_first qspinlock.pml        -DMUTANT_CLEAR_PENDING_FIRST  safety    assert:mutual_exclusion
 mutant_q_publish_before_init qspinlock.pml        -DMUTANT_PUBLISH_BEFORE_INIT  safety    deadlock
-mutant_q_wide_unlock        qspinlock.pml         -DMUTANT_WIDE_UNLOCK          safety    assert:mutual_exclusion
+mutant_q_wide_unlock        qspinlock.pml         -DMUTANT_WIDE_UNLOCK          safety    assert:word_zero_means_free
+mutant_q_head_ignores_pending qspinlock.pml       -DMUTANT_HEAD_IGNORES_PENDING safety    assert:mutual_exclusion
+mutant_q_plain_tail_clear   qspinlock.pml         -DMUTANT_PLAIN_TAIL_CLEAR     safety    assert:word_zero_means_free
+mutant_q_handoff_before_locked qspinlock.pml      -DMUTANT_HANDOFF_BEFORE_LOCKED safety   assert:mutual_exclusion
+mutant_q_skip_head_wait     qspinlock.pml         -DMUTANT_SKIP_HEAD_WAIT       safety    assert:word_zero_means_free
+qpv_safety                  qspinlock.pml         -DPV                          safety    pass
+qpv_progress                qspinlock.pml         -DPV                          liveness  pass
+mutant_qpv_peek_state       qspinlock.pml         -DPV,-DMUTANT_PV_PEEK_STATE   safety    assert:no_lost_wakeup
+mutant_qpv_peek_state_sc    qspinlock.pml         -DPV,-DMUTANT_PV_PEEK_STATE,-DSC safety pass
+mutant_qpv_plain_release    qspinlock.pml         -DPV,-DMUTANT_PV_PLAIN_RELEASE safety   assert:no_lost_wakeup
+mutant_qpv_plain_release_sc qspinlock.pml         -DPV,-DMUTANT_PV_PLAIN_RELEASE,-DSC safety pass
+mutant_qpv_skip_recheck     qspinlock.pml         -DPV,-DMUTANT_PV_SKIP_RECHECK safety    assert:no_lost_wakeup
+mutant_qpv_plain_unlock     qspinlock.pml         -DPV,-DMUTANT_PV_PLAIN_UNLOCK safety    assert:no_lost_wakeup
+mutant_qpv_slow_before_hash qspinlock.pml         -DPV,-DMUTANT_PV_SLOW_BEFORE_HASH safety assert:hashed_head_found
 '
 
 for tool in spin gcc timeout; do
@@ -196,8 +210,13 @@ verify() {
     return 0
 }
 
-failed=0
+# The verifications run JOBS at a time (default 2, the cores make test has):
+# each of JOBS shards takes every JOBS-th line of the table in turn, and the
+# result lines are printed in table order once all are done.
+JOBS=${JOBS:-2}
+mkdir -p "$BUILD" || exit 1
 ran=0
+rm -f "$BUILD"/shard.* "$BUILD"/order
 while read -r name model defines mode expect; do
     [ -n "$name" ] || continue
     if [ $# -gt 0 ]; then
@@ -206,9 +225,9 @@ while read -r name model defines mode expect; do
         *) continue ;;
         esac
     fi
+    echo "$name $model $defines $mode $expect" >>"$BUILD/shard.$((ran % JOBS))"
+    echo "$name" >>"$BUILD/order"
     ran=$((ran + 1))
-    # A subshell per verification: verify changes directory.
-    (verify "$name" "$model" "$defines" "$mode" "$expect") || failed=$((failed + 1))
 done <<EOF
 $VERIFICATIONS
 EOF
@@ -217,4 +236,22 @@ if [ $ran -eq 0 ]; then
     echo "not ok model-checking: no verification is named $*"
     exit 1
 fi
+for shard in "$BUILD"/shard.*; do
+    (
+        while read -r name model defines mode expect; do
+            # A subshell per verification: verify changes directory.
+            (verify "$name" "$model" "$defines" "$mode" "$expect") >"$BUILD/$name.result"
+        done <"$shard"
+    ) &
+done
+wait
+failed=0
+while read -r name; do
+    if [ -s "$BUILD/$name.result" ]; then
+        cat "$BUILD/$name.result"
+    else
+        echo "not ok $name gave no result line"
+    fi
+    grep -q "^ok " "$BUILD/$name.result" 2>/dev/null || failed=$((failed + 1))
+done <"$BUILD/order"
 [ $failed -eq 0 ]
