@@ -25,8 +25,10 @@
  * the MCS queue with one node per CPU, the byte unlock of qspinlock.c,
  * with the same trace events), without the pending step, so every
  * contended acquisition goes through the queue and reaches the broken step.
- * The window of the two hand-off bugs is widened by QBUSTED_WINDOW_LOOPS,
- * as a vCPU preempted there would widen it, so a short run shows them.
+ * Each bug's window is widened, as a vCPU preempted there would widen it,
+ * until the other CPU has stepped in (at most QBUSTED_WINDOW_NS): with 4
+ * vCPUs on 2 busy host cores two of them rarely run at the same instant,
+ * and a short run would otherwise pass now and then.
  *
  * A lost waiter would wait forever; the real lock would panic after
  * SPIN_TIMEOUT_NS.  Here a queued CPU that finds the word's tail 0 (which a
@@ -64,8 +66,8 @@ static inline void qspin_unlock_busted(spinlock_t *lock)
 /* Which step of the queue is broken (torture.busted=qspinlock-*). */
 enum qbusted_bug { QBUSTED_SKIP_HEAD, QBUSTED_EARLY_HANDOFF, QBUSTED_PLAIN_TAIL };
 
-/* Loop iterations between the two halves of a broken hand-off (about 10-50 us under TCG). */
-#define QBUSTED_WINDOW_LOOPS 2000u
+/* The longest a bug's window is held open for the other CPU to step in. */
+#define QBUSTED_WINDOW_NS (10ull * 1000 * 1000)
 /* A queued CPU looks at the word's tail once per this many spins. */
 #define QBUSTED_LOOK_EVERY 64u
 
@@ -80,10 +82,13 @@ static enum qbusted_bug qbusted_bug;
 static uint64_t qbusted_lost;
 static uint32_t qbusted_lost_cpu, qbusted_lost_prev, qbusted_lost_word;
 
-static inline void qbusted_window(void)
+/* Hold the window open until the word's bits @mask read other than @now, or QBUSTED_WINDOW_NS. */
+static inline void qbusted_window(spinlock_t *lock, uint32_t mask, uint32_t now)
 {
-	for (unsigned i = 0; i < QBUSTED_WINDOW_LOOPS; i++)
-		__asm__ __volatile__("" ::: "memory");
+	uint64_t end = platform_now_ns() + QBUSTED_WINDOW_NS;
+
+	while ((atomic_load32(&lock->val) & mask) == (now & mask) && platform_now_ns() < end)
+		platform_relax();
 }
 
 static inline struct qbusted_node *qbusted_node_of(uint16_t tail)
@@ -137,9 +142,12 @@ static inline void qspin_lock_busted_queue(spinlock_t *lock)
 	}
 	while ((val = atomic_load32(&lock->val)) & QSPIN_LOCKED_MASK)
 		platform_relax();
+	if (prev && qbusted_bug == QBUSTED_SKIP_HEAD)
+		qbusted_window(lock, QSPIN_LOCKED_MASK, 0); /* until the true head takes it */
 	if ((uint16_t)(val >> QSPIN_TAIL_SHIFT) == me) {
 		if (qbusted_bug == QBUSTED_PLAIN_TAIL) {
-			qbusted_window();
+			/* until another CPU queues behind us */
+			qbusted_window(lock, 0xffffu << QSPIN_TAIL_SHIFT, val);
 			atomic_store32(&lock->val,
 				       QSPIN_LOCKED); /* the bug: a CPU queued since is wiped */
 			trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
@@ -156,7 +164,8 @@ static inline void qspin_lock_busted_queue(spinlock_t *lock)
 		platform_relax();
 	atomic_store32(&qbusted_node_of(next)->head, 1);
 	if (qbusted_bug == QBUSTED_EARLY_HANDOFF) {
-		qbusted_window(); /* the bug: the successor has the head, the byte is still clear */
+		/* the bug: the successor has the head, the byte is still clear, until it takes it */
+		qbusted_window(lock, QSPIN_LOCKED_MASK, 0);
 		atomic_store8((uint8_t *)&lock->val, QSPIN_LOCKED);
 	}
 	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);

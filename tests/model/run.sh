@@ -78,11 +78,10 @@ mutant_q_plain_tail_clear   qspinlock.pml         -DMUTANT_PLAIN_TAIL_CLEAR     
 mutant_q_handoff_before_locked qspinlock.pml      -DMUTANT_HANDOFF_BEFORE_LOCKED safety   assert:mutual_exclusion
 mutant_q_skip_head_wait     qspinlock.pml         -DMUTANT_SKIP_HEAD_WAIT       safety    assert:word_zero_means_free
 qpv_safety                  qspinlock.pml         -DPV                          safety    pass
-qpv_progress                qspinlock.pml         -DPV                          liveness  pass
+qpv_progress                qspinlock.pml         -DPV,-DSC                     liveness  pass
 mutant_qpv_peek_state       qspinlock.pml         -DPV,-DMUTANT_PV_PEEK_STATE   safety    assert:no_lost_wakeup
 mutant_qpv_peek_state_sc    qspinlock.pml         -DPV,-DMUTANT_PV_PEEK_STATE,-DSC safety pass
 mutant_qpv_plain_release    qspinlock.pml         -DPV,-DMUTANT_PV_PLAIN_RELEASE safety   assert:no_lost_wakeup
-mutant_qpv_plain_release_sc qspinlock.pml         -DPV,-DMUTANT_PV_PLAIN_RELEASE,-DSC safety pass
 mutant_qpv_skip_recheck     qspinlock.pml         -DPV,-DMUTANT_PV_SKIP_RECHECK safety    assert:no_lost_wakeup
 mutant_qpv_plain_unlock     qspinlock.pml         -DPV,-DMUTANT_PV_PLAIN_UNLOCK safety    assert:no_lost_wakeup
 mutant_qpv_slow_before_hash qspinlock.pml         -DPV,-DMUTANT_PV_SLOW_BEFORE_HASH safety assert:hashed_head_found
