@@ -42,6 +42,7 @@
 
 #include "atomic.h"
 #include "platform.h"
+#include "qspinlock_pv.h"
 #include "spinlock_pv.h"
 #include "trace.h"
 
@@ -51,10 +52,14 @@
  */
 #define QSPIN_HANDOVER_SPINS 64
 
-/* One queue node: the successor's tail (0: none yet) and "you are the head". */
+/*
+ * One queue node: the successor's tail (0: none yet), "you are the head",
+ * and in paravirtual mode whether its CPU halted (qspinlock_pv.h).
+ */
 struct qspin_node {
 	uint32_t next;
 	uint32_t head;
+	uint32_t state;
 };
 
 /*
@@ -138,9 +143,10 @@ static void qspin_queue(spinlock_t *lock, struct qspin_wait *w)
 	unsigned cpu = platform_cpu_id(), prev_cpu, next_cpu;
 	struct qspin_cpu *c = &qspin_cpus[cpu];
 	unsigned idx = atomic_load32_relaxed(&c->depth);
-	struct qspin_node *node;
+	struct qspin_node *node, *succ;
 	uint16_t me, prev, next;
 	uint32_t val;
+	bool pv = spin_pv_enabled();
 
 	if (idx >= QSPIN_NODES)
 		platform_panic("qspinlock %p: cpu %u queues in %u nested contexts at once, but has "
@@ -152,6 +158,7 @@ static void qspin_queue(spinlock_t *lock, struct qspin_wait *w)
 	node = &c->nodes[idx];
 	atomic_store32(&node->head, 0);
 	atomic_store32(&node->next, 0);
+	atomic_store32(&node->state, QSPIN_PV_RUNNING);
 	me = qspin_tail(cpu, idx);
 	/* Q1: the node is initialised before the XCHG makes it findable. */
 	prev = atomic_xchg16(&lock->tickets.tail, me);
@@ -159,12 +166,18 @@ static void qspin_queue(spinlock_t *lock, struct qspin_wait *w)
 		atomic_store32(&qspin_node_of(lock, prev, &prev_cpu)->next, me); /* Q2 */
 	/* Stamped after the link, so tracing delays no hand-off to us; the arg is the tail's CPU + 1. */
 	trace_ev(TR_QSPIN_QUEUED, lock, prev >> QSPIN_IDX_BITS);
+	if (prev && pv)
+		qspin_pv_wait_node(lock, &node->head, &node->state, prev_cpu);
 	while (prev && !atomic_load32(&node->head))
 		qspin_wait_step(w, "its turn at the queue head from its predecessor,",
 				(int)prev_cpu);
 	/* Q3: the holder and the pending CPU go first. */
-	while ((val = atomic_load32(&lock->val)) & (QSPIN_LOCKED_MASK | QSPIN_PENDING))
-		qspin_wait_step(w, "the holder and the pending waiter to go (queue head)", -1);
+	if (pv)
+		val = qspin_pv_wait_head(lock, me, &node->state);
+	else
+		while ((val = atomic_load32(&lock->val)) & (QSPIN_LOCKED_MASK | QSPIN_PENDING))
+			qspin_wait_step(w, "the holder and the pending waiter to go (queue head)",
+					-1);
 	/* Q4: last in the queue, empty it as we take the lock. */
 	if ((uint16_t)(val >> QSPIN_TAIL_SHIFT) == me &&
 	    atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED)) {
@@ -177,7 +190,10 @@ static void qspin_queue(spinlock_t *lock, struct qspin_wait *w)
 	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
 	while (!(next = (uint16_t)atomic_load32(&node->next)))
 		qspin_wait_step(w, "its successor to link behind it", -1);
-	atomic_store32(&qspin_node_of(lock, next, &next_cpu)->head, 1); /* Q5 */
+	succ = qspin_node_of(lock, next, &next_cpu);
+	atomic_store32(&succ->head, 1); /* Q5 */
+	if (pv)
+		qspin_pv_kick_node(&succ->state, next_cpu);
 out:
 	/* A decrement, not idx: the host tests share a CPU index between threads. */
 	atomic_store32_relaxed(&c->depth, atomic_load32_relaxed(&c->depth) - 1);
@@ -246,16 +262,35 @@ void qspin_lock(spinlock_t *lock)
 		qspin_lock_untraced(lock);
 }
 
+/*
+ * U: the byte store of 0, unless paravirtual sleeping is armed (U0: a
+ * compare-exchange that finds SLOW when a head halted) or got armed while
+ * we stored (U2); qspinlock_pv.c names the steps.  Paravirtual mode off or
+ * not yet armed, it costs two loads of a byte nobody writes.
+ */
+static inline __attribute__((always_inline)) void qspin_unlock_body(spinlock_t *lock)
+{
+	if (__builtin_expect(spin_pv_mode() == SPIN_PV_ARMED, 0)) { /* U0 */
+		qspin_pv_unlock_armed(lock);
+		return;
+	}
+	atomic_store8(qspin_locked_byte(lock), 0); /* U1 */
+	/* U1 before U2 in program order, where the arming CPU's fence interrupt sees them. */
+	atomic_compiler_barrier();
+	if (__builtin_expect(spin_pv_mode() >= SPIN_PV_ARMING, 0)) /* U2 */
+		qspin_pv_unlock_fence(lock);
+}
+
 /* Tracing on: the release is stamped before the store that hands the lock on. */
 static __attribute__((noinline)) void qspin_unlock_traced(spinlock_t *lock)
 {
 	trace_ev(TR_SPIN_REL, lock, 0);
-	atomic_store8(qspin_locked_byte(lock), 0); /* U */
+	qspin_unlock_body(lock);
 }
 
 void qspin_unlock_untraced(spinlock_t *lock)
 {
-	atomic_store8(qspin_locked_byte(lock), 0); /* U */
+	qspin_unlock_body(lock);
 }
 
 void qspin_unlock(spinlock_t *lock)

@@ -62,7 +62,8 @@
  *
  * Bad input, counted (qspin_pv_stats) and said once on a line: an unlock
  * that finds SLOW but no head hashed for the lock, a full hash table (the
- * head spins instead), a kick for a CPU whose node is not halted.  A head
+ * head spins instead).  A kick to a CPU that is not halted is harmless (at
+ * most its next halt ends early) and happens legitimately (U3).  A head
  * that wakes to a word with no tail (the lock was re-initialised under a
  * queue) panics naming the lock and the CPU.
  */
@@ -82,14 +83,13 @@ _Static_assert((QSPIN_PV_SLOTS & (QSPIN_PV_SLOTS - 1)) == 0, "the hash wraps by 
 
 /* lock -> halted head: (tail << 48) | address, 0 when free. */
 static uint64_t qspin_pv_hash[QSPIN_PV_SLOTS];
-static uint64_t qspin_pv_halts, qspin_pv_kicks, qspin_pv_stray, qspin_pv_full, qspin_pv_nohead;
+static uint64_t qspin_pv_halts, qspin_pv_kicks, qspin_pv_full, qspin_pv_nohead;
 
 struct qspin_pv_stats qspin_pv_stats(void)
 {
 	return (struct qspin_pv_stats){
 	    .halts = atomic_load64_relaxed(&qspin_pv_halts),
 	    .kicks = atomic_load64_relaxed(&qspin_pv_kicks),
-	    .stray_kicks = atomic_load64_relaxed(&qspin_pv_stray),
 	    .hash_full = atomic_load64_relaxed(&qspin_pv_full),
 	    .no_head = atomic_load64_relaxed(&qspin_pv_nohead),
 	};
@@ -236,8 +236,9 @@ uint32_t qspin_pv_wait_head(spinlock_t *lock, uint16_t tail, uint32_t *state)
 		if (!slot || atomic_load64(slot) != mine) { /* H1 */
 			slot = qspin_pv_hash_add(lock, tail);
 			if (!slot) {
-				qspin_pv_bad(&qspin_pv_full, "the halting heads' hash table is full",
-					     lock, platform_cpu_id());
+				qspin_pv_bad(&qspin_pv_full,
+					     "the halting heads' hash table is full", lock,
+					     platform_cpu_id());
 				continue;
 			}
 		}
@@ -255,9 +256,10 @@ uint32_t qspin_pv_wait_head(spinlock_t *lock, uint16_t tail, uint32_t *state)
 		}
 		atomic_store32(state, QSPIN_PV_RUNNING);
 		if (!(atomic_load32(&lock->val) >> QSPIN_TAIL_SHIFT))
-			platform_panic("qspinlock %p: cpu %u is the halted queue head, but the word "
-				       "%#x shows no queue: the lock was freed or re-initialised under it",
-				       (void *)lock, platform_cpu_id(), atomic_load32(&lock->val));
+			platform_panic(
+			    "qspinlock %p: cpu %u is the halted queue head, but the word "
+			    "%#x shows no queue: the lock was freed or re-initialised under it",
+			    (void *)lock, platform_cpu_id(), atomic_load32(&lock->val));
 	}
 out:
 	if (slot) { /* H4 */

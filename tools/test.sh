@@ -181,7 +181,7 @@ check bad-pv-reported grep -q "cmdline: 'spinlock.pv=maybe': expected auto, on o
 boot tcg-smp2-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=tests quick spinlock.kind=qspinlock spinlock.kind=mcs spinlock.pv=on"
 check qspinlock-reported grep -q "spinlock: kind qspinlock (spinlock.kind=qspinlock)" "$LOGDIR/tcg-smp2-qspinlock.serial"
 check bad-kind-reported grep -q "cmdline: 'spinlock.kind=mcs': expected ticket or qspinlock; keeping the default" "$LOGDIR/tcg-smp2-qspinlock.serial"
-check pv-on-qspinlock-reported grep -q "cmdline: 'spinlock.pv=on': paravirtual mode is ticket-only" "$LOGDIR/tcg-smp2-qspinlock.serial"
+check pv-on-qspinlock-reported grep -q "spinlock: paravirtual (spin, then halt until kicked) on (spinlock.pv=on)" "$LOGDIR/tcg-smp2-qspinlock.serial"
 # Its qspinlock torture traced: the queue order judged on 3 CPUs queueing.
 boot tcg-smp4-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=qspinlock trace=all trace.test=qspinlock_torture"
 check tcg-smp4-qspinlock-queue-judged sh -c 'tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq " [1-9][0-9]* queued acquisitions judged" "$0.check" && grep -Eq "qspinlock: deepest queue: [3-9]" "$0"' "$LOGDIR/tcg-smp4-qspinlock.serial"
@@ -230,7 +230,7 @@ boot busted-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=qspin
 # the torture must catch each (two holders, or a waiter wiped off the word), and the trace
 # judge the skipped wait for the head on its own.
 for bug in skip-head early-handoff plain-tail; do
-    boot "busted-qspinlock-$bug" ACCEL=tcg SMP=4 CMDLINE="run=spinlock torture.busted=qspinlock-$bug quick trace=all trace.test=qspinlock_torture trace.events=16384" -- \
+    boot "busted-qspinlock-$bug" ACCEL=tcg SMP=4 CMDLINE="run=spinlock torture.busted=qspinlock-$bug quick torture.secs=1 trace=all trace.test=qspinlock_torture trace.events=65536" -- \
         --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold|lost-waiter) broken"
 done
 check busted-qspinlock-skip-head-trace sh -c '! tools/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -Eq "FAIL (queue order|overlap): lock torture:spinlock" "$0.check"' "$LOGDIR/busted-qspinlock-skip-head.serial"

@@ -103,6 +103,7 @@
 #include "spinlock.h"
 #include "qspinlock.h"
 #include "qspinlock_busted.h"
+#include "qspinlock_pv.h"
 #include "spinlock_busted.h"
 #include "trace.h"
 
@@ -170,8 +171,9 @@ static struct {
 	struct spin_cpu *cpu;		   /* ncpus of them; NULL if set-up failed */
 	uint32_t printed[SPIN_INVARIANTS]; /* failure lines printed (torture_fail) */
 	unsigned ncpus;
-	struct spin_pv_stats pv; /* spin_pv_stats() at the start */
-	const char *label;	 /* "spinlock" or "qspinlock", in every line */
+	struct spin_pv_stats pv;   /* spin_pv_stats() at the start */
+	struct qspin_pv_stats qpv; /* qspin_pv_stats() at the start */
+	const char *label;	   /* "spinlock" or "qspinlock", in every line */
 	bool busted;
 	bool busted_queue; /* one of the broken queues (qspin_lock_busted_queue) */
 	bool fifo;	   /* the lock tortured is the ticket lock: FIFO is an invariant */
@@ -242,6 +244,7 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 			       ? "qspinlock-early-handoff"
 			       : "qspinlock-plain-tail");
 	spin_torture.pv = spin_pv_stats();
+	spin_torture.qpv = qspin_pv_stats();
 	torture_clock_init(&spin_torture.clock, torture_duration_ns());
 }
 
@@ -404,6 +407,15 @@ static void spin_report_pv(struct ktest_ctx *t)
 		   (unsigned long long)(now.kicks - spin_torture.pv.kicks),
 		   (unsigned long long)(now.passes - spin_torture.pv.passes),
 		   (unsigned long long)(now.arms - spin_torture.pv.arms));
+	struct qspin_pv_stats q = qspin_pv_stats();
+
+	ktest_diag(t,
+		   "qspinlock: paravirtual: %llu halts, %llu kicks during the run; bad input: "
+		   "%llu hash full, %llu SLOW without a hashed head",
+		   (unsigned long long)(q.halts - spin_torture.qpv.halts),
+		   (unsigned long long)(q.kicks - spin_torture.qpv.kicks),
+		   (unsigned long long)(q.hash_full - spin_torture.qpv.hash_full),
+		   (unsigned long long)(q.no_head - spin_torture.qpv.no_head));
 }
 
 /* CPU 0, after every CPU stopped: the end-of-run invariants and the statistics lines. */
