@@ -121,7 +121,7 @@
 #define SPIN_QUEUE_DEPTH_MIN 3u
 /* starvation: the largest max:min of acquisitions per CPU, judged in runs this long or longer. */
 #define SPIN_FAIR_MAX_RATIO 8u
-#define SPIN_FAIR_MIN_MS    1000u
+#define SPIN_FAIR_MIN_MS    2000u
 /* Room for the per-CPU and histogram lines. */
 #define SPIN_LINE_MAX 400u
 
@@ -213,7 +213,7 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 		qbusted_bug = (enum qbusted_bug)(opts.busted - BUSTED_QSPINLOCK_SKIP_HEAD);
 		qbusted_lost = 0;
 		spin_torture.acquire = qspin_lock_busted_queue;
-		spin_torture.release = qspin_unlock;
+		spin_torture.release = qspin_unlock_busted;
 	} else if (queued) {
 		spin_torture.acquire = busted ? qspin_lock_busted : qspin_lock;
 		spin_torture.release = busted ? qspin_unlock_busted : qspin_unlock;
