@@ -73,6 +73,7 @@
 #include "platform.h"
 #include "qspinlock.h"
 #include "spinlock_pv.h"
+#include "spinlock_wait.h"
 #include "trace.h"
 
 /* Two heads per CPU fit: a CPU is head of at most one lock per nesting level. */
@@ -156,46 +157,22 @@ static bool qspin_pv_spun(uint64_t since)
 	return platform_now_ns() - since >= SPIN_PV_MIN_NS;
 }
 
-static void qspin_pv_deadlock(spinlock_t *lock, const char *what, uint32_t word)
-{
-	platform_panic("qspinlock %p: cpu %u waited for %s, and the word stayed %#x for over "
-		       "%llu s: deadlock?",
-		       (void *)lock, platform_cpu_id(), what, word,
-		       (unsigned long long)(SPIN_TIMEOUT_NS / 1000000000u));
-}
-
-/* A wait's progress: any change of the word restarts its SPIN_TIMEOUT_NS. */
-struct qspin_pv_watch {
-	uint64_t since;
-	uint32_t seen;
-};
-
-static void qspin_pv_watch(struct qspin_pv_watch *w, spinlock_t *lock, const char *what)
-{
-	uint32_t now = atomic_load32(&lock->val);
-	uint64_t t = platform_now_ns();
-
-	if (w->since == 0 || now != w->seen) {
-		w->seen = now;
-		w->since = t;
-	} else if (t - w->since > SPIN_TIMEOUT_NS) {
-		qspin_pv_deadlock(lock, what, now);
-	}
-}
-
 void qspin_pv_wait_node(spinlock_t *lock, uint32_t *head, uint32_t *state, unsigned prev_cpu)
 {
-	struct qspin_pv_watch w = {0, 0};
+	struct spin_wait w;
 	uint64_t start = platform_now_ns();
 
-	(void)prev_cpu;
+	spin_wait_start(&w, lock);
 	for (;;) {
 		for (unsigned i = 0; i < SPIN_PV_SPINS; i++) {
 			if (atomic_load32(head))
 				return;
 			platform_relax();
 		}
-		qspin_pv_watch(&w, lock, "its turn at the queue head (halting waiter)");
+		/* One clock read per round of spinning or halt: a halt takes up to 100 ms. */
+		spin_wait_check(&w, atomic_load32(&lock->val),
+				"its turn at the queue head from its predecessor (halting), cpu",
+				(int)prev_cpu);
 		if (!qspin_pv_spun(start))
 			continue;
 		atomic_xchg32(state, QSPIN_PV_HALTED); /* N1 */
@@ -217,20 +194,22 @@ void qspin_pv_kick_node(uint32_t *state, unsigned cpu)
 
 uint32_t qspin_pv_wait_head(spinlock_t *lock, uint16_t tail, uint32_t *state)
 {
-	struct qspin_pv_watch w = {0, 0};
-	uint8_t *locked = (uint8_t *)&lock->val;
+	struct spin_wait w;
+	uint8_t *locked = &lock->queued.locked;
 	const uint64_t mine = qspin_pv_entry(lock, tail);
 	uint64_t start = platform_now_ns(), *slot = NULL;
 	uint32_t val;
 
+	spin_wait_start(&w, lock);
 	for (;;) {
 		for (unsigned i = 0; i < SPIN_PV_SPINS; i++) {
 			val = atomic_load32(&lock->val);
-			if (!(val & (QSPIN_LOCKED_MASK | QSPIN_PENDING)))
+			if (!(val & QSPIN_LOCKED_PENDING))
 				goto out;
 			platform_relax();
 		}
-		qspin_pv_watch(&w, lock, "the holder and the pending waiter to go (halting head)");
+		spin_wait_check(&w, val, "the holder and the pending waiter to go (halting head)",
+				-1);
 		if (!qspin_pv_spun(start) || !spin_pv_arm())
 			continue;
 		if (!slot || atomic_load64(slot) != mine) { /* H1 */
@@ -280,7 +259,7 @@ static __attribute__((noinline)) void qspin_pv_unlock_slow(spinlock_t *lock)
 		cpu = (unsigned)(entry >> (48 + QSPIN_IDX_BITS)) - 1u;
 	else
 		slot = NULL;
-	atomic_xchg8((uint8_t *)&lock->val, 0); /* S2 */
+	atomic_xchg8(&lock->queued.locked, 0); /* S2 */
 	if (slot)
 		qspin_pv_kick(cpu); /* S3 */
 	else
@@ -292,7 +271,7 @@ void qspin_pv_unlock_armed(spinlock_t *lock)
 {
 	uint8_t byte = QSPIN_LOCKED;
 
-	if (atomic_cmpxchg8((uint8_t *)&lock->val, &byte, 0)) /* U0 */
+	if (atomic_cmpxchg8(&lock->queued.locked, &byte, 0)) /* U0 */
 		return;
 	if (byte == QSPIN_SLOW) {
 		qspin_pv_unlock_slow(lock);

@@ -52,7 +52,7 @@ static inline void qspin_lock_busted(spinlock_t *lock)
 
 	/* Held, nobody waiting: set pending and take the lock at once (P2 skipped). */
 	if (atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED | QSPIN_PENDING)) {
-		atomic_store16(&lock->tickets.head, QSPIN_LOCKED);
+		atomic_store16(&lock->queued.locked_pending, QSPIN_LOCKED);
 		return;
 	}
 	qspin_lock(lock);
@@ -67,14 +67,19 @@ static inline void qspin_lock_busted(spinlock_t *lock)
 static inline void qspin_unlock_busted(spinlock_t *lock)
 {
 	trace_ev(TR_SPIN_REL, lock, 0);
-	atomic_store8((uint8_t *)&lock->val, 0);
+	atomic_store8(&lock->queued.locked, 0);
 }
 
 /* Which step of the queue is broken (torture.busted=qspinlock-*). */
 enum qbusted_bug { QBUSTED_SKIP_HEAD, QBUSTED_EARLY_HANDOFF, QBUSTED_PLAIN_TAIL };
 
-/* The longest a bug's window is held open for the other CPU to step in. */
-#define QBUSTED_WINDOW_NS (10ull * 1000 * 1000)
+/*
+ * The longest a bug's window is held open for the other CPU to step in;
+ * longer for the plain tail, which needs another CPU to arrive, not one
+ * that already waits.
+ */
+#define QBUSTED_WINDOW_NS      (10ull * 1000 * 1000)
+#define QBUSTED_TAIL_WINDOW_NS (100ull * 1000 * 1000)
 /* A queued CPU looks at the word's tail once per this many spins. */
 #define QBUSTED_LOOK_EVERY 64u
 
@@ -89,10 +94,10 @@ static enum qbusted_bug qbusted_bug;
 static uint64_t qbusted_lost;
 static uint32_t qbusted_lost_cpu, qbusted_lost_prev, qbusted_lost_word;
 
-/* Hold the window open until the word's bits @mask read other than @now, or QBUSTED_WINDOW_NS. */
-static inline void qbusted_window(spinlock_t *lock, uint32_t mask, uint32_t now)
+/* Hold the window open until the word's bits @mask read other than @now, or @ns passed. */
+static inline void qbusted_window(spinlock_t *lock, uint32_t mask, uint32_t now, uint64_t ns)
 {
-	uint64_t end = platform_now_ns() + QBUSTED_WINDOW_NS;
+	uint64_t end = platform_now_ns() + ns;
 
 	while ((atomic_load32(&lock->val) & mask) == (now & mask) && platform_now_ns() < end)
 		platform_relax();
@@ -106,7 +111,7 @@ static inline struct qbusted_node *qbusted_node_of(uint16_t tail)
 /* A queued CPU found the tail wiped: count it, then take the lock by the byte alone. */
 static inline void qbusted_rescue(spinlock_t *lock, unsigned cpu, uint16_t prev, uint32_t word)
 {
-	uint8_t *locked = (uint8_t *)&lock->val;
+	uint8_t *locked = &lock->queued.locked;
 	uint8_t free;
 
 	if (atomic_xadd64(&qbusted_lost, 1) == 0) {
@@ -135,7 +140,7 @@ static inline void qspin_lock_busted_queue(spinlock_t *lock)
 	trace_ev(TR_QSPIN_WAIT, lock, val);
 	atomic_store32(&node->head, 0);
 	atomic_store32(&node->next, 0);
-	prev = atomic_xchg16(&lock->tickets.tail, me);
+	prev = atomic_xchg16(&lock->queued.tail, me);
 	if (prev)
 		atomic_store32(&qbusted_node_of(prev)->next, me);
 	trace_ev(TR_QSPIN_QUEUED, lock, prev >> QSPIN_IDX_BITS);
@@ -150,11 +155,12 @@ static inline void qspin_lock_busted_queue(spinlock_t *lock)
 	while ((val = atomic_load32(&lock->val)) & QSPIN_LOCKED_MASK)
 		platform_relax();
 	if (prev && qbusted_bug == QBUSTED_SKIP_HEAD)
-		qbusted_window(lock, QSPIN_LOCKED_MASK, 0); /* until the true head takes it */
+		qbusted_window(lock, QSPIN_LOCKED_MASK, 0,
+			       QBUSTED_WINDOW_NS); /* until the true head takes it */
 	if ((uint16_t)(val >> QSPIN_TAIL_SHIFT) == me) {
 		if (qbusted_bug == QBUSTED_PLAIN_TAIL) {
 			/* until another CPU queues behind us */
-			qbusted_window(lock, 0xffffu << QSPIN_TAIL_SHIFT, val);
+			qbusted_window(lock, QSPIN_TAIL_MASK, val, QBUSTED_TAIL_WINDOW_NS);
 			atomic_store32(&lock->val,
 				       QSPIN_LOCKED); /* the bug: a CPU queued since is wiped */
 			trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
@@ -166,14 +172,14 @@ static inline void qspin_lock_busted_queue(spinlock_t *lock)
 		}
 	}
 	if (qbusted_bug != QBUSTED_EARLY_HANDOFF)
-		atomic_store8((uint8_t *)&lock->val, QSPIN_LOCKED);
+		atomic_store8(&lock->queued.locked, QSPIN_LOCKED);
 	while (!(next = (uint16_t)atomic_load32(&node->next)))
 		platform_relax();
 	atomic_store32(&qbusted_node_of(next)->head, 1);
 	if (qbusted_bug == QBUSTED_EARLY_HANDOFF) {
 		/* the bug: the successor has the head, the byte is still clear, until it takes it */
-		qbusted_window(lock, QSPIN_LOCKED_MASK, 0);
-		atomic_store8((uint8_t *)&lock->val, QSPIN_LOCKED);
+		qbusted_window(lock, QSPIN_LOCKED_MASK, 0, QBUSTED_WINDOW_NS);
+		atomic_store8(&lock->queued.locked, QSPIN_LOCKED);
 	}
 	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
 }
