@@ -182,9 +182,10 @@ boot tcg-smp2-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=tests quick spinlock.kind=q
 check qspinlock-reported grep -q "spinlock: kind qspinlock (spinlock.kind=qspinlock)" "$LOGDIR/tcg-smp2-qspinlock.serial"
 check bad-kind-reported grep -q "cmdline: 'spinlock.kind=mcs': expected ticket or qspinlock; keeping the default" "$LOGDIR/tcg-smp2-qspinlock.serial"
 check pv-on-qspinlock-reported grep -q "spinlock: paravirtual (spin, then halt until kicked) on (spinlock.pv=on)" "$LOGDIR/tcg-smp2-qspinlock.serial"
-# Its qspinlock torture traced: the queue order judged on 3 CPUs queueing.
+# Its qspinlock torture traced: the queue order judged on 3 CPUs queueing, and the
+# paravirtual queue's halts (pv auto: on under TCG) each ended by a kick or the time bound.
 boot tcg-smp4-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=qspinlock trace=all trace.test=qspinlock_torture"
-check tcg-smp4-qspinlock-queue-judged sh -c 'tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq " [1-9][0-9]* queued acquisitions judged" "$0.check" && grep -Eq "qspinlock: deepest queue: [3-9]" "$0"' "$LOGDIR/tcg-smp4-qspinlock.serial"
+check tcg-smp4-qspinlock-queue-judged sh -c 'tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq " [1-9][0-9]* queued acquisitions judged" "$0.check" && grep -Eq "; [1-9][0-9]* on a qspinlock\)" "$0.check" && grep -Eq "qspinlock: deepest queue: [3-9]" "$0"' "$LOGDIR/tcg-smp4-qspinlock.serial"
 boot tcg-smp16-qspinlock ACCEL=tcg SMP=16 CMDLINE="run=fs quick spinlock.kind=qspinlock"
 check bad-trace-reported sh -c 'grep -q "cmdline: .trace=sometimes.: expected off, all, or a comma list" "$0" && grep -q "cmdline: .trace.events=5.: expected events per CPU from 16 to 65536" "$0" && ! grep -q "# TRACE" "$0"' "$LOGDIR/bad-cmdline.serial"
 # Oversubscribed: many more vCPUs than host cores (the paravirtual lock and

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * qspinlock.pml - the queued spinlock of lib/qspinlock.c on x86-TSO, and
- * with -DPV the protocol designed for its paravirtual waiting (issue 30;
- * not yet in C: the steps below are the design's names).
+ * with -DPV its paravirtual waiting (lib/qspinlock_pv.c).
  *
  * Why a model: the queued lock hands the lock on through three places (the
  * locked byte, the pending bit, a queue node) with plain stores, so
@@ -41,7 +40,7 @@
  *   hashed_head_found     an unlock that finds the locked byte SLOW finds
  *                         the halted head in the hash
  *
- * Steps, as named in qspinlock.c: F, P1-P3, Q1-Q5, U; the pv design: N1-N4
+ * Steps, as named in qspinlock.c: F, P1-P3, Q1-Q5, U; qspinlock_pv.c: N1-N4
  * (a queued waiter halts), H1-H4 (the head hashes itself and halts), K (the
  * hand-off's kick), S1-S3 (the unlock's slow path).  Sleeping is armed from
  * the start here, so every unlock is the compare-exchange LOCKED -> 0 of
@@ -97,7 +96,7 @@
 #define NONE 255
 
 #define LOCKED 1
-#define SLOW 2 /* the locked byte of a held lock whose halted head is hashed (pv design) */
+#define SLOW 2 /* the locked byte of a held lock whose halted head is hashed (QSPIN_SLOW) */
 #define RUNNING 0
 #define HALTED 1
 
