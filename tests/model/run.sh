@@ -235,15 +235,20 @@ if [ $ran -eq 0 ]; then
     echo "not ok model-checking: no verification is named $*"
     exit 1
 fi
+pids=
 for shard in "$BUILD"/shard.*; do
     (
         while read -r name model defines mode expect; do
-            # A subshell per verification: verify changes directory.
-            (verify "$name" "$model" "$defines" "$mode" "$expect") >"$BUILD/$name.result"
+            # A subshell per verification: verify changes directory.  No stdin:
+            # the shard's lines are this loop's.
+            (verify "$name" "$model" "$defines" "$mode" "$expect") >"$BUILD/$name.result" </dev/null
         done <"$shard"
     ) &
+    pids="$pids $!"
 done
-wait
+for pid in $pids; do
+    wait "$pid"
+done
 failed=0
 while read -r name; do
     if [ -s "$BUILD/$name.result" ]; then
