@@ -22,13 +22,13 @@ struct cpu {
 	struct cpu *self; /* offset 0: %gs:0 */
 	uint32_t index;	  /* offset 8: dense CPU number, boot CPU = 0 */
 	uint32_t apic_id; /* local APIC id (x2APIC ids may exceed 255) */
-	volatile bool online;
+	uint8_t online;	  /* 1 once the CPU runs: atomic_load8/store8 */
 	uint8_t *stack_top;
 	/* Work handed over by smp_run_on_all(); see smp.c. */
 	volatile cpu_work_fn work;
 	void *volatile work_arg;
-	volatile uint64_t work_seq;  /* bumped by the sender for each job */
-	volatile uint64_t done_seq;  /* set to work_seq by the CPU when finished */
+	uint64_t work_seq;	     /* bumped by the sender for each job (lib/atomic.h) */
+	uint64_t done_seq;	     /* set to work_seq by the CPU when finished */
 	volatile uint64_t ipis_seen; /* test IPIs received (boot suite) */
 	/* Fence NMIs asked of this CPU by another, and answered by it; see fence.c. */
 	uint64_t fence_asked;
