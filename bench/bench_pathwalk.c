@@ -25,7 +25,7 @@
 #include "bench_cases.h"
 #include "fs.h"
 #include "lockref.h"
-#include "platform.h"
+#include "limits.h"
 #include "printf.h"
 #include "spinlock.h"
 #include "string.h"

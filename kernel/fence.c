@@ -27,6 +27,7 @@
 #include "apic.h"
 #include "cpu.h"
 #include "percpu.h"
+#include "platform.h"
 #include "panic.h"
 #include "tsc.h"
 
