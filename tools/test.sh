@@ -91,6 +91,8 @@ check lock-rules-planted tests/lock_rules/run.sh
 check cmdline-documented-once tools/cmdline_doc_check.py
 # Every Makefile recipe at most 3 lines (pipelines are scripts in tools/), every target in make help.
 check makefile-short tools/makefile_check.py
+# README's layout tables name every top-level folder and every lib/ file.
+check readme-layout tools/readme_check.py
 while read -r name expect cmd; do
     [ -n "$name" ] || continue
     if [ "$expect" = pass ]; then
