@@ -51,10 +51,9 @@ def main():
         stem, dot, ext = name.rpartition(".")
         if name not in words and not (ext in ("c", "h") and f"{stem}.[ch]" in words):
             missing.append(f"lib/{name}")
-    for m in missing:
-        print(f"readme_check: README.md's '{SECTION}' has no row naming {m}")
-    if not missing:
-        print(f"readme_check: {len(folders)} folders and {len(lib)} lib/ files, each named")
+    said = [f"README.md's '{SECTION}' has no row naming {m}" for m in missing]
+    print("\n".join(f"readme_check: {line}" for line in said or
+                    [f"{len(folders)} folders and {len(lib)} lib/ files, each named"]))
     return 1 if missing else 0
 
 
