@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "atomic.h"
 #include "lockref.h"
 #include "lockref16.h"
 #include "spinlock.h"
@@ -65,25 +66,19 @@ struct lockref_form {
 static inline int64_t lockref_form_busted_move(void *count, size_t width, int64_t min,
 					       int64_t delta)
 {
-	int64_t seen;
-
 	if (width == sizeof(int64_t)) {
-		int64_t *c = count;
+		uint64_t *c = count, seen = atomic_load64_relaxed(c);
 
-		seen = __atomic_load_n(c, __ATOMIC_RELAXED);
-		while (seen >= min &&
-		       !__atomic_compare_exchange_n(c, &seen, seen + delta, false, __ATOMIC_SEQ_CST,
-						    __ATOMIC_RELAXED))
+		while ((int64_t)seen >= min &&
+		       !atomic_cmpxchg64_q(c, &seen, seen + (uint64_t)delta))
 			;
-		return seen;
+		return (int64_t)seen;
 	}
-	int32_t *c32 = count, seen32 = __atomic_load_n(c32, __ATOMIC_RELAXED);
+	uint32_t *c32 = count, seen32 = atomic_load32_relaxed(c32);
 
-	while (seen32 >= min &&
-	       !__atomic_compare_exchange_n(c32, &seen32, seen32 + (int32_t)delta, false,
-					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+	while ((int32_t)seen32 >= min && !atomic_cmpxchg32(c32, &seen32, seen32 + (uint32_t)delta))
 		;
-	return seen32;
+	return (int32_t)seen32;
 }
 
 /*
