@@ -113,20 +113,22 @@ static inline int64_t lockref_form_busted_move(void *count, size_t width, int64_
 	{                                                                                          \
 		return p ? fn##_put_return_p(r, p) : fn##_put_return(r);                           \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT bool fn##_f_put_or_lock(void *r,                           \
-								const struct lockref_policy *p)    \
+	static inline LOCK_RULES_EXEMPT("called through pointers") bool fn##_f_put_or_lock(        \
+	    void *r, const struct lockref_policy *p)                                               \
 	{                                                                                          \
 		return p ? fn##_put_or_lock_p(r, p) : fn##_put_or_lock(r);                         \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT int64_t fn##_f_get_locked(void *r)                         \
+	static inline LOCK_RULES_EXEMPT("called through pointers")                                 \
+	    int64_t fn##_f_get_locked(void *r)                                                     \
 	{                                                                                          \
 		return fn##_get_locked(r);                                                         \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT int64_t fn##_f_put_locked(void *r)                         \
+	static inline LOCK_RULES_EXEMPT("called through pointers")                                 \
+	    int64_t fn##_f_put_locked(void *r)                                                     \
 	{                                                                                          \
 		return fn##_put_locked(r);                                                         \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT void fn##_f_mark_dead(void *r)                             \
+	static inline LOCK_RULES_EXEMPT("called through pointers") void fn##_f_mark_dead(void *r)  \
 	{                                                                                          \
 		fn##_mark_dead(r);                                                                 \
 	}                                                                                          \
@@ -138,11 +140,11 @@ static inline int64_t lockref_form_busted_move(void *count, size_t width, int64_
 	{                                                                                          \
 		return fn##_count(r);                                                              \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT void fn##_f_lock(void *r)                                  \
+	static inline LOCK_RULES_EXEMPT("called through pointers") void fn##_f_lock(void *r)       \
 	{                                                                                          \
 		fn##_lock(r);                                                                      \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT void fn##_f_unlock(void *r)                                \
+	static inline LOCK_RULES_EXEMPT("called through pointers") void fn##_f_unlock(void *r)     \
 	{                                                                                          \
 		fn##_unlock(r);                                                                    \
 	}                                                                                          \
@@ -187,8 +189,8 @@ static inline int64_t lockref_form_busted_move(void *count, size_t width, int64_
 		(void)p;                                                                           \
 		return seen >= 1 ? seen - 1 : -1;                                                  \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT bool fn##_busted_put_or_lock(                              \
-	    void *r, const struct lockref_policy *p)                                               \
+	static inline LOCK_RULES_EXEMPT("a negative control: ignores the lock") bool               \
+	    fn##_busted_put_or_lock(void *r, const struct lockref_policy *p)                       \
 	{                                                                                          \
 		(void)p;                                                                           \
 		if (fn##_busted_move(r, 2, -1) >= 2)                                               \
