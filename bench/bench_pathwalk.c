@@ -21,11 +21,12 @@
  * every CPU, in the same boot.  One operation is one fs_stat.  The BENCH
  * lines tell the variants apart by "op".
  */
+#include "atomic.h"
 #include "bench.h"
 #include "bench_cases.h"
 #include "fs.h"
 #include "lockref.h"
-#include "platform.h"
+#include "limits.h"
 #include "printf.h"
 #include "spinlock.h"
 #include "string.h"
@@ -60,7 +61,7 @@ static void pathwalk_ops(void *arg, unsigned cpu, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		bad += fs_stat(w->fs, path, &st) != 0;
 	if (bad)
-		__atomic_fetch_add(&w->errors, bad, __ATOMIC_RELAXED);
+		atomic_xadd64(&w->errors, bad);
 }
 
 /* After every trial: every stat found its file, and nothing read freed memory. */

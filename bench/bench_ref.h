@@ -26,7 +26,7 @@
 #include "bench.h"
 #include "lockref.h"
 #include "lockref16.h"
-#include "platform.h"
+#include "limits.h"
 #include "spinlock.h"
 
 enum bench_ref_kind {

@@ -122,36 +122,42 @@ static inline const spinlock_t *fs_node_spinlock(const struct fs_node *n)
  * caller is checked against the node-level rule each one declares.
  */
 
-static inline LOCK_RULES_EXEMPT void fs_node_lock(struct fs_node *n) ACQUIRES(*n)
+static inline LOCK_RULES_EXEMPT("the node's type picks its lock") void fs_node_lock(
+    struct fs_node *n) ACQUIRES(*n)
 {
 	fs_is_dir(n) ? lockref16_lock(&n->dref) : lockref_lock(&n->fref);
 }
 
-static inline LOCK_RULES_EXEMPT void fs_node_unlock(struct fs_node *n) RELEASES(*n)
+static inline LOCK_RULES_EXEMPT("the node's type picks its lock") void fs_node_unlock(
+    struct fs_node *n) RELEASES(*n)
 {
 	fs_is_dir(n) ? lockref16_unlock(&n->dref) : lockref_unlock(&n->fref);
 }
 
 /* Caller holds the lock.  Returns the new count. */
-static inline LOCK_RULES_EXEMPT int64_t fs_node_get_locked(struct fs_node *n) REQUIRES(*n)
+static inline LOCK_RULES_EXEMPT("the node's type picks its lock") int64_t
+    fs_node_get_locked(struct fs_node *n) REQUIRES(*n)
 {
 	return fs_is_dir(n) ? lockref16_get_locked(&n->dref) : lockref_get_locked(&n->fref);
 }
 
 /* Caller holds the lock.  Returns the new count. */
-static inline LOCK_RULES_EXEMPT int64_t fs_node_put_locked(struct fs_node *n) REQUIRES(*n)
+static inline LOCK_RULES_EXEMPT("the node's type picks its lock") int64_t
+    fs_node_put_locked(struct fs_node *n) REQUIRES(*n)
 {
 	return fs_is_dir(n) ? lockref16_put_locked(&n->dref) : lockref_put_locked(&n->fref);
 }
 
 /* Caller holds the lock. */
-static inline LOCK_RULES_EXEMPT void fs_node_mark_dead(struct fs_node *n) REQUIRES(*n)
+static inline LOCK_RULES_EXEMPT("the node's type picks its lock") void fs_node_mark_dead(
+    struct fs_node *n) REQUIRES(*n)
 {
 	fs_is_dir(n) ? lockref16_mark_dead(&n->dref) : lockref_mark_dead(&n->fref);
 }
 
 /* Caller holds the lock of directory @n: its name changed (lockref16_bump_gen). */
-static inline LOCK_RULES_EXEMPT void fs_dir_bump_gen(struct fs_node *n) REQUIRES(*n)
+static inline LOCK_RULES_EXEMPT("the node's type picks its lock") void fs_dir_bump_gen(
+    struct fs_node *n) REQUIRES(*n)
 {
 	lockref16_bump_gen(&n->dref);
 }
@@ -181,9 +187,10 @@ static inline struct fs_node *fs_root_get(struct fs *fs)
 }
 
 /* Drop a reference if it is not the last; else return false WITH THE LOCK HELD. */
-static inline MUST_CHECK LOCK_RULES_EXEMPT bool fs_node_put_or_lock(struct fs *fs,
-								    struct fs_node *n)
-    TRY_ACQUIRES(false, *n)
+static inline MUST_CHECK
+    LOCK_RULES_EXEMPT("the node's type picks its lock") bool fs_node_put_or_lock(struct fs *fs,
+										 struct fs_node *n)
+	TRY_ACQUIRES(false, *n)
 {
 	return fs_is_dir(n) ? lockref16_put_or_lock_p(&n->dref, fs->policy)
 			    : lockref_put_or_lock_p(&n->fref, fs->policy);

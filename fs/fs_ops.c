@@ -219,7 +219,9 @@ static bool fs_is_ancestor(struct fs *fs, const struct fs_node *a, struct fs_nod
  * Exempt inside: how many locks it takes depends on the values, a rule
  * the analysis cannot state; callers are checked as if it took both.
  */
-static LOCK_RULES_EXEMPT void fs_lock_two(struct fs_node *a, struct fs_node *b) ACQUIRES(*a, *b)
+static LOCK_RULES_EXEMPT("the values pick the locks") void fs_lock_two(struct fs_node *a,
+								       struct fs_node *b)
+    ACQUIRES(*a, *b)
 {
 	if (a && b && b < a) {
 		struct fs_node *t = a;
@@ -234,7 +236,9 @@ static LOCK_RULES_EXEMPT void fs_lock_two(struct fs_node *a, struct fs_node *b) 
 }
 
 /* Unlock what fs_lock_two(@a, @b) locked; exempt inside for the same reason. */
-static LOCK_RULES_EXEMPT void fs_unlock_two(struct fs_node *a, struct fs_node *b) RELEASES(*a, *b)
+static LOCK_RULES_EXEMPT("the values pick the locks") void fs_unlock_two(struct fs_node *a,
+									 struct fs_node *b)
+    RELEASES(*a, *b)
 {
 	if (a)
 		fs_node_unlock(a);

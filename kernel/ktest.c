@@ -23,6 +23,7 @@
  */
 #include "ktest.h"
 
+#include "atomic.h"
 #include "barrier.h"
 #include "cmdline.h"
 #include "console.h"
@@ -57,7 +58,7 @@ struct ktest_shared {
 	char skip_reason[SKIP_REASON_MAX];
 	struct barrier start; /* all CPUs enter the test together */
 	struct barrier user;  /* ktest_barrier() */
-	volatile unsigned finished;
+	uint32_t finished;    /* CPUs done with the test: atomic_xadd32 */
 };
 
 static struct ktest_shared shared;
@@ -125,7 +126,7 @@ static void run_here(void *arg)
 		return;
 	}
 	s->test->run(&ctx);
-	__atomic_add_fetch(&s->finished, 1, __ATOMIC_ACQ_REL);
+	atomic_xadd32(&s->finished, 1);
 }
 
 /*
@@ -173,9 +174,10 @@ static bool run_one(const struct ktest *test, unsigned number)
 	uint64_t elapsed_ns = tsc_to_ns(tsc_now() - start);
 
 	console_set_test_prefixes("", "");
-	if (s->finished != s->ncpus && !s->failed) {
-		printk(KTAP_DIAG_PREFIX "FAIL: only %u of %u CPUs finished\n", s->finished,
-		       s->ncpus);
+	uint32_t finished = atomic_load32(&s->finished);
+
+	if (finished != s->ncpus && !s->failed) {
+		printk(KTAP_DIAG_PREFIX "FAIL: only %u of %u CPUs finished\n", finished, s->ncpus);
 		s->failed = true;
 	}
 	trace_test_end(test->name, !s->failed);

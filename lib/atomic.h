@@ -190,6 +190,12 @@ static inline uint32_t atomic_xchg32(uint32_t *p, uint32_t v)
 	return v;
 }
 
+static inline uint64_t atomic_xchg64(uint64_t *p, uint64_t v)
+{
+	__asm__ __volatile__("xchgq %0, %1" : "+r"(v), "+m"(*p) : : "memory");
+	return v;
+}
+
 /* Add @v to *@p; returns the value *@p held before. */
 static inline uint32_t atomic_xadd32(uint32_t *p, uint32_t v)
 {
@@ -364,6 +370,11 @@ static inline uint16_t atomic_xchg16(uint16_t *p, uint16_t v)
 }
 
 static inline uint32_t atomic_xchg32(uint32_t *p, uint32_t v)
+{
+	return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+}
+
+static inline uint64_t atomic_xchg64(uint64_t *p, uint64_t v)
 {
 	return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
 }

@@ -196,8 +196,8 @@ static void form_unlock(FORM_REF *ref) RELEASES(ref->lock)
  * rule the analysis cannot state; the public calls state it per operation
  * (lockref.h), and their callers are checked against that.
  */
-static LOCK_RULES_EXEMPT __attribute__((noinline)) int64_t
-form_locked(FORM_REF *ref, enum lockref_op op, uint32_t gen)
+static LOCK_RULES_EXEMPT("@op picks the held state") __attribute__((noinline)) int64_t
+    form_locked(FORM_REF *ref, enum lockref_op op, uint32_t gen)
 {
 	int64_t count, next = 0, result = true;
 

@@ -216,7 +216,7 @@ static __attribute__((noinline)) void queued_unlock_traced(spinlock_t *lock)
  * made every uncontended acquisition slower (tools/trace_cost.py measured
  * it).
  */
-LOCK_RULES_EXEMPT void spin_lock(spinlock_t *lock)
+LOCK_RULES_EXEMPT("the lock itself") void spin_lock(spinlock_t *lock)
 {
 	enum spin_mode mode = spin_mode();
 
@@ -238,7 +238,7 @@ LOCK_RULES_EXEMPT void spin_lock(spinlock_t *lock)
 	spin_debug_acquired(lock);
 }
 
-LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
+LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
 {
 	enum spin_mode mode = spin_mode();
 
@@ -260,7 +260,7 @@ LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
 }
 
 /* Not on a hot path: the bodies inline with @traced read at run time. */
-LOCK_RULES_EXEMPT bool spin_trylock(spinlock_t *lock)
+LOCK_RULES_EXEMPT("the lock itself") bool spin_trylock(spinlock_t *lock)
 {
 	enum spin_mode mode = spin_mode();
 	bool traced = mode & SPIN_MODE_TRACED, taken;

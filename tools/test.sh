@@ -12,6 +12,10 @@
 # the last line "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
+# Every tool the checks need, before anything runs: a missing one is named here, with
+# `make deps`, not found as one failed check deep in the run.
+tools/deps.sh check || exit 2
+make -s all || { echo "the build failed: no checks run"; exit 1; }
 LOGDIR=build/test
 mkdir -p "$LOGDIR"
 rm -f "$LOGDIR"/*.check "$LOGDIR/checks.list" "$LOGDIR/junit.xml"
@@ -85,6 +89,10 @@ check lock-rules make -s lock-rules
 check lock-rules-planted tests/lock_rules/run.sh
 # Every command-line word documented once, in docs/interface.md, and parsed as documented.
 check cmdline-documented-once tools/cmdline_doc_check.py
+# Every Makefile recipe at most 3 lines (pipelines are scripts in tools/), every target in make help.
+check makefile-short tools/makefile_check.py
+# README's layout tables name every top-level folder and every lib/ file.
+check readme-layout tools/readme_check.py
 while read -r name expect cmd; do
     [ -n "$name" ] || continue
     if [ "$expect" = pass ]; then

@@ -7,6 +7,7 @@
  * spinlock arms its sleeping with them), the TSC monotonic on each CPU and
  * in step across them, and the exception path working.
  */
+#include "atomic.h"
 #include "apic.h"
 #include "cmdline.h"
 #include "cpu.h"
@@ -114,13 +115,13 @@ static void fence_round(struct ktest_ctx *t)
 	uint64_t start;
 
 	for (unsigned i = 1; i < n; i++)
-		before[i] = __atomic_load_n(&cpus[i].fence_answered, __ATOMIC_ACQUIRE);
+		before[i] = atomic_load64(&cpus[i].fence_answered);
 	start = tsc_now();
 	fence_others();
 	ktest_diag(t, "fence NMIs: a round to %u other CPU(s) took %llu us", n - 1,
 		   (unsigned long long)(tsc_to_ns(tsc_now() - start) / 1000));
 	for (unsigned i = 1; i < n; i++) {
-		uint64_t now = __atomic_load_n(&cpus[i].fence_answered, __ATOMIC_ACQUIRE);
+		uint64_t now = atomic_load64(&cpus[i].fence_answered);
 
 		if (now != before[i] + 1)
 			ktest_fail(t,

@@ -70,6 +70,7 @@
  */
 #include "torture.h"
 
+#include "atomic.h"
 #include "ktest.h"
 #include "platform.h"
 #include "random.h"
@@ -202,7 +203,7 @@ static void spin_one(struct ktest_ctx *t, struct spin_cpu *me, struct torture_pa
 	uint64_t t0 = 0, waited = 0, value, asked, ahead;
 
 	/* Acquisitions so far: those made between now and ours went first. */
-	asked = __atomic_load_n(&spin_torture.served, __ATOMIC_RELAXED);
+	asked = atomic_load64_relaxed(&spin_torture.served);
 	if (timed)
 		t0 = platform_cycles();
 	spin_torture.acquire(&spin_torture.lock);
@@ -223,7 +224,7 @@ static void spin_one(struct ktest_ctx *t, struct spin_cpu *me, struct torture_pa
 	else
 		torture_spin(rng_below(pace->rng, SPIN_HOLD_MAX_LOOPS + 1));
 	spin_torture.counter = value + 1;
-	__atomic_store_n(&spin_torture.served, value + 1, __ATOMIC_RELAXED);
+	atomic_store64_relaxed(&spin_torture.served, value + 1);
 	seen = spin_torture.holder;
 	if (seen == 0)
 		spin_fail(t, me, SPIN_EXCLUSIVE_HOLD,

@@ -12,6 +12,7 @@
 #include "results.h"
 
 #include "check.h"
+#include "string.h" /* lib/string.h: the str_* helpers results.c reads lines with */
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -181,8 +182,24 @@ static void test_status(void)
 	CHECK(bar && strspn(bar + 1, "#") < 10, "'%s'", line);
 }
 
+/* lib/string.c's helpers, at their edges: a cut copy, a prefix, a number or none. */
+static void test_string_helpers(void)
+{
+	char small[4];
+	bool ok;
+
+	str_copy(small, sizeof(small), "lockref");
+	CHECK(strcmp(small, "loc") == 0, "cut to fit with its NUL: '%s'", small);
+	str_copy(small, sizeof(small), "ok");
+	CHECK(strcmp(small, "ok") == 0, "'%s'", small);
+	CHECK(str_starts("not ok 2 torture", "not ok ") && !str_starts("ok", "ok 1"));
+	CHECK(str_decimal("1234,", &ok) == 1234 && ok);
+	CHECK(str_decimal("x1", &ok) == 0 && !ok);
+}
+
 int main(void)
 {
+	test_string_helpers();
 	test_page();
 	test_page_short();
 	test_status();
