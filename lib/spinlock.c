@@ -52,9 +52,37 @@ static void spin_mode_update(uint8_t bits, bool on)
 		;
 }
 
+/* The locks that outlive a kind switch (spin_init_global); written by CPU 0 at boot. */
+static spinlock_t *spin_globals[SPIN_GLOBALS_MAX];
+static unsigned spin_nglobals;
+
+void spin_init_global(spinlock_t *lock)
+{
+	spin_init(lock);
+	for (unsigned i = 0; i < spin_nglobals; i++)
+		if (spin_globals[i] == lock)
+			return;
+	if (spin_nglobals == SPIN_GLOBALS_MAX)
+		platform_panic("spinlock %p: more than %u locks outlive kind switches "
+			       "(SPIN_GLOBALS_MAX)",
+			       (void *)lock, SPIN_GLOBALS_MAX);
+	spin_globals[spin_nglobals++] = lock;
+}
+
 void spin_kind_set(enum spin_kind kind)
 {
+	if (kind == spin_kind())
+		return;
+	for (unsigned i = 0; i < spin_nglobals; i++)
+		if (spin_is_locked(spin_globals[i]))
+			platform_panic("spinlock %p: held (word %#x) while cpu %u makes every lock "
+				       "%s: switch kinds only while no lock is held",
+				       (void *)spin_globals[i],
+				       atomic_load32(&spin_globals[i]->val), platform_cpu_id(),
+				       spin_kind_names[kind]);
 	spin_mode_update(SPIN_MODE_QUEUED, kind == SPIN_KIND_QSPINLOCK);
+	for (unsigned i = 0; i < spin_nglobals; i++)
+		spin_init(spin_globals[i]); /* 0: free under either kind */
 }
 
 void spin_trace_set(bool traced)
