@@ -417,6 +417,8 @@ bool bench_run(struct bench_ctx *t, const struct bench_spec *spec, unsigned acti
 			bench_after_trial(t, spec, active, trial);
 	}
 	platform_irq_restore(irq);
+	if (cpu == 0 && spec->finish)
+		spec->finish(spec->arg);
 	if (!ok) {
 		bench_fail(t, "bench %s/%s at %u CPUs: a CPU did not reach the barrier in time",
 			   spec->bench, spec->impl, active);

@@ -151,6 +151,12 @@ struct bench_spec {
 	 * test then fails.
 	 */
 	bool (*check)(void *arg, char *why, size_t size);
+	/*
+	 * Optional: CPU 0, once after the last trial, also when a barrier failed
+	 * (check then never ran): undo what reset changed beyond the spec's own
+	 * object, e.g. the lock kind.
+	 */
+	void (*finish)(void *arg);
 	/* Optional: CPU 0 writes more members (",\"name\":value" ...) for the BENCH line. */
 	void (*extra)(void *arg, char *buf, size_t size);
 	void *arg;

@@ -216,6 +216,19 @@ static inline uint64_t atomic_xadd64(uint64_t *p, uint64_t v)
 }
 
 /*
+ * Set bit @bit of *@p and return whether it was set before: LOCK BTS, one
+ * locked instruction (a full barrier) that cannot fail, where a
+ * compare-exchange loop could be made to retry without end.
+ */
+static inline bool atomic_test_and_set_bit32(uint32_t *p, unsigned bit)
+{
+	bool was;
+
+	__asm__ __volatile__("lock btsl %2, %1" : "=@ccc"(was), "+m"(*p) : "Ir"(bit) : "memory");
+	return was;
+}
+
+/*
  * Compare-exchange: if *@p equals *@old, store @new and return true;
  * otherwise copy the current *@p into *@old and return false.
  */
@@ -392,6 +405,11 @@ static inline uint32_t atomic_xadd32(uint32_t *p, uint32_t v)
 static inline uint64_t atomic_xadd64(uint64_t *p, uint64_t v)
 {
 	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+
+static inline bool atomic_test_and_set_bit32(uint32_t *p, unsigned bit)
+{
+	return (__atomic_fetch_or(p, 1u << bit, __ATOMIC_SEQ_CST) >> bit) & 1u;
 }
 
 static inline bool atomic_cmpxchg8(uint8_t *p, uint8_t *old, uint8_t new)

@@ -52,9 +52,37 @@ static void spin_mode_update(uint8_t bits, bool on)
 		;
 }
 
+/* The locks that outlive a kind switch (spin_init_global); written by CPU 0 at boot. */
+static spinlock_t *spin_globals[SPIN_GLOBALS_MAX];
+static unsigned spin_nglobals;
+
+void spin_init_global(spinlock_t *lock)
+{
+	spin_init(lock);
+	for (unsigned i = 0; i < spin_nglobals; i++)
+		if (spin_globals[i] == lock)
+			return;
+	if (spin_nglobals == SPIN_GLOBALS_MAX)
+		platform_panic("spinlock %p: more than %u locks outlive kind switches "
+			       "(SPIN_GLOBALS_MAX)",
+			       (void *)lock, SPIN_GLOBALS_MAX);
+	spin_globals[spin_nglobals++] = lock;
+}
+
 void spin_kind_set(enum spin_kind kind)
 {
+	if (kind == spin_kind())
+		return;
+	for (unsigned i = 0; i < spin_nglobals; i++)
+		if (spin_is_locked(spin_globals[i]))
+			platform_panic("spinlock %p: held (word %#x) while cpu %u makes every lock "
+				       "%s: switch kinds only while no lock is held",
+				       (void *)spin_globals[i],
+				       atomic_load32(&spin_globals[i]->val), platform_cpu_id(),
+				       spin_kind_names[kind]);
 	spin_mode_update(SPIN_MODE_QUEUED, kind == SPIN_KIND_QSPINLOCK);
+	for (unsigned i = 0; i < spin_nglobals; i++)
+		spin_init(spin_globals[i]); /* 0: free under either kind */
 }
 
 void spin_trace_set(bool traced)
@@ -188,53 +216,57 @@ static inline __attribute__((always_inline)) bool ticket_trylock(spinlock_t *loc
 	return true;
 }
 
-/* The traced copies, out of line: the untraced ones are inline in the entry points. */
-static __attribute__((noinline)) void ticket_lock_traced(spinlock_t *lock)
-{
-	ticket_lock(lock, true);
-}
+/*
+ * The one dispatch, written once for lock and unlock: for operation @op it
+ * defines the traced copies of both kinds' bodies, out of line, and
+ * spin_@op_kinds(lock, mode), which picks one of {ticket, queued} x
+ * {untraced, traced}; the untraced bodies are inline in it, without a trace
+ * hook, so the common case makes no call.
+ */
+#define SPIN_DISPATCH(op, ticket_body, queued_body)                                                \
+	static __attribute__((noinline)) void ticket_##op##_traced(spinlock_t *lock)               \
+	{                                                                                          \
+		ticket_body(lock, true);                                                           \
+	}                                                                                          \
+	static __attribute__((noinline)) void queued_##op##_traced(spinlock_t *lock)               \
+	{                                                                                          \
+		queued_body(lock, true);                                                           \
+	}                                                                                          \
+	static inline __attribute__((always_inline)) void spin_##op##_kinds(spinlock_t *lock,      \
+									    enum spin_mode mode)   \
+	{                                                                                          \
+		switch (__builtin_expect(mode, SPIN_TICKET)) {                                     \
+		case SPIN_TICKET:                                                                  \
+			ticket_body(lock, false);                                                  \
+			break;                                                                     \
+		case SPIN_QUEUED:                                                                  \
+			queued_body(lock, false);                                                  \
+			break;                                                                     \
+		case SPIN_TICKET_TRACED:                                                           \
+			ticket_##op##_traced(lock);                                                \
+			break;                                                                     \
+		case SPIN_QUEUED_TRACED:                                                           \
+			queued_##op##_traced(lock);                                                \
+			break;                                                                     \
+		}                                                                                  \
+	}
 
-static __attribute__((noinline)) void ticket_unlock_traced(spinlock_t *lock)
-{
-	ticket_unlock(lock, true);
-}
-
-static __attribute__((noinline)) void queued_lock_traced(spinlock_t *lock)
-{
-	qspin_lock_body(lock, true);
-}
-
-static __attribute__((noinline)) void queued_unlock_traced(spinlock_t *lock)
-{
-	qspin_unlock_body(lock, true);
-}
+SPIN_DISPATCH(lock, ticket_lock, qspin_lock_body)
+SPIN_DISPATCH(unlock, ticket_unlock, qspin_unlock_body)
 
 /*
  * Exempt from the lock rules: this is the lock itself, taken by a locked
  * instruction the analysis cannot see.  The mode is read before that
  * instruction: after it, the load waited for the locked instruction and
  * made every uncontended acquisition slower (tools/trace_cost.py measured
- * it).
+ * it).  The spin_debug_* calls are the hook points common to both kinds.
  */
 LOCK_RULES_EXEMPT("the lock itself") void spin_lock(spinlock_t *lock)
 {
 	enum spin_mode mode = spin_mode();
 
 	spin_debug_before_lock(lock);
-	switch (__builtin_expect(mode, SPIN_TICKET)) {
-	case SPIN_TICKET:
-		ticket_lock(lock, false);
-		break;
-	case SPIN_QUEUED:
-		qspin_lock_body(lock, false);
-		break;
-	case SPIN_TICKET_TRACED:
-		ticket_lock_traced(lock);
-		break;
-	case SPIN_QUEUED_TRACED:
-		queued_lock_traced(lock);
-		break;
-	}
+	spin_lock_kinds(lock, mode);
 	spin_debug_acquired(lock);
 }
 
@@ -243,20 +275,7 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
 	enum spin_mode mode = spin_mode();
 
 	spin_debug_release(lock);
-	switch (__builtin_expect(mode, SPIN_TICKET)) {
-	case SPIN_TICKET:
-		ticket_unlock(lock, false);
-		break;
-	case SPIN_QUEUED:
-		qspin_unlock_body(lock, false);
-		break;
-	case SPIN_TICKET_TRACED:
-		ticket_unlock_traced(lock);
-		break;
-	case SPIN_QUEUED_TRACED:
-		queued_unlock_traced(lock);
-		break;
-	}
+	spin_unlock_kinds(lock, mode);
 }
 
 /* Not on a hot path: the bodies inline with @traced read at run time. */

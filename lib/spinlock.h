@@ -214,9 +214,21 @@ static inline enum spin_kind spin_kind(void)
  * qspinlock, every lock used before must be spin_init'ed again before its
  * next use: a free ticket lock is head == tail, not necessarily 0, and the
  * queued kind reads any non-zero word as held.  The other way needs
- * nothing (0 is free to both).
+ * nothing (0 is free to both).  The locks of spin_init_global are
+ * re-initialised here, so the platform's own locks stay usable.
  */
 void spin_kind_set(enum spin_kind kind);
+
+/*
+ * spin_init, and remember @lock as one that outlives kind switches (the
+ * console's, the heap's: any CPU may take them at any time, a failure
+ * report in the middle of a benchmark trial included).  spin_kind_set makes
+ * every such lock free under the new kind: it panics, naming the lock, if
+ * one is held then.  At most SPIN_GLOBALS_MAX; calling it again for the
+ * same lock only re-initialises it.
+ */
+#define SPIN_GLOBALS_MAX 8
+void spin_init_global(spinlock_t *lock);
 
 /*
  * The tracer's setter (lib/trace.c): @traced true while spin events are
