@@ -27,6 +27,7 @@
 #include "spinlock.h"
 
 #include "atomic.h"
+#include "lockdep.h"
 #include "platform.h"
 #include "qspinlock.h"
 #include "spinlock_debug.h"
@@ -45,22 +46,27 @@ static inline bool spin_is_queued_kind(void)
 }
 
 /*
- * The kind and the trace switch in one load (lib/trace.h): 0 is the plain
- * ticket lock, untraced; SPIN_KIND_QSPINLOCK alone is the queued kind,
- * untraced.
+ * The kind, the trace switch and the checker's in one load (lib/trace.h):
+ * 0 is the plain ticket lock, untraced and unchecked; SPIN_KIND_QSPINLOCK
+ * alone is the queued kind, untraced and unchecked.
  */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "spin_switches: the kind must be the low byte of the switch word");
 
-static inline uint16_t spin_switches(void)
+static inline uint32_t spin_switches(void)
 {
-	return atomic_load16(&lock_switches.any);
+	return atomic_load32(&lock_switches.any);
 }
 
-void spin_init(spinlock_t *lock)
+/* The switch word less the lock-order checker's byte: the kind and the trace switch. */
+#define SPIN_SWITCHES_LOCKDEP (0xffu << 16)
+
+void spin_init_key(spinlock_t *lock, struct lock_class_key *key)
 {
 	atomic_store32(&lock->val, 0);
 	trace_ev(TR_SPIN_INIT, lock, 0);
+	if (__builtin_expect(atomic_load8_relaxed(&lock_switches.lockdep) != 0, 0))
+		lockdep_init_lock(lock, key);
 }
 
 /* The ticket a queued CPU takes: the tail before the XADD, less the flag. */
@@ -124,15 +130,26 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
 }
 
 /*
- * The queued kind, or the ticket lock traced (@switches: the switch word
- * as spin_lock read it): a traced ticket lock's wait, if any, and its
- * acquisition are recorded by spin_wait_for.
+ * The queued kind, the ticket lock traced, or either checked (@switches:
+ * the switch word as spin_lock read it): the checker first, before any
+ * wait, so that it reports a deadlock before it happens; a traced ticket
+ * lock's wait, if any, and its acquisition are recorded by spin_wait_for.
  */
-static __attribute__((noinline)) void spin_lock_switched(spinlock_t *lock, uint16_t switches)
+static __attribute__((noinline)) void spin_lock_switched(spinlock_t *lock, uint32_t switches,
+							 unsigned subclass, uintptr_t site)
 {
 	uint32_t old;
+	uint16_t ticket;
 
-	if (switches == SPIN_KIND_QSPINLOCK)
+	if (switches & SPIN_SWITCHES_LOCKDEP) {
+		lockdep_acquire(lock, subclass, false, site);
+		switches &= ~SPIN_SWITCHES_LOCKDEP;
+	}
+	if (switches == 0) {
+		ticket = spin_take_ticket(lock, &old);
+		if ((uint16_t)old != ticket)
+			spin_wait_for(lock, ticket);
+	} else if (switches == SPIN_KIND_QSPINLOCK)
 		qspin_lock_untraced(lock);
 	else if (spin_is_queued_kind())
 		qspin_lock(lock); /* traced inside */
@@ -148,18 +165,31 @@ static __attribute__((noinline)) void spin_lock_switched(spinlock_t *lock, uint1
  */
 LOCK_RULES_EXEMPT void spin_lock(spinlock_t *lock)
 {
-	uint16_t switches = spin_switches(), ticket;
-	uint32_t old;
+	uint32_t switches = spin_switches(), old;
+	uint16_t ticket;
 
 	spin_debug_before_lock(lock);
 	if (__builtin_expect(switches != 0, 0)) {
-		spin_lock_switched(lock, switches);
+		spin_lock_switched(lock, switches, 0, LOCKDEP_SITE());
 	} else {
 		ticket = spin_take_ticket(lock, &old);
 		if ((uint16_t)old != ticket)
 			spin_wait_for(lock, ticket);
 	}
 	spin_debug_acquired(lock);
+}
+
+/* spin_lock with a declared subclass, from the caller's @site (lockref passes its own caller's). */
+LOCK_RULES_EXEMPT void spin_lock_at(spinlock_t *lock, unsigned subclass, uintptr_t site)
+{
+	spin_debug_before_lock(lock);
+	spin_lock_switched(lock, spin_switches(), subclass, site);
+	spin_debug_acquired(lock);
+}
+
+LOCK_RULES_EXEMPT void spin_lock_nested(spinlock_t *lock, unsigned subclass)
+{
+	spin_lock_at(lock, subclass, LOCKDEP_SITE());
 }
 
 /* spin_unlock's work once the caller's hold is checked and recorded. */
@@ -180,10 +210,20 @@ static inline __attribute__((always_inline)) void spin_unlock_body(spinlock_t *l
 		spin_pv_unlock_fence(lock, head);
 }
 
-/* The queued kind, or the ticket lock traced: the release stamped before the store that hands it on. */
-static __attribute__((noinline)) void spin_unlock_switched(spinlock_t *lock, uint16_t switches)
+/*
+ * The queued kind, the ticket lock traced, or either checked: the release
+ * stamped before the store that hands it on.
+ */
+static __attribute__((noinline)) void spin_unlock_switched(spinlock_t *lock, uint32_t switches,
+							   uintptr_t site)
 {
-	if (switches == SPIN_KIND_QSPINLOCK) {
+	if (switches & SPIN_SWITCHES_LOCKDEP) {
+		lockdep_release(lock, site);
+		switches &= ~SPIN_SWITCHES_LOCKDEP;
+	}
+	if (switches == 0) {
+		spin_unlock_body(lock);
+	} else if (switches == SPIN_KIND_QSPINLOCK) {
 		qspin_unlock_untraced(lock);
 	} else if (spin_is_queued_kind()) {
 		qspin_unlock(lock); /* traced inside */
@@ -195,13 +235,27 @@ static __attribute__((noinline)) void spin_unlock_switched(spinlock_t *lock, uin
 
 LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
 {
-	uint16_t switches = spin_switches();
+	uint32_t switches = spin_switches();
 
 	spin_debug_release(lock);
 	if (__builtin_expect(switches != 0, 0))
-		spin_unlock_switched(lock, switches);
+		spin_unlock_switched(lock, switches, LOCKDEP_SITE());
 	else
 		spin_unlock_body(lock);
+}
+
+LOCK_RULES_EXEMPT void spin_unlock_at(spinlock_t *lock, uintptr_t site)
+{
+	spin_debug_release(lock);
+	spin_unlock_switched(lock, spin_switches(), site);
+}
+
+/* A trylock that took the lock: onto the checker's stack, with no order (it never waited). */
+static void spin_trylock_taken(spinlock_t *lock, uintptr_t site)
+{
+	if (__builtin_expect(atomic_load8_relaxed(&lock_switches.lockdep) != 0, 0))
+		lockdep_acquire(lock, 0, true, site);
+	spin_debug_acquired(lock);
 }
 
 LOCK_RULES_EXEMPT bool spin_trylock(spinlock_t *lock)
@@ -211,7 +265,7 @@ LOCK_RULES_EXEMPT bool spin_trylock(spinlock_t *lock)
 	if (spin_is_queued_kind()) {
 		if (!qspin_trylock(lock))
 			return false;
-		spin_debug_acquired(lock);
+		spin_trylock_taken(lock, LOCKDEP_SITE());
 		return true;
 	}
 	if (!spin_value_unlocked(old))
@@ -220,7 +274,7 @@ LOCK_RULES_EXEMPT bool spin_trylock(spinlock_t *lock)
 	if (!atomic_cmpxchg32(&lock->val, &old.val, old.val + SPIN_TICKET_ONE))
 		return false;
 	trace_ev(TR_SPIN_ACQ, lock, old.tickets.tail);
-	spin_debug_acquired(lock);
+	spin_trylock_taken(lock, LOCKDEP_SITE());
 	return true;
 }
 

@@ -50,6 +50,7 @@
 
 #include "atomic.h"
 #include "lock_rules.h"
+#include "lockdep.h"
 #include "platform.h"
 #include "trace.h"
 
@@ -90,8 +91,16 @@ _Static_assert(MAX_CPUS < (1u << SPIN_TICKET_BITS) / SPIN_TICKET_STEP,
 		.val = 0                                                                           \
 	}
 
-/* Make @lock free.  Only for a lock nobody else can be using yet. */
-void spin_init(spinlock_t *lock);
+/*
+ * Make @lock free, of @key's lock class (lib/lockdep.h).  Only for a lock
+ * nobody else can be using yet.  spin_init names the class after the
+ * argument's text at the call site ("&fs->rename_lock"), spin_init_named
+ * after @name ("fs:rename"); every lock initialised at one site shares its
+ * class, as in Linux.
+ */
+void spin_init_key(spinlock_t *lock, struct lock_class_key *key);
+#define spin_init(lock)		    spin_init_key((lock), LOCKDEP_KEY(#lock))
+#define spin_init_named(lock, name) spin_init_key((lock), LOCKDEP_KEY(name))
 
 /*
  * Take @lock, waiting (with PAUSE, and in paravirtual mode halting after a
@@ -106,6 +115,44 @@ void spin_lock(spinlock_t *lock) ACQUIRES(*lock);
  * sleeps.  Debug build: panics if the caller does not hold it.
  */
 void spin_unlock(spinlock_t *lock) RELEASES(*lock);
+
+/*
+ * spin_lock for a lock of the same class as one the caller holds: the
+ * lock-order checker takes it as class @subclass (1 to LOCKDEP_SUBCLASSES
+ * - 1, a class of its own), so the nesting is checked as an order
+ * (Linux's spin_lock_nested).  fs/ nests parent and child nodes so.
+ */
+void spin_lock_nested(spinlock_t *lock, unsigned subclass) ACQUIRES(*lock);
+
+/*
+ * spin_lock_nested and spin_unlock naming @site as the code address of the
+ * acquisition (LOCKDEP_SITE()), for a lock taken on someone's behalf: the
+ * lockref passes its caller's, so reports name the fs line, not lockref.c.
+ * Always out of line: spin_lock_from chooses them only while checking.
+ */
+void spin_lock_at(spinlock_t *lock, unsigned subclass, uintptr_t site) ACQUIRES(*lock);
+void spin_unlock_at(spinlock_t *lock, uintptr_t site) RELEASES(*lock);
+
+/* While orders are checked, spin_lock_at(@lock, @subclass, @site); else spin_lock. */
+static inline __attribute__((always_inline)) void spin_lock_from(spinlock_t *lock,
+								 unsigned subclass, uintptr_t site)
+    ACQUIRES(*lock)
+{
+	if (__builtin_expect(atomic_load8_relaxed(&lock_switches.lockdep) != 0, 0))
+		spin_lock_at(lock, subclass, site);
+	else
+		spin_lock(lock);
+}
+
+/* While orders are checked, spin_unlock_at(@lock, @site); else spin_unlock. */
+static inline __attribute__((always_inline)) void spin_unlock_from(spinlock_t *lock, uintptr_t site)
+    RELEASES(*lock)
+{
+	if (__builtin_expect(atomic_load8_relaxed(&lock_switches.lockdep) != 0, 0))
+		spin_unlock_at(lock, site);
+	else
+		spin_unlock(lock);
+}
 
 /*
  * Paravirtual mode on or off, for every lock.  Switch only while no lock

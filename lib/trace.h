@@ -80,9 +80,9 @@ enum trace_type {
 
 /*
  * The word an uncontended spin_lock and spin_unlock test, so that one load
- * and one not-taken branch cover both of their switches: the spinlock kind
- * (set by spin_kind_set, lib/spinlock.c) and whether spin events are being
- * recorded (set here).  A second test in spin_unlock cost the ticket lock
+ * and one not-taken branch cover all of their switches: the spinlock kind
+ * (set by spin_kind_set, lib/spinlock.c), whether spin events are being
+ * recorded (set here) and whether lock orders are checked (lockdep_set).  A second test in spin_unlock cost the ticket lock
  * 2-5% with tracing off (tools/trace_cost.py).  It lives here, below the
  * locks, so that every program with a lock has it; alone in its cache-line
  * pair and read-mostly, so the branch is predicted and the line stays put.
@@ -92,8 +92,9 @@ struct lock_switches {
 		struct {
 			uint8_t spin_kind;   /* enum spin_kind (lib/spinlock.h) */
 			uint8_t spin_traced; /* TRACE_GROUP_SPIN is being recorded */
+			uint8_t lockdep;     /* lock orders are being checked (lib/lockdep.h) */
 		};
-		uint16_t any; /* 0: the ticket lock, untraced */
+		uint32_t any; /* 0: the ticket lock, untraced, unchecked */
 	};
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 extern struct lock_switches lock_switches;

@@ -28,18 +28,39 @@ ADDR = re.compile(r"\bat (0x[0-9a-fA-F]+)")
 
 
 def decode(elf, addrs):
-    """{address: "function file:line"} from addr2line, for the (already offset) addresses."""
+    """{address: "function file:line"} from addr2line, for the (already offset) addresses.
+
+    An address inside an inlined function (fs_node_lock in fs_impl.h) names
+    the function it was inlined into first, at the line of the call, then
+    "via" the inlined one: the caller's line is the one a reader wants.
+    """
     if not addrs:
         return {}
     want = sorted(set(addrs))
     try:
-        out = subprocess.run(["addr2line", "-f", "-s", "-e", elf] + ["%#x" % (a - 1) for a in want],
+        out = subprocess.run(["addr2line", "-a", "-f", "-i", "-s", "-e", elf] +
+                             ["%#x" % (a - 1) for a in want],
                              check=True, capture_output=True, text=True).stdout.splitlines()
     except (OSError, subprocess.CalledProcessError) as e:
         raise ValueError(f"addr2line on {elf}: {e}") from e
-    if len(out) != 2 * len(want):
-        raise ValueError(f"addr2line on {elf}: {len(out)} lines for {len(want)} addresses")
-    return {a: f"{out[2 * i]} {out[2 * i + 1].split(' (')[0]}" for i, a in enumerate(want)}
+    frames = []  # per address: [(function, file:line), ...], innermost first
+    i = 0
+    while i < len(out):
+        if out[i].startswith("0x"):  # -a: each address's frames follow its own line
+            frames.append([])
+            i += 1
+        elif frames and i + 1 < len(out):
+            frames[-1].append((out[i], out[i + 1].split(" (")[0]))
+            i += 2
+        else:
+            raise ValueError(f"addr2line on {elf}: unexpected output line '{out[i]}'")
+    if len(frames) != len(want) or not all(frames):
+        raise ValueError(f"addr2line on {elf}: no answer for some of {len(want)} addresses")
+
+    def name(fr):
+        outer = f"{fr[-1][0]} {fr[-1][1]}"
+        return outer if len(fr) == 1 else f"{outer} via {fr[0][0]} {fr[0][1]}"
+    return {a: name(fr) for a, fr in zip(want, frames)}
 
 
 def decode_lines(lines, elf, offset):
