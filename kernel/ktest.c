@@ -256,6 +256,14 @@ bool ktest_run(unsigned mask)
 		printk("# ktest: ran %u of %u registered tests\n", ran, planned);
 		all_ok = false;
 	}
+	if (lockdep_enabled()) {
+		struct lockdep_stats ld = lockdep_stats();
+
+		printk("# lockdep: %u classes, %u orders, %u locks known, at most %u held at once, "
+		       "%llu reports\n",
+		       ld.classes, ld.edges, ld.locks, ld.max_depth,
+		       (unsigned long long)lockdep_reports());
+	}
 	progress_finish(all_ok); /* the results page, for whoever watches the screen */
 	return all_ok;
 }
