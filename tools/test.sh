@@ -108,6 +108,8 @@ check bench-report-tool python3 tools/tests/test_bench_report.py
 check trace-tools python3 tools/tests/test_trace_tools.py
 # The trace-cost tool's reading and statistics on made-up runs, damaged ones included.
 check trace-cost-tool python3 tools/tests/test_trace_cost.py
+# The lockdep report decoder on a planted ABBA of the host checker, against its debug info.
+check lockdep-decode-tool python3 tools/tests/test_lockdep_decode.py
 # The benchmarks on the host's cores (make bench-native), short: they must build without
 # kernel headers and pass their own checks; the figures are not judged here.
 # Its report (tables and plot) is kept with the logs, for the CI summary and artifact.

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import unittest
 
-TOOLS = os.path.dirname(os.path.abspath(__file__))
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(TOOLS)
 sys.path.insert(0, TOOLS)
 import lockdep_decode  # noqa: E402
