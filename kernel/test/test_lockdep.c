@@ -26,7 +26,7 @@
 /* How long CPU 1 waits for CPU 0's order in the ABBA test. */
 #define LOCKDEP_TEST_WAIT_MS 10000u
 
-static spinlock_t lock_a, lock_b, lock_c, same[2];
+static spinlock_t lock_a, lock_b, lock_c, same_a, same_b;
 
 /* Whether @s contains @part (the kernel's string.h has no strstr). */
 static bool contains(const char *s, const char *part)
@@ -158,19 +158,25 @@ static void lock_taken_twice(struct ktest_ctx *t)
 }
 KTEST(lockdep, "lock_taken_twice", lock_taken_twice, 0);
 
-/* Two locks of one class (one init site) nested without spin_lock_nested. */
+/* One init site, so one class for every lock it initialises. */
+static void init_same(spinlock_t *lock)
+{
+	spin_init_named(lock, "test:same");
+}
+
+/* Two locks of one class nested without spin_lock_nested. */
 static void same_class_without_subclass(struct ktest_ctx *t)
 {
 	uint64_t before = lockdep_reports();
 
 	if (!setup(t))
 		return;
-	for (unsigned i = 0; i < 2; i++)
-		spin_init_named(&same[i], "test:same");
-	spin_lock(&same[0]);
-	spin_lock(&same[1]);
-	spin_unlock(&same[1]);
-	spin_unlock(&same[0]);
+	init_same(&same_a);
+	init_same(&same_b);
+	spin_lock(&same_a);
+	spin_lock(&same_b);
+	spin_unlock(&same_b);
+	spin_unlock(&same_a);
 	expect_report(t, before, "nests two locks of class 'test:same' without a subclass", NULL);
 	done();
 }
