@@ -19,8 +19,8 @@
 #include "atomic.h"
 #include "lockdep_impl.h"
 #include "platform.h"
+#include "spinlock.h"
 #include "string.h"
-#include "trace.h"
 
 struct ld_state ld;
 struct ld_cpu ld_cpus[MAX_CPUS];
@@ -33,14 +33,14 @@ _Static_assert((LOCKDEP_LOCKS & (LOCKDEP_LOCKS - 1)) == 0, "the lock map's size 
 _Static_assert(LOCKDEP_CLASSES < 65536, "a class must fit the map entry's 16 bits");
 
 /*
- * The switch is kept twice: here for the checker, and in the lock switch
- * word (lib/trace.h) that spin_lock tests anyway, so that while off it
- * costs the locks no test of their own.
+ * The switch is kept twice: here for the checker, and in the lock layer's
+ * dispatch byte (spin_check_set) that spin_lock tests anyway, so that while
+ * off it costs the locks no test of their own.
  */
 void lockdep_set(bool on)
 {
 	atomic_store8(&ld.on, on ? 1 : 0);
-	atomic_store8(&lock_switches.lockdep, on ? 1 : 0);
+	spin_check_set(on);
 }
 
 bool lockdep_enabled(void)
@@ -55,11 +55,12 @@ void lockdep_set_panic(bool panic)
 
 void ld_table_full(const char *table, unsigned size)
 {
-	atomic_store8(&lock_switches.lockdep, 0);
-	if (atomic_xchg8(&ld.on, 0))
-		platform_log("lockdep: the %s table is full (%u entries, lib/lockdep_tables.h): "
-			     "lock-order checking is off for the rest of the run",
-			     table, size);
+	if (!atomic_xchg8(&ld.on, 0))
+		return; /* said once */
+	spin_check_set(false);
+	platform_log("lockdep: the %s table is full (%u entries, lib/lockdep_tables.h): "
+		     "lock-order checking is off for the rest of the run",
+		     table, size);
 }
 
 /* The checker's graph lock: a bounded wait, since a stuck holder is a bug in the checker. */
