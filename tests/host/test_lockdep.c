@@ -13,22 +13,17 @@
  * trylock against the order.  Full tables: one line naming the table and
  * its size, the checker off, the run going on.
  *
- * Most locks here are objects the checker sees by address through
+ * The locks here are objects the checker sees by address through
  * t_lock/t_unlock, which call it the way spin_lock does: it needs no lock
- * word, and no planted order can hang the test.  test_real_locks goes
- * through spin_lock, spin_trylock and lockref_lock themselves, on both
- * spinlock kinds, and a lock taken twice through spin_lock must panic on
- * the report (lockdep.panic) instead of spinning.  "-report" prints the ABBA
+ * word, and no planted order can hang the test.  test_lockdep_hooks.c goes
+ * through the real locks.  "-report" prints the ABBA
  * report and main's address for tools/test_lockdep_decode.py, which
  * decodes it against this binary.
  */
 #include "lockdep.h"
-#include "lockref.h"
 #include "platform.h"
 #include "platform_host.h"
-#include "spinlock.h"
 #include "check.h"
-#include "child_panics.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -308,97 +303,6 @@ static void test_threads(void)
 	host_set_cpu_count(1);
 }
 
-/* The hooks of the real locks: classes from the init calls, sites, trylock, both kinds. */
-static void test_real_locks(void)
-{
-	static spinlock_t l1;
-	static struct lockref ref;
-
-	for (int kind = SPIN_KIND_TICKET; kind < SPIN_KINDS; kind++) {
-		spin_kind_set((enum spin_kind)kind);
-		fresh();
-		unsigned known = lockdep_stats().locks;
-
-		spin_init_named(&l1, "real:one");
-		lockref_init_named(&ref, "real:ref");
-		spin_lock(&l1);
-		lockref_lock(&ref);
-		lockref_unlock(&ref);
-		spin_unlock(&l1);
-		CHECK_EQ(lockdep_reports(), 0, "kind %d: one order", kind);
-		lockref_lock(&ref);
-		CHECK(spin_trylock(&l1), "kind %d: a free lock", kind);
-		CHECK_EQ(lockdep_reports(), 0, "kind %d: a trylock against the order is fine",
-			 kind);
-		spin_unlock(&l1);
-		spin_lock(&l1);
-		CHECK_EQ(lockdep_reports(), 1, "kind %d: spin_lock against the order", kind);
-		CHECK(report_says("takes 'real:one' while holding 'real:ref'", NULL));
-		spin_unlock(&l1);
-		lockref_unlock(&ref);
-		CHECK_EQ(lockdep_stats().locks, known + 2, "kind %d: both known by their init",
-			 kind);
-	}
-	spin_kind_set(SPIN_KIND_TICKET);
-	lockdep_set(false);
-}
-
-/*
- * What checking costs one uncontended spin_lock + spin_unlock pair, with
- * @held locks already held: cycles, the least of 21 runs of 20000 pairs
- * (the least is what the code costs; a busy host only adds).  Printed for
- * docs/lockdep.md; checked only for being a number.
- */
-static double pair_cycles(bool on, unsigned held)
-{
-	static spinlock_t outer[2], l;
-	double best = 1e30;
-
-	fresh();
-	spin_init_named(&outer[0], "cost:outer0"); /* two sites: two classes */
-	spin_init_named(&outer[1], "cost:outer1");
-	spin_init(&l);
-	lockdep_set(on);
-	for (unsigned i = 0; i < held; i++)
-		spin_lock(&outer[i]);
-	for (int run = 0; run < 21; run++) {
-		uint64_t t0 = platform_cycles_begin();
-
-		for (int i = 0; i < 20000; i++) {
-			spin_lock(&l);
-			spin_unlock(&l);
-		}
-		double c = (double)(platform_cycles_end() - t0) / 20000;
-		best = c < best ? c : best;
-	}
-	for (unsigned i = held; i-- > 0;)
-		spin_unlock(&outer[i]);
-	lockdep_set(false);
-	return best;
-}
-
-static void test_cost(void)
-{
-	double off = pair_cycles(false, 0), on0 = pair_cycles(true, 0), on2 = pair_cycles(true, 2);
-
-	printf("# cost: spin_lock+spin_unlock %.1f cycles with lockdep off; on: %.1f (nothing else "
-	       "held), %.1f (2 locks held)\n",
-	       off, on0, on2);
-	CHECK(off > 0 && on0 > 0 && on2 > 0);
-	CHECK_EQ(lockdep_reports(), 0, "no order among these");
-}
-
-static void take_twice_through_spin_lock(void)
-{
-	static spinlock_t l;
-
-	fresh();
-	lockdep_set_panic(true);
-	spin_init_named(&l, "real:twice");
-	spin_lock(&l);
-	spin_lock(&l); /* without the checker: the spinlock's 20 s "deadlock?" */
-}
-
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "-report") == 0) {
@@ -415,10 +319,5 @@ int main(int argc, char **argv)
 	test_trylock_and_release();
 	test_tables_full();
 	test_threads();
-	test_real_locks();
-	test_cost();
-	CHECK(child_panics(take_twice_through_spin_lock,
-			   "lockdep: a lock taken twice by its holder (lockdep.panic=on)"),
-	      "a second spin_lock by the holder panics on the report, before spinning");
 	return check_exit("test_lockdep");
 }
