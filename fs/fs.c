@@ -102,6 +102,9 @@ static void *fs_slot_alloc(struct fs *fs, enum fs_slot_kind kind)
 	return obj;
 }
 
+/* One lock class for every node, both forms (fs_impl.h: its subclasses). */
+static struct lock_class_key fs_node_class = {.name = "fs:node"};
+
 struct fs_node *fs_node_alloc(struct fs *fs, enum fs_type type)
 {
 	struct fs_node *n = fs_slot_alloc(fs, FS_SLOT_NODE);
@@ -111,9 +114,9 @@ struct fs_node *fs_node_alloc(struct fs *fs, enum fs_type type)
 	n->type = type;
 	n->ino = __atomic_fetch_add(&fs->next_ino, 1, __ATOMIC_RELAXED);
 	if (type == FS_DIR)
-		lockref16_init(&n->dref);
+		lockref16_init_key(&n->dref, &fs_node_class);
 	else
-		lockref_init(&n->fref);
+		lockref_init_key(&n->fref, &fs_node_class);
 	n->magic = FS_NODE_MAGIC;
 	return n;
 }
@@ -208,7 +211,7 @@ struct fs *fs_new(const struct fs_config *cfg)
 	fs_rcu_init(&fs->rcu, fs);
 	fs->policy = policy;
 	fs->buckets = buckets;
-	spin_init(&fs->rename_lock);
+	spin_init_named(&fs->rename_lock, "fs:rename");
 	trace_name(&fs->rename_lock, "fs:rename");
 	fs->rename_seq = 0;
 	fs->next_ino = 1;

@@ -128,6 +128,22 @@ static inline LOCK_RULES_EXEMPT("the node's type picks its lock") void fs_node_l
 	fs_is_dir(n) ? lockref16_lock(&n->dref) : lockref_lock(&n->fref);
 }
 
+/*
+ * Every node's lock is of one lock class, "fs:node" (lib/lockdep.h), so
+ * nesting two needs a subclass, which the checker takes as an order: the
+ * first parent, a rename's second parent, a child, a rename's second
+ * child, in the order fs.h fixes (parent before child; of two parents the
+ * ancestor, else the lower address; of two children the lower address).
+ */
+enum fs_lock_subclass { FS_LOCK_PARENT, FS_LOCK_PARENT2, FS_LOCK_CHILD, FS_LOCK_CHILD2 };
+
+/* fs_node_lock for a node taken while holding another (its parent, or a rename's first). */
+static inline LOCK_RULES_EXEMPT("the node's type picks its lock") void fs_node_lock_nested(
+    struct fs_node *n, enum fs_lock_subclass sub) ACQUIRES(*n)
+{
+	fs_is_dir(n) ? lockref16_lock_nested(&n->dref, sub) : lockref_lock_nested(&n->fref, sub);
+}
+
 static inline LOCK_RULES_EXEMPT("the node's type picks its lock") void fs_node_unlock(
     struct fs_node *n) RELEASES(*n)
 {

@@ -154,7 +154,7 @@ static int fs_step_locked(struct fs *fs, struct fs_node *dir, const char *name, 
 	c = fs_child_locked(fs, dir, name, len, hash);
 	if (c) {
 		/* In the table, so not dead: removal unhooks and kills under this lock. */
-		fs_node_lock(c);
+		fs_node_lock_nested(c, FS_LOCK_CHILD);
 		fs_node_get_locked(c);
 		fs_node_unlock(c);
 	}

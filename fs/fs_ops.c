@@ -53,8 +53,8 @@ static int fs_create_locked(struct fs *fs, struct fs_node *dir, const struct fs_
 	n->link = l;
 	trace_name(fs_node_spinlock(n), "fs:%s", path);
 	if (!out) {
-		/* Nobody can see it yet: its own lock is no lock-order concern. */
-		fs_node_lock(n);
+		/* Nobody can see it yet: no deadlock, but an order all the same (a child). */
+		fs_node_lock_nested(n, FS_LOCK_CHILD);
 		fs_node_put_locked(n);
 		fs_node_unlock(n);
 	} else {
@@ -170,7 +170,7 @@ static int fs_remove(struct fs *fs, const char *path, bool want_dir)
 	if (!err)
 		err = fs_remove_type_error(c, want_dir, last.trailing_slash);
 	if (!err) {
-		fs_node_lock(c);
+		fs_node_lock_nested(c, FS_LOCK_CHILD);
 		if (want_dir && c->nchildren)
 			err = -FS_ENOTEMPTY;
 		else
@@ -215,12 +215,14 @@ static bool fs_is_ancestor(struct fs *fs, const struct fs_node *a, struct fs_nod
 }
 
 /*
- * Lock @a and @b (either may be NULL or both the same), by address.
- * Exempt inside: how many locks it takes depends on the values, a rule
- * the analysis cannot state; callers are checked as if it took both.
+ * Lock @a and @b (either may be NULL or both the same), by address, the
+ * first as lock subclass @sub (the second as @sub + 1).  Exempt inside: how
+ * many locks it takes depends on the values, a rule the analysis cannot
+ * state; callers are checked as if it took both.
  */
 static LOCK_RULES_EXEMPT("the values pick the locks") void fs_lock_two(struct fs_node *a,
-								       struct fs_node *b)
+								       struct fs_node *b,
+								       enum fs_lock_subclass sub)
     ACQUIRES(*a, *b)
 {
 	if (a && b && b < a) {
@@ -230,9 +232,9 @@ static LOCK_RULES_EXEMPT("the values pick the locks") void fs_lock_two(struct fs
 		b = t;
 	}
 	if (a)
-		fs_node_lock(a);
+		fs_node_lock_nested(a, sub);
 	if (b && b != a)
-		fs_node_lock(b);
+		fs_node_lock_nested(b, sub + 1);
 }
 
 /* Unlock what fs_lock_two(@a, @b) locked; exempt inside for the same reason. */
@@ -255,12 +257,12 @@ static void fs_lock_parents(struct fs *fs, struct fs_node *p1, struct fs_node *p
 {
 	if (p1 != p2 && fs_is_ancestor(fs, p1, p2)) {
 		fs_node_lock(p1);
-		fs_node_lock(p2);
+		fs_node_lock_nested(p2, FS_LOCK_PARENT2);
 	} else if (p1 != p2 && fs_is_ancestor(fs, p2, p1)) {
 		fs_node_lock(p2);
-		fs_node_lock(p1);
+		fs_node_lock_nested(p1, FS_LOCK_PARENT2);
 	} else {
-		fs_lock_two(p1, p2);
+		fs_lock_two(p1, p2, FS_LOCK_PARENT);
 	}
 }
 
@@ -308,7 +310,7 @@ static int fs_rename_locked(struct fs *fs, const struct fs_last *a, const struct
 	if (err)
 		goto unlock_parents;
 	/* s and t are children of locked parents and ancestors of neither: by address. */
-	fs_lock_two(s, t);
+	fs_lock_two(s, t, FS_LOCK_CHILD);
 	if (t && fs_is_dir(t) && t->nchildren) {
 		err = -FS_ENOTEMPTY;
 		goto unlock_all;

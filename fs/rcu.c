@@ -32,7 +32,7 @@ void fs_rcu_init(struct fs_rcu *rcu, void *owner)
 	rcu->epoch = 0;
 	rcu->cpus_seen = 0;
 	rcu->owner = owner;
-	spin_init(&rcu->lock);
+	spin_init_named(&rcu->lock, "fs:rcu");
 	for (unsigned i = 0; i < FS_RCU_LISTS; i++)
 		rcu->waiting[i] = NULL;
 	rcu->pending = 0;

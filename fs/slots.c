@@ -22,7 +22,7 @@ static size_t fs_round_up(size_t n, size_t align)
 
 int fs_slots_init(struct fs_slots *s, unsigned nslots, size_t slot_size)
 {
-	spin_init(&s->lock);
+	spin_init_named(&s->lock, "fs:slots");
 	s->slot_size = fs_round_up(slot_size, FS_SLOT_ALIGN);
 	s->nslots = nslots;
 	s->base = platform_alloc(s->slot_size * nslots, FS_SLOT_ALIGN);

@@ -78,7 +78,8 @@ static int lookup(const char *s, const char *const *names)
 	return -1;
 }
 
-static const char *const suite_names[] = {"boot", "spinlock", "lockref", "fs", "bench", NULL};
+static const char *const suite_names[] = {"boot",  "spinlock", "lockref", "fs",
+					  "bench", "lockdep",  NULL};
 
 /* A word of a comma list that stands for several bits at once ("all"). */
 struct word_mask {
@@ -176,7 +177,7 @@ static void set_torture_s(uint64_t v)
 	opts.torture_ms = (unsigned)v * 1000;
 }
 
-static const char *const busted_names[] = {"lockref", "spinlock", "qspinlock", NULL};
+static const char *const busted_names[] = {"lockref", "spinlock", "qspinlock", "abba", NULL};
 static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
 /* Indexed by enum exit_kind; power.c names the choice in its last line. */
 const char *const exit_names[] = {
@@ -192,6 +193,8 @@ static const char *const pv_names[] = {"auto", "on", "off", NULL};
 static const char *const console_names[] = {"serial", "screen", "both", NULL};
 static const char *const policy_names[] = {"mainline", "v7", "locked", NULL};
 static const char *const bool_names[] = {"0", "1", NULL};
+/* lockdep= and lockdep.panic=: index 1 is on. */
+static const char *const on_off_names[] = {"off", "on", NULL};
 /* Indexed by enum lockref_cas (lib/lockref.h); the boot log and # ENV use it too. */
 const char *const lockref_cas_names[] = {
     [LOCKREF_CAS_CMPXCHG8B] = "cmpxchg8b",
@@ -200,6 +203,8 @@ const char *const lockref_cas_names[] = {
 };
 
 DEFINE_SETTER(set_trace_events, trace_events, unsigned, 0)
+DEFINE_SETTER(set_lockdep, lockdep, int, 0)
+DEFINE_SETTER(set_lockdep_panic, lockdep_panic, bool, 0)
 
 /* The groups of trace=, in TRACE_GROUP_* bit order. */
 static const char *const trace_group_names[] = {"spin", "lockref", "pv", "barrier", "test", NULL};
@@ -258,6 +263,8 @@ static const struct option options[] = {
     {"trace.events", OPT_NUMBER, "events per CPU from 16 to 65536", TRACE_EVENTS_MIN,
      TRACE_EVENTS_MAX, NULL, set_trace_events},
     {"trace.test", OPT_SPECIAL, "a test's name (up to 39 characters)", 0, 0, NULL, NULL},
+    {"lockdep", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_lockdep},
+    {"lockdep.panic", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_lockdep_panic},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -348,6 +355,7 @@ void cmdline_parse(const char *line)
 	    .spinlock_pv = PV_AUTO,
 	    .spinlock_kind = SPIN_KIND_TICKET,
 	    .trace_events = TRACE_EVENTS_DEFAULT,
+	    .lockdep = -1,
 	};
 	if (len == CMDLINE_MAX) {
 		platform_log("cmdline: longer than %u bytes; the rest is ignored", CMDLINE_MAX - 1);
@@ -378,4 +386,7 @@ void cmdline_parse(const char *line)
 		opts.bench_ms = opts.quick ? QUICK_BENCH_MS : DEFAULT_BENCH_MS;
 	if (!opts.bench_trials)
 		opts.bench_trials = opts.quick ? QUICK_TRIALS : DEFAULT_TRIALS;
+	/* Checking locks while measuring them would measure the checker: off for bench alone. */
+	if (opts.lockdep < 0)
+		opts.lockdep = opts.run != SUITE_BENCH;
 }

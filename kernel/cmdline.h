@@ -26,7 +26,10 @@
 #define SUITES_TESTS   (SUITE_BOOT | SUITE_SPINLOCK | SUITE_LOCKREF | SUITE_FS)
 #define SUITES_ALL     (SUITES_TESTS | SUITE_BENCH)
 
-enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK, BUSTED_QSPINLOCK };
+/* Planted lock-order mistakes the checker must report (kernel/test/test_lockdep.c): by name only. */
+#define SUITE_LOCKDEP (1u << 5)
+
+enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK, BUSTED_QSPINLOCK, BUSTED_ABBA };
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
 enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */
@@ -54,6 +57,8 @@ struct kernel_options {
 	unsigned trace_groups;		 /* TRACE_GROUP_* (lib/trace.h); 0: off */
 	unsigned trace_events;		 /* per CPU */
 	char trace_test[TRACE_NAME_MAX]; /* trace this test only; "": every test */
+	int lockdep;			 /* lockdep=: 1 on, 0 off, -1 not given */
+	bool lockdep_panic;		 /* lockdep.panic=: a report panics */
 	const char *raw;		 /* the command line as given */
 };
 
@@ -87,6 +92,13 @@ void cmdline_apply_spinlock(bool auto_on, const char *why, void (*locks_reinit)(
  * trace.test= (lib/trace.h); prints one line if tracing is on.
  */
 void cmdline_apply_trace(void);
+
+/*
+ * Before any other CPU takes a lock, and before the boot's locks are
+ * initialised again (cmdline_apply_spinlock), so they get their classes:
+ * lockdep= and lockdep.panic= (lib/lockdep.h); prints one line.
+ */
+void cmdline_apply_lockdep(void);
 
 /* The names of enum lockref_cas ("cmpxchg8b", "cmpxchgq"), for logs and # ENV. */
 extern const char *const lockref_cas_names[];

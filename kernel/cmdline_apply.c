@@ -10,6 +10,7 @@
  */
 #include "cmdline.h"
 
+#include "lockdep.h"
 #include "lockref.h"
 #include "lockref16.h"
 #include "platform.h"
@@ -84,4 +85,14 @@ void cmdline_apply_trace(void)
 		platform_log("trace: groups %x, %u events per CPU%s%s", opts.trace_groups,
 			     opts.trace_events, opts.trace_test[0] ? ", test " : "",
 			     opts.trace_test);
+}
+
+void cmdline_apply_lockdep(void)
+{
+	lockdep_set(opts.lockdep == 1);
+	lockdep_set_panic(opts.lockdep_panic);
+	platform_log("lockdep: lock-order checking %s (lockdep=%s), a report %s (lockdep.panic=%s)",
+		     opts.lockdep == 1 ? "on" : "off", opts.lockdep == 1 ? "on" : "off",
+		     opts.lockdep_panic ? "panics" : "is printed and the run goes on",
+		     opts.lockdep_panic ? "on" : "off");
 }

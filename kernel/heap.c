@@ -47,7 +47,7 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 
 void heap_lock_reinit(void)
 {
-	spin_init_global(&heap_lock);
+	spin_init_global_named(&heap_lock, "kernel:heap");
 }
 
 void heap_lock_name(void)

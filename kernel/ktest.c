@@ -27,6 +27,7 @@
 #include "barrier.h"
 #include "cmdline.h"
 #include "console.h"
+#include "lockdep.h"
 #include "percpu.h"
 #include "printf.h"
 #include "progress.h"
@@ -36,7 +37,7 @@
 #include "trace.h"
 #include "tsc.h"
 
-#define SUITE_COUNT	     5
+#define SUITE_COUNT	     6
 #define START_TIMEOUT_NS     (10ull * 1000 * 1000 * 1000)
 #define TEST_BASE_TIMEOUT_MS 120000u
 /* More per CPU: with more virtual CPUs than host cores, each one shares the same cores. */
@@ -48,7 +49,8 @@
 extern const struct ktest ktests_start[], ktests_end[];
 extern const ktest_setup_fn ktest_setups_start[], ktest_setups_end[];
 
-static const char *const suite_order[SUITE_COUNT] = {"boot", "spinlock", "lockref", "fs", "bench"};
+static const char *const suite_order[SUITE_COUNT] = {"boot", "spinlock", "lockref",
+						     "fs",   "bench",	 "lockdep"};
 
 struct ktest_shared {
 	const struct ktest *test;
@@ -157,6 +159,12 @@ static bool run_one(const struct ktest *test, unsigned number)
 	trace_name(&s->user, "ktest:barrier");
 	/* Lines from lib/ and fs/ belong to this test: diagnostics and BENCH lines at its level. */
 	console_set_test_prefixes(KTAP_DIAG_PREFIX, KTAP_INDENT);
+	/* Benchmarks measure the locks, not the checker: it is off while they run. */
+	bool bench = strcmp(test->suite, "bench") == 0, checking = lockdep_enabled();
+	uint64_t reports = lockdep_reports();
+
+	if (bench && checking)
+		lockdep_set(false);
 	uint64_t start = tsc_now();
 	trace_test_begin(test->name);
 	if (s->ncpus > 1) {
@@ -181,6 +189,15 @@ static bool run_one(const struct ktest *test, unsigned number)
 		s->failed = true;
 	}
 	trace_test_end(test->name, !s->failed);
+	if (bench && checking)
+		lockdep_set(true);
+	/* The lockdep suite plants its reports and checks them itself; anywhere else one is a bug. */
+	if (lockdep_reports() != reports && strcmp(test->suite, "lockdep") != 0) {
+		printk(KTAP_DIAG_PREFIX "FAIL: lockdep reported %llu possible deadlock(s) during "
+					"this test (the lines above start with 'lockdep:')\n",
+		       (unsigned long long)(lockdep_reports() - reports));
+		s->failed = true;
+	}
 	/* A "# duration" diagnostic: readers take it as the time of the result below. */
 	printk(KTAP_DIAG_PREFIX "duration: %llu ms\n",
 	       (unsigned long long)(elapsed_ns / NS_PER_MS));
@@ -240,6 +257,14 @@ bool ktest_run(unsigned mask)
 	if (ran != planned) {
 		printk("# ktest: ran %u of %u registered tests\n", ran, planned);
 		all_ok = false;
+	}
+	if (lockdep_enabled()) {
+		struct lockdep_stats ld = lockdep_stats();
+
+		printk("# lockdep: %u classes, %u orders, %u locks known, at most %u held at once, "
+		       "%llu reports\n",
+		       ld.classes, ld.edges, ld.locks, ld.max_depth,
+		       (unsigned long long)lockdep_reports());
 	}
 	progress_finish(all_ok); /* the results page, for whoever watches the screen */
 	return all_ok;

@@ -174,16 +174,17 @@ static void form_mark_dead(FORM_REF *ref)
 	form_store_count(ref, FORM_DEAD);
 }
 
-static void form_lock(FORM_REF *ref) ACQUIRES(ref->lock)
+/* The lock, for the caller's caller at @site (lockref_lock's), under lock class @subclass. */
+static void form_lock(FORM_REF *ref, unsigned subclass, uintptr_t site) ACQUIRES(ref->lock)
 {
-	spin_lock(&ref->lock);
+	spin_lock_from(&ref->lock, subclass, site);
 	lockref_held_add(ref);
 }
 
-static void form_unlock(FORM_REF *ref) RELEASES(ref->lock)
+static void form_unlock(FORM_REF *ref, uintptr_t site) RELEASES(ref->lock)
 {
 	lockref_held_remove(ref);
-	spin_unlock(&ref->lock);
+	spin_unlock_from(&ref->lock, site);
 }
 
 /*

@@ -33,6 +33,7 @@
 #include "spinlock.h"
 
 #include "atomic.h"
+#include "lockdep.h"
 #include "platform.h"
 #include "qspinlock.h"
 #include "spinlock_debug.h"
@@ -56,9 +57,9 @@ static void spin_mode_update(uint8_t bits, bool on)
 static spinlock_t *spin_globals[SPIN_GLOBALS_MAX];
 static unsigned spin_nglobals;
 
-void spin_init_global(spinlock_t *lock)
+void spin_init_global_key(spinlock_t *lock, struct lock_class_key *key)
 {
-	spin_init(lock);
+	spin_init_key(lock, key);
 	for (unsigned i = 0; i < spin_nglobals; i++)
 		if (spin_globals[i] == lock)
 			return;
@@ -82,7 +83,7 @@ void spin_kind_set(enum spin_kind kind)
 				       spin_kind_names[kind]);
 	spin_mode_update(SPIN_MODE_QUEUED, kind == SPIN_KIND_QSPINLOCK);
 	for (unsigned i = 0; i < spin_nglobals; i++)
-		spin_init(spin_globals[i]); /* 0: free under either kind */
+		atomic_store32(&spin_globals[i]->val, 0); /* free under either kind; class kept */
 }
 
 void spin_trace_set(bool traced)
@@ -90,10 +91,17 @@ void spin_trace_set(bool traced)
 	spin_mode_update(SPIN_MODE_TRACED, traced);
 }
 
-void spin_init(spinlock_t *lock)
+void spin_check_set(bool on)
+{
+	spin_mode_update(SPIN_MODE_CHECKED, on);
+}
+
+void spin_init_key(spinlock_t *lock, struct lock_class_key *key)
 {
 	atomic_store32(&lock->val, 0);
 	trace_ev(TR_SPIN_INIT, lock, 0);
+	if (spin_mode() & SPIN_MODE_CHECKED)
+		lockdep_init_lock(lock, key);
 }
 
 void spin_wait_check(struct spin_wait *w, uint32_t progress, const char *what, int who)
@@ -255,6 +263,28 @@ SPIN_DISPATCH(lock, ticket_lock, qspin_lock_body)
 SPIN_DISPATCH(unlock, ticket_unlock, qspin_unlock_body)
 
 /*
+ * The dispatch while lock orders are checked (SPIN_MODE_CHECKED in @mode),
+ * out of line: the checker first, before any wait, so that it reports a
+ * deadlock before it happens; then the kind's body as the entry point
+ * would run it.  @site is the acquisition's code address.
+ */
+static __attribute__((noinline)) void spin_lock_checked(spinlock_t *lock, enum spin_mode mode,
+							unsigned subclass, uintptr_t site)
+{
+	if (mode & SPIN_MODE_CHECKED)
+		lockdep_acquire(lock, subclass, false, site);
+	spin_lock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED));
+}
+
+static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, enum spin_mode mode,
+							  uintptr_t site)
+{
+	if (mode & SPIN_MODE_CHECKED)
+		lockdep_release(lock, site);
+	spin_unlock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED));
+}
+
+/*
  * Exempt from the lock rules: this is the lock itself, taken by a locked
  * instruction the analysis cannot see.  The mode is read before that
  * instruction: after it, the load waited for the locked instruction and
@@ -266,8 +296,31 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_lock(spinlock_t *lock)
 	enum spin_mode mode = spin_mode();
 
 	spin_debug_before_lock(lock);
-	spin_lock_kinds(lock, mode);
+	if (__builtin_expect(mode & SPIN_MODE_CHECKED, 0))
+		spin_lock_checked(lock, mode, 0, LOCKDEP_SITE());
+	else
+		spin_lock_kinds(lock, mode);
 	spin_debug_acquired(lock);
+}
+
+/* spin_lock with a declared subclass, from @site (lockref passes its own caller's). */
+LOCK_RULES_EXEMPT("the lock itself")
+void spin_lock_at(spinlock_t *lock, unsigned subclass, uintptr_t site)
+{
+	spin_debug_before_lock(lock);
+	spin_lock_checked(lock, spin_mode(), subclass, site);
+	spin_debug_acquired(lock);
+}
+
+LOCK_RULES_EXEMPT("the lock itself") void spin_lock_nested(spinlock_t *lock, unsigned subclass)
+{
+	spin_lock_at(lock, subclass, LOCKDEP_SITE());
+}
+
+LOCK_RULES_EXEMPT("the lock itself") void spin_unlock_at(spinlock_t *lock, uintptr_t site)
+{
+	spin_debug_release(lock);
+	spin_unlock_checked(lock, spin_mode(), site);
 }
 
 LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
@@ -275,7 +328,10 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
 	enum spin_mode mode = spin_mode();
 
 	spin_debug_release(lock);
-	spin_unlock_kinds(lock, mode);
+	if (__builtin_expect(mode & SPIN_MODE_CHECKED, 0))
+		spin_unlock_checked(lock, mode, LOCKDEP_SITE());
+	else
+		spin_unlock_kinds(lock, mode);
 }
 
 /* Not on a hot path: the bodies inline with @traced read at run time. */
@@ -288,9 +344,13 @@ LOCK_RULES_EXEMPT("the lock itself") bool spin_trylock(spinlock_t *lock)
 		taken = qspin_trylock_body(lock, traced);
 	else
 		taken = ticket_trylock(lock, traced);
-	if (taken)
-		spin_debug_acquired(lock);
-	return taken;
+	if (!taken)
+		return false;
+	/* A trylock never waits: onto the checker's stack, with no order. */
+	if (mode & SPIN_MODE_CHECKED)
+		lockdep_acquire(lock, 0, true, LOCKDEP_SITE());
+	spin_debug_acquired(lock);
+	return true;
 }
 
 bool spin_is_locked(const spinlock_t *lock)

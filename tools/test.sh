@@ -116,6 +116,8 @@ check bench-report-tool python3 tools/tests/test_bench_report.py
 check trace-tools python3 tools/tests/test_trace_tools.py
 # The trace-cost tool's reading and statistics on made-up runs, damaged ones included.
 check trace-cost-tool python3 tools/tests/test_trace_cost.py
+# The lockdep report decoder on a planted ABBA of the host checker, against its debug info.
+check lockdep-decode-tool python3 tools/tests/test_lockdep_decode.py
 # The benchmarks on the host's cores (make bench-native), short: they must build without
 # kernel headers and pass their own checks; the figures are not judged here.
 # Its report (tables and plot) is kept with the logs, for the CI summary and artifact.
@@ -182,9 +184,10 @@ for machine in q35,pit=off q35,pit=off,hpet=off; do
     check "$name-tsc" tools/tsc_check.py "$LOGDIR/tcg-smp2.serial" "$LOGDIR/$name.serial"
 done
 boot uefi-smp2-quick ACCEL=tcg SMP=2 FIRMWARE=uefi CMDLINE="quick"
-boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe trace=sometimes trace.events=5"
+boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe trace=sometimes trace.events=5 lockdep=maybe"
 check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
 check bad-pv-reported grep -q "cmdline: 'spinlock.pv=maybe': expected auto, on or off; keeping the default" "$LOGDIR/bad-cmdline.serial"
+check bad-lockdep-reported sh -c 'grep -q "cmdline: .lockdep=maybe.: expected on or off; keeping the default" "$0" && grep -q "lock-order checking on (lockdep=on)" "$0"' "$LOGDIR/bad-cmdline.serial"
 # Every spinlock (the lockrefs', the fs's, the kernel's own) as the queued spinlock, short.
 boot tcg-smp2-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=tests quick spinlock.kind=qspinlock spinlock.kind=mcs spinlock.pv=on"
 check qspinlock-reported grep -q "spinlock: kind qspinlock (spinlock.kind=qspinlock)" "$LOGDIR/tcg-smp2-qspinlock.serial"
@@ -200,8 +203,13 @@ boot tcg-smp64-tests-quick ACCEL=tcg SMP=64 MEM=2G CMDLINE="run=tests quick"
 boot tcg-smp255-boot ACCEL=tcg SMP=255 MEM=4G CMDLINE="run=boot"
 # CPUID's hypervisor bit hidden: the debug-exit device is probed, not inferred, so
 # run-qemu.sh still sees the verdict (status 33), and the hypervisor is "none".
-boot tcg-no-hv-bit ACCEL=tcg SMP=2 CPU=max,-hypervisor CMDLINE="run=boot"
+# Also the lockdep suite: planted lock-order mistakes, each reported (docs/lockdep.md); the
+# ABBA's four acquisitions must decode to test_lockdep.c lines, and no address to nothing.
+boot tcg-no-hv-bit ACCEL=tcg SMP=2 CPU=max,-hypervisor CMDLINE="run=boot,lockdep"
 check no-hv-bit-named grep -q '"hypervisor":"none"' "$LOGDIR/tcg-no-hv-bit.serial"
+check lockdep-planted-decoded sh -c 'tools/lockdep_decode.py build/kernel.elf "$0" > "$0.decoded" &&
+    [ "$(grep -c "at 0x[0-9a-f]* (abba_two_cpus test_lockdep.c:[0-9]*).* at 0x[0-9a-f]* (abba_two_cpus test_lockdep.c:[0-9]*)" "$0.decoded")" = 2 ] &&
+    ! grep "lockdep:.*??" "$0.decoded"' "$LOGDIR/tcg-no-hv-bit.serial"
 # A CPU without long mode: boot/entry.asm says so and ends QEMU through debug-exit
 # with the failure value (run-qemu.sh status 1, QEMU's 35), not by a timeout.
 check no-long-mode env ACCEL=tcg SMP=1 CPU=max,-lm TIMEOUT=120 sh -c \
@@ -232,6 +240,11 @@ boot busted-spinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=spinlo
     --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
 boot busted-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=qspinlock quick" -- \
     --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
+# A planted ABBA that can really deadlock: the lock-order checker must report it (and panic,
+# lockdep.panic=on) before the spinlock's 20-second "deadlock?" panic could come.
+boot busted-abba ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=abba lockdep.panic=on quick" -- \
+    --expect-fail "PANIC: .*lockdep: possible deadlock"
+check busted-abba-before-timeout sh -c '! grep -q "deadlock?" "$0"' "$LOGDIR/busted-abba.serial"
 # The trace, a second judge that trusts no counter, must catch both on its own (docs/tracing.md):
 # the busted lock's overlapping holds, or (when TCG ran the two vCPUs in turns over the span
 # both rings still hold) the one ticket it grants again and again.

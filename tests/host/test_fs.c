@@ -20,6 +20,7 @@
 #include "busted.h"
 #include "fs.h"
 #include "fs_suite.h"
+#include "lockdep.h"
 #include "lockref16.h"
 #include "platform.h"
 #include "platform_host.h"
@@ -135,7 +136,7 @@ static unsigned run_suite(unsigned ms)
 	static const unsigned thread_counts[] = {2, 4, MAX_THREADS};
 	unsigned n = fs_suite_count(), number = 0, failed = 0;
 
-	printf("    1..%u\n", n + 1 + (unsigned)(sizeof(thread_counts) / sizeof(thread_counts[0])));
+	printf("    1..%u\n", n + 2 + (unsigned)(sizeof(thread_counts) / sizeof(thread_counts[0])));
 	for (unsigned i = 0; i < n; i++) {
 		bool ok = fs_suite_run(i, &host_report);
 
@@ -156,6 +157,15 @@ static unsigned run_suite(unsigned ms)
 		printf("    %s %u torture_%u_threads\n", ok ? "ok" : "not ok", ++number,
 		       thread_counts[i]);
 		fflush(stdout);
+	}
+	{
+		/* The whole suite ran with the lock-order checker on: every multi-lock path declared. */
+		bool ok = lockdep_enabled() && lockdep_reports() == 0;
+
+		failed += !ok;
+		printf("    %s %u lockdep_silent (%u classes, %u orders, at most %u held)\n",
+		       ok ? "ok" : "not ok", ++number, lockdep_stats().classes,
+		       lockdep_stats().edges, lockdep_stats().max_depth);
 	}
 	return failed;
 }
@@ -229,6 +239,7 @@ int main(int argc, char **argv)
 	ms = ms / DURATION_DIVISOR ? ms / DURATION_DIVISOR : 1;
 	host_set_cpu_id(0);
 	lockref16_set_cx16(__builtin_cpu_supports("cmpxchg16b"));
+	lockdep_set(true);
 #ifdef FS_BUSTED
 	return run_busted((unsigned)ms);
 #else
