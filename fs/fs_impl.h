@@ -55,6 +55,9 @@
 #include "slots.h"
 #include "spinlock.h"
 
+/* A cache line: the unit two CPUs writing near each other fight over. */
+#define FS_LINE_BYTES 64
+
 /* Magic words at the start of every live object ("FSNODE", "FSLINK"); poison when freed. */
 #define FS_NODE_MAGIC 0x45444f4e5346ull
 #define FS_LINK_MAGIC 0x4b4e494c5346ull
@@ -76,32 +79,52 @@ struct fs_link {
  * onto the lock of the node's form.
  */
 struct LOCK_TYPE("fs_node") fs_node {
+	/* Line 0: what every walk that passes the node reads; no walk writes it. */
 	uint64_t magic;
 	enum fs_type type;    /* immutable */
-	bool removed;	      /* detached from the tree; under the node's lock */
-	uint32_t nchildren;   /* directories: linked children; under the node's lock */
 	uint64_t ino;	      /* immutable */
 	struct fs_link *link; /* RCU */
 	struct fs_node *next; /* RCU: next in the parent's bucket */
-	struct fs_rcu_head rcu;
-	union {
-		struct lockref16 dref; /* directories */
-		struct lockref fref;   /* files */
-	};
-	struct fs_node *table[]; /* directories: fs->buckets chain heads (RCU) */
+	/*
+	 * Line 1: what walks write (the count, a get and a put per ref-walk
+	 * step, one of each per RCU-walk on its last node), and what is
+	 * written under the node's lock.  Alone, so a count change does not
+	 * invalidate the line the next walker reads its bucket from.
+	 */
+	struct {
+		union {
+			struct lockref16 dref; /* directories */
+			struct lockref fref;   /* files */
+		};
+		bool removed;	    /* detached from the tree; under the node's lock */
+		uint32_t nchildren; /* directories: linked children; under the node's lock */
+		struct fs_rcu_head rcu;
+	} __attribute__((aligned(FS_LINE_BYTES)));
+	/* Line 2 on: directories: fs->buckets chain heads (RCU), read by every walk. */
+	struct fs_node *table[] __attribute__((aligned(FS_LINE_BYTES)));
 };
+
+_Static_assert(__builtin_offsetof(struct fs_node, dref) % FS_LINE_BYTES == 0 &&
+		   __builtin_offsetof(struct fs_node, link) < FS_LINE_BYTES &&
+		   __builtin_offsetof(struct fs_node, next) < FS_LINE_BYTES &&
+		   __builtin_offsetof(struct fs_node, table) >=
+		       __builtin_offsetof(struct fs_node, dref) + FS_LINE_BYTES,
+	       "the lockref's line holds nothing a walk only reads (docs/fs.md)");
 
 struct fs {
 	struct fs_rcu rcu;
 	struct fs_slots slots;
-	struct fs_node *root;
+	/* Read by every walk, written only by fs_new and renames: a line of their own. */
+	struct fs_node *root __attribute__((aligned(FS_LINE_BYTES)));
 	const struct lockref_policy *policy;
 	unsigned buckets;
-	spinlock_t rename_lock;
 	uint32_t rename_seq; /* under rename_lock; read locklessly */
+	/* Written by renames and creates. */
+	spinlock_t rename_lock __attribute__((aligned(FS_LINE_BYTES)));
 	uint64_t next_ino;
 	/* Rare-event counters (atomic adds). */
-	uint64_t poison_reads, lookup_retries, lookup_locked, parent_locked;
+	uint64_t poison_reads __attribute__((aligned(FS_LINE_BYTES)));
+	uint64_t lookup_retries, lookup_locked, parent_locked;
 };
 
 static inline bool fs_is_dir(const struct fs_node *n)

@@ -19,6 +19,7 @@
  */
 #include "busted.h"
 #include "fs.h"
+#include "fs_impl.h"
 #include "fs_suite.h"
 #include "lockref16.h"
 #include "platform.h"
@@ -129,12 +130,43 @@ static bool rcu_stuck_reader(void)
 	return ok;
 }
 
+/*
+ * The cache-line map of docs/fs.md, from this build: where each field a
+ * walk touches lies (fs_impl.h's static assertion keeps the lockref's line
+ * free of what walks only read).
+ */
+static void print_layout(void)
+{
+#define FS_FIELD(type, f)                                                                          \
+	printf("    # layout: %s.%s at %zu (line %zu)\n", #type, #f,                               \
+	       __builtin_offsetof(struct type, f),                                                 \
+	       __builtin_offsetof(struct type, f) / FS_LINE_BYTES)
+	FS_FIELD(fs_node, magic);
+	FS_FIELD(fs_node, type);
+	FS_FIELD(fs_node, ino);
+	FS_FIELD(fs_node, link);
+	FS_FIELD(fs_node, next);
+	FS_FIELD(fs_node, dref);
+	FS_FIELD(fs_node, removed);
+	FS_FIELD(fs_node, nchildren);
+	FS_FIELD(fs_node, rcu);
+	FS_FIELD(fs_node, table);
+	FS_FIELD(fs_link, parent);
+	FS_FIELD(fs_link, name);
+	FS_FIELD(fs, root);
+	FS_FIELD(fs, rename_seq);
+	FS_FIELD(fs, rename_lock);
+	FS_FIELD(fs, poison_reads);
+#undef FS_FIELD
+}
+
 /* Every case, then the tortures; returns the number that failed. */
 static unsigned run_suite(unsigned ms)
 {
 	static const unsigned thread_counts[] = {2, 4, MAX_THREADS};
 	unsigned n = fs_suite_count(), number = 0, failed = 0;
 
+	print_layout();
 	printf("    1..%u\n", n + 1 + (unsigned)(sizeof(thread_counts) / sizeof(thread_counts[0])));
 	for (unsigned i = 0; i < n; i++) {
 		bool ok = fs_suite_run(i, &host_report);
