@@ -46,6 +46,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atomic.h"
+#include "busted.h"
 #include "fs.h"
 #include "lockref.h"
 #include "lock_rules.h"
@@ -119,12 +121,14 @@ struct fs {
 	const struct lockref_policy *policy;
 	unsigned buckets;
 	uint32_t rename_seq; /* under rename_lock; read locklessly */
+	enum fs_walk walk;   /* FS_WALK_RCU or FS_WALK_REF */
 	/* Written by renames and creates. */
 	spinlock_t rename_lock __attribute__((aligned(FS_LINE_BYTES)));
 	uint64_t next_ino;
 	/* Rare-event counters (atomic adds). */
 	uint64_t poison_reads __attribute__((aligned(FS_LINE_BYTES)));
 	uint64_t lookup_retries, lookup_locked, parent_locked;
+	uint64_t walk_restarts, walk_fallbacks;
 };
 
 static inline bool fs_is_dir(const struct fs_node *n)
@@ -287,7 +291,68 @@ int fs_last_check(const struct fs_last *last);
 /* Count a rare event. */
 static inline void fs_count(uint64_t *counter)
 {
-	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+	atomic_xadd64(counter, 1);
 }
+
+/* The removed flag, written under the node's lock, as a snapshot. */
+static inline bool fs_node_removed(const struct fs_node *n)
+{
+	return atomic_load8_relaxed((const uint8_t *)&n->removed) != 0;
+}
+
+/* The length a component of @len bytes may have, or 0 if it is too long. */
+static inline uint32_t fs_name_ok(size_t len)
+{
+	if (len <= FS_NAME_MAX)
+		return (uint32_t)len;
+	/* Negative control: the truncation the rules forbid. */
+	return FS_BUG(FS_BUG_TRUNCATE) ? FS_NAME_MAX : 0;
+}
+
+static inline bool fs_is_dot(const char *s, size_t len)
+{
+	return len == 1 && s[0] == '.';
+}
+
+static inline bool fs_is_dotdot(const char *s, size_t len)
+{
+	return len == 2 && s[0] == '.' && s[1] == '.';
+}
+
+/*
+ * Chain entries one lockless scan may visit.  Renames can divert a scan
+ * into other chains, even round a loop of them; past this many it gives
+ * up (the ref-walk settles the step under the lock, the RCU-walk tries
+ * again).
+ */
+#define FS_SCAN_MAX 1024
+
+enum fs_step {
+	FS_STEP_FOUND,	/* found (fs_scan) / a reference was taken (a ref-walk step) */
+	FS_STEP_MISS,	/* not in the chain (if no rename moved anything meanwhile) */
+	FS_STEP_LONG,	/* the scan ran too long */
+	FS_STEP_RACE,	/* seen, but it changed before the get: scan again */
+	FS_STEP_POISON, /* freed memory was read */
+};
+
+/*
+ * Inside a read section: scan @dir's bucket for @name (@len bytes, @hash)
+ * without locks or references.  FS_STEP_FOUND puts the child in *@out and,
+ * for a directory, the generation read before its link in *@gen.  A miss
+ * is trustworthy only if fs->rename_seq was even and unchanged around the
+ * scan (fs_lookup.c).
+ */
+enum fs_step fs_scan(struct fs *fs, struct fs_node *dir, const char *name, uint32_t len,
+		     uint32_t hash, struct fs_node **out, uint32_t *gen);
+
+/* fs_walk_rcu's "walk again with references". */
+#define FS_WALK_AGAIN 1
+
+/*
+ * The RCU-walk of [@p, @end) from the root (fs_walk_rcu.c): 0 with a
+ * reference on the last node in *@out, a negative errno, or FS_WALK_AGAIN
+ * when FS_WALK_RCU_TRIES tries failed their checks (counted).
+ */
+int fs_walk_rcu(struct fs *fs, const char *p, const char *end, struct fs_node **out);
 
 #endif /* FS_FS_IMPL_H */

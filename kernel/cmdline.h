@@ -54,6 +54,7 @@ struct kernel_options {
 	unsigned trace_groups;		 /* TRACE_GROUP_* (lib/trace.h); 0: off */
 	unsigned trace_events;		 /* per CPU */
 	char trace_test[TRACE_NAME_MAX]; /* trace this test only; "": every test */
+	unsigned fs_walk;		 /* index into fs_walk_names: 0 rcu (default), 1 ref */
 	const char *raw;		 /* the command line as given */
 };
 
@@ -67,7 +68,8 @@ void cmdline_parse(const char *line);
  * lockref.retries=, lockref.wait= and lockref.cas= (CMPXCHGQ where the CPU
  * lacks CMPXCHG8B, with one line saying so), and the 16-byte form on
  * CMPXCHG16B where the CPU has it (platform_facts); prints one line saying
- * which.
+ * which.  Then the fs's path walk from fs.walk= (fs_set_walk_default), and
+ * one line saying which.
  */
 void cmdline_apply_lockref(void);
 
@@ -95,5 +97,8 @@ extern const char *const exit_names[];
 
 /* The names of enum spin_kind ("ticket", "qspinlock"), for spinlock.kind=, logs and # ENV. */
 extern const char *const spin_kind_names[];
+
+/* The choices of fs.walk= ("rcu", "ref"), indexed by opts.fs_walk, for logs and # ENV. */
+extern const char *const fs_walk_names[];
 
 #endif /* KERNEL_CMDLINE_H */

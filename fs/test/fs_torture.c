@@ -578,6 +578,9 @@ bool fs_torture_finish(struct fs_torture *t)
 		     (unsigned long long)st.lookup_retries, (unsigned long long)st.lookup_locked,
 		     (unsigned long long)st.parent_locked, (unsigned long long)st.grace_periods,
 		     (unsigned long long)st.frees);
+	torture_diag(t, "walk %s: %llu RCU-walk restarts, %llu walks done with references after %d",
+		     fs_walk_name(fs_walk_default()), (unsigned long long)st.walk_restarts,
+		     (unsigned long long)st.walk_fallbacks, FS_WALK_RCU_TRIES);
 	torture_teardown(t);
 	if (fs_synchronize(t->fs) != 0)
 		torture_fail(t, "teardown: no grace period");

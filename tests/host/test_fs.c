@@ -8,7 +8,8 @@
  * Runs every rule case on one thread, a host-only check that a stuck RCU
  * reader is reported rather than waited for forever, then the torture on
  * 2, 4 and 8 threads, printing KTAP-like "ok"/"not ok" lines with the suite's own
- * diagnostics.  Exits 0 if everything passed.  Under ThreadSanitizer, which
+ * diagnostics; the cases and tortures once with the RCU-walk (the default) and
+ * once with the ref-walk (fs.h, enum fs_walk).  Exits 0 if everything passed.  Under ThreadSanitizer, which
  * slows every access down, each torture runs half as long.
  *
  * Built with -DFS_BUSTED (the negative control), it instead switches on
@@ -160,35 +161,49 @@ static void print_layout(void)
 #undef FS_FIELD
 }
 
-/* Every case, then the tortures; returns the number that failed. */
-static unsigned run_suite(unsigned ms)
+/*
+ * Every case, then the tortures, in each walk of @walks (@nwalks of them:
+ * the second and later suffix their names with the walk's); returns the
+ * number that failed.
+ */
+static unsigned run_suite(unsigned ms, const enum fs_walk *walks, unsigned nwalks)
 {
 	static const unsigned thread_counts[] = {2, 4, MAX_THREADS};
+	const unsigned ntortures = (unsigned)(sizeof(thread_counts) / sizeof(thread_counts[0]));
 	unsigned n = fs_suite_count(), number = 0, failed = 0;
 
 	print_layout();
-	printf("    1..%u\n", n + 1 + (unsigned)(sizeof(thread_counts) / sizeof(thread_counts[0])));
-	for (unsigned i = 0; i < n; i++) {
-		bool ok = fs_suite_run(i, &host_report);
+	printf("    1..%u\n", (n + ntortures) * nwalks + 1);
+	for (unsigned w = 0; w < nwalks; w++) {
+		const char *suffix = w ? fs_walk_name(walks[w]) : "";
 
-		failed += !ok;
-		printf("    %s %u %s\n", ok ? "ok" : "not ok", ++number, fs_suite_name(i));
-		fflush(stdout);
-	}
-	{
-		bool ok = rcu_stuck_reader();
+		fs_set_walk_default(walks[w]);
+		printf("    # walk=%s\n", fs_walk_name(walks[w]));
+		for (unsigned i = 0; i < n; i++) {
+			bool ok = fs_suite_run(i, &host_report);
 
-		failed += !ok;
-		printf("    %s %u rcu_stuck_reader_reported\n", ok ? "ok" : "not ok", ++number);
-	}
-	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++) {
-		bool ok = run_torture(thread_counts[i], ms);
+			failed += !ok;
+			printf("    %s %u %s%s%s\n", ok ? "ok" : "not ok", ++number,
+			       fs_suite_name(i), w ? "_walk_" : "", suffix);
+			fflush(stdout);
+		}
+		if (w == 0) {
+			bool ok = rcu_stuck_reader();
 
-		failed += !ok;
-		printf("    %s %u torture_%u_threads\n", ok ? "ok" : "not ok", ++number,
-		       thread_counts[i]);
-		fflush(stdout);
+			failed += !ok;
+			printf("    %s %u rcu_stuck_reader_reported\n", ok ? "ok" : "not ok",
+			       ++number);
+		}
+		for (unsigned i = 0; i < ntortures; i++) {
+			bool ok = run_torture(thread_counts[i], ms);
+
+			failed += !ok;
+			printf("    %s %u torture_%u_threads%s%s\n", ok ? "ok" : "not ok", ++number,
+			       thread_counts[i], w ? "_walk_" : "", suffix);
+			fflush(stdout);
+		}
 	}
+	fs_set_walk_default(FS_WALK_RCU);
 	return failed;
 }
 
@@ -213,7 +228,8 @@ static bool busted_caught(unsigned bug, const char *name, unsigned ms)
 	}
 	if (pid == 0) {
 		fs_busted = bug;
-		_exit(run_suite(ms) ? 1 : 0);
+		/* The default walk only: no other bug depends on the walk, and time counts. */
+		_exit(run_suite(ms, &(enum fs_walk){FS_WALK_RCU}, 1) ? 1 : 0);
 	}
 	if (waitpid(pid, &status, 0) != pid) {
 		perror("test_fs: waitpid");
@@ -239,6 +255,7 @@ static int run_busted(unsigned ms)
 	    {FS_BUG_RENAME_REF, "rename keeps the old parent's reference"},
 	    {FS_BUG_UNLINK_BUSY, "unlink frees a held node"},
 	    {FS_BUG_TRUNCATE, "long names truncated"},
+	    {FS_BUG_RCU_REVIVE, "the RCU-walk's last get checks nothing"},
 	};
 	unsigned missed = 0;
 
@@ -264,6 +281,6 @@ int main(int argc, char **argv)
 #ifdef FS_BUSTED
 	return run_busted((unsigned)ms);
 #else
-	return run_suite((unsigned)ms) ? 1 : 0;
+	return run_suite((unsigned)ms, (const enum fs_walk[]){FS_WALK_RCU, FS_WALK_REF}, 2) ? 1 : 0;
 #endif
 }
