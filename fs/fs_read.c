@@ -21,8 +21,8 @@ int fs_node_stat(struct fs *fs, struct fs_node *node, struct fs_stat *st)
 		return -FS_EINVAL;
 	st->ino = node->ino;
 	st->type = node->type;
-	st->nchildren = __atomic_load_n(&node->nchildren, __ATOMIC_RELAXED);
-	st->removed = __atomic_load_n(&node->removed, __ATOMIC_RELAXED);
+	st->nchildren = atomic_load32_relaxed(&node->nchildren);
+	st->removed = fs_node_removed(node);
 	return 0;
 }
 
