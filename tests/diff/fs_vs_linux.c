@@ -45,10 +45,16 @@
 
 #define MAX_OPS 64
 /* The longest generated path: FS_PATH_MAX bytes of short names, or 3 long names and slashes. */
-#define PATH_BYTES     (FS_PATH_MAX + 1200)
-#define TREE_BYTES     65536
-#define CHILD_SECONDS  20 /* a sequence takes milliseconds; a silent child is killed */
-#define FS_SLOTS       4096
+#define PATH_BYTES    (FS_PATH_MAX + 1200)
+#define TREE_BYTES    65536
+#define CHILD_SECONDS 20 /* a sequence takes milliseconds; a silent child is killed */
+/*
+ * Node memory of each sequence's fs: MAX_OPS operations use at most 3 slots
+ * each (a node, its link, a renamed link awaiting its grace period), so
+ * -ENOMEM never happens.  No more than that: every fs is poisoned and
+ * audited slot by slot under ASan, twice per sequence (once per walk).
+ */
+#define FS_SLOTS       (3 * MAX_OPS + 2)
 #define MAX_ERRNO      64 /* results are counted by errno below this */
 #define NAME_LONG      (FS_NAME_MAX + 1)
 #define README_SECTION "README.md, \"The filesystem\", \"Compared with Linux\""
