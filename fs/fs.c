@@ -284,6 +284,43 @@ void fs_put(struct fs *fs, struct fs_node *node)
 	}
 }
 
+/*
+ * Linux's fast_dput (4.1): drop the reference without the lock even when
+ * it is the last, and look at the node only then.  A node still in the tree
+ * just stays cached at count 0.  One that was removed meanwhile must die,
+ * and exactly once: its remover kills it if it saw the count 0 under the
+ * node's lock, else the last put does.  So a put that brought a removed
+ * node to 0 takes the lock and kills it only if it is still at 0 and not
+ * dead.  The caller's read section keeps the node's memory valid for that
+ * look even if the remover killed and retired it in between.  (The
+ * decrement is a locked instruction: the load of `removed` after it cannot
+ * pass it; and the remover sets `removed` under the lock, which the lockless
+ * decrement cannot overlap.)
+ */
+void fs_put_rcu(struct fs *fs, struct fs_node *node)
+{
+	struct fs_node *parent;
+	int64_t left = fs_node_put_return(fs, node);
+
+	if (left < 0) {
+		fs_put(fs, node);
+		return;
+	}
+	if (left > 0 || !fs_node_removed(node))
+		return;
+	fs_node_lock(node);
+	if (fs_node_count(node) != 0 || fs_node_is_dead(node)) {
+		/* Found again by a walk that stood on it (its put decides), or killed by the remover. */
+		fs_node_unlock(node);
+		return;
+	}
+	fs_node_mark_dead(node);
+	fs_node_unlock(node);
+	parent = fs_rcu_deref(node->link)->parent;
+	fs_node_retire(fs, node);
+	fs_put(fs, parent);
+}
+
 /* Lockless dget_parent: the parent's reference if nothing moved @node meanwhile, else NULL. */
 static struct fs_node *fs_parent_lockless(struct fs *fs, struct fs_node *node, int *err)
 {

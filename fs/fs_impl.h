@@ -207,6 +207,28 @@ static inline struct fs_node *fs_root_get(struct fs *fs)
 	return fs->root;
 }
 
+/*
+ * Drop a reference without the lock, even the last: the new count, or -1
+ * with nothing changed when that needs the lock (held, lost races, the
+ * locked policy) or the count is not above 0.
+ */
+static inline MUST_CHECK int64_t fs_node_put_return(struct fs *fs, struct fs_node *n)
+{
+	return fs_is_dir(n) ? lockref16_put_return_p(&n->dref, fs->policy)
+			    : lockref_put_return_p(&n->fref, fs->policy);
+}
+
+static inline bool fs_node_is_dead(const struct fs_node *n)
+{
+	return fs_is_dir(n) ? lockref16_is_dead(&n->dref) : lockref_is_dead(&n->fref);
+}
+
+/*
+ * fs_put for a caller inside a read section of fs->rcu (fs.c): the last
+ * reference of a node still in the tree is dropped without the lock too.
+ */
+void fs_put_rcu(struct fs *fs, struct fs_node *node);
+
 /* Drop a reference if it is not the last; else return false WITH THE LOCK HELD. */
 static inline MUST_CHECK LOCK_RULES_EXEMPT bool fs_node_put_or_lock(struct fs *fs,
 								    struct fs_node *n)
