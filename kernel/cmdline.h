@@ -95,9 +95,6 @@ extern const char *const lockref_cas_names[];
 /* The names of enum exit_kind ("auto", "halt", "reboot", "poweroff"). */
 extern const char *const exit_names[];
 
-/* The names of enum spin_kind ("ticket", "qspinlock"), for spinlock.kind=, logs and # ENV. */
-extern const char *const spin_kind_names[];
-
 /* The choices of fs.walk= ("rcu", "ref"), indexed by opts.fs_walk, for logs and # ENV. */
 extern const char *const fs_walk_names[];
 
