@@ -23,8 +23,8 @@
 #define FS_BUG_UNLINK_BUSY (1u << 2)
 /* names over FS_NAME_MAX are silently truncated instead of refused. */
 #define FS_BUG_TRUNCATE (1u << 3)
-/* the RCU-walk takes its last reference without the dead or generation check. */
-#define FS_BUG_RCU_REVIVE (1u << 4)
+/* the RCU-walk hands out its last node without taking a reference on it. */
+#define FS_BUG_RCU_NO_GET (1u << 4)
 
 /* The bugs switched on now (FS_BUG_* bits); set only while no fs operation runs. */
 extern unsigned fs_busted;

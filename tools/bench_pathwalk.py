@@ -75,9 +75,10 @@ def _paragraph(recs, lock, lref, cpus):
                    "threads).")
     steps = recs[("pathwalk", lref, "stat-same-path", n)].get("steps")
     if vs_ref > 1 and walk != "ref" and steps:
-        out.append(f"The RCU-walk's gain over the ref-walk ({vs_ref:.2f}x) is the "
-                   f"{2 * steps} shared count changes per stat it no longer makes (a get and a "
-                   "put on the root and on each directory).")
+        out.append(f"The RCU-walk's gain over the ref-walk ({vs_ref:.2f}x) is the count "
+                   f"changes on shared lines it no longer makes: {2 * steps + 2} per stat in "
+                   "the ref-walk (a get and a put on the root, each directory and the file), "
+                   "2 in the RCU-walk (the file's).")
     mixed = recs.get(("pathwalk", lref, "stat-mixed", n))
     mixed_ref = _rate(recs, lref, "stat-mixed-refwalk", n)
     if mixed and "restarts_per_op" in mixed:

@@ -255,7 +255,7 @@ static int run_busted(unsigned ms)
 	    {FS_BUG_RENAME_REF, "rename keeps the old parent's reference"},
 	    {FS_BUG_UNLINK_BUSY, "unlink frees a held node"},
 	    {FS_BUG_TRUNCATE, "long names truncated"},
-	    {FS_BUG_RCU_REVIVE, "the RCU-walk's last get checks nothing"},
+	    {FS_BUG_RCU_NO_GET, "the RCU-walk takes no reference on its last node"},
 	};
 	unsigned missed = 0;
 

@@ -304,7 +304,7 @@ class TestGoodLog(ReportCase):
         self.assertIn("the lockref does 2.00x the locked fs (goal 1.3x: met) and 4.00x its "
                       "own ref-walk (goal 1x: met)", self.report)
         self.assertIn("So the seeds' claim holds on the walk", self.report)
-        self.assertIn("the 18 shared count changes per stat", self.report)
+        self.assertIn("20 per stat in the ref-walk", self.report)
         self.assertIn("1.2% of the walks restarted and 3 fell back", self.report)
 
     def test_pathwalk_walks_goal_not_met(self):
