@@ -48,6 +48,12 @@
 	X(pathwalk_same_spinlock, "pathwalk-same-path-spinlock", BENCH_ALL_CPUS)                   \
 	X(pathwalk_own_lockref, "pathwalk-own-file-lockref", BENCH_ALL_CPUS)                       \
 	X(pathwalk_own_spinlock, "pathwalk-own-file-spinlock", BENCH_ALL_CPUS)                     \
+	X(pathwalk_same_lockref_refwalk, "pathwalk-same-path-lockref-refwalk", BENCH_ALL_CPUS)     \
+	X(pathwalk_same_spinlock_refwalk, "pathwalk-same-path-spinlock-refwalk", BENCH_ALL_CPUS)   \
+	X(pathwalk_own_lockref_refwalk, "pathwalk-own-file-lockref-refwalk", BENCH_ALL_CPUS)       \
+	X(pathwalk_own_spinlock_refwalk, "pathwalk-own-file-spinlock-refwalk", BENCH_ALL_CPUS)     \
+	X(pathwalk_mixed_lockref, "pathwalk-mixed-lockref", BENCH_ALL_CPUS)                        \
+	X(pathwalk_mixed_lockref_refwalk, "pathwalk-mixed-lockref-refwalk", BENCH_ALL_CPUS)        \
 	X(retry_table, "retry-table", BENCH_ALL_CPUS)
 
 #define BENCH_CASE_DECLARE(fn, name, cpus) void fn(struct bench_ctx *t);

@@ -17,6 +17,7 @@
  * reference on the parent dropped; otherwise it lives on, detached and
  * marked removed, until fs_put drops the last reference.
  */
+#include "atomic.h"
 #include "busted.h"
 #include "errno.h"
 #include "fs.h"
@@ -29,7 +30,7 @@
 /* A node's child count, written under its lock and read as a snapshot by stat. */
 static void fs_set_nchildren(struct fs_node *dir, uint32_t n)
 {
-	__atomic_store_n(&dir->nchildren, n, __ATOMIC_RELAXED);
+	atomic_store32_relaxed(&dir->nchildren, n);
 }
 
 /*
@@ -110,7 +111,7 @@ static bool fs_detach_locked(struct fs *fs, struct fs_node *dir, struct fs_node 
 {
 	fs_table_remove(fs, dir, child);
 	fs_set_nchildren(dir, dir->nchildren - 1);
-	__atomic_store_n(&child->removed, true, __ATOMIC_RELAXED); /* stat reads it unlocked */
+	atomic_store8((uint8_t *)&child->removed, 1); /* stat reads it unlocked */
 	/* Lookups that read the old generation must not take a new reference now. */
 	if (fs_is_dir(child))
 		fs_dir_bump_gen(child);
@@ -321,7 +322,7 @@ static int fs_rename_locked(struct fs *fs, const struct fs_last *a, const struct
 		goto unlock_all;
 	}
 	/* Odd while s moves between chains: lockless misses meanwhile are not trusted. */
-	__atomic_store_n(&fs->rename_seq, fs->rename_seq + 1, __ATOMIC_RELEASE);
+	atomic_store32(&fs->rename_seq, fs->rename_seq + 1);
 	fs_table_remove(fs, p1, s);
 	fs_set_nchildren(p1, p1->nchildren - 1);
 	if (t && fs_detach_locked(fs, p2, t))
@@ -332,7 +333,7 @@ static int fs_rename_locked(struct fs *fs, const struct fs_last *a, const struct
 	if (fs_is_dir(s))
 		fs_dir_bump_gen(s);
 	fs_table_insert(fs, p2, s);
-	__atomic_store_n(&fs->rename_seq, fs->rename_seq + 1, __ATOMIC_RELEASE);
+	atomic_store32(&fs->rename_seq, fs->rename_seq + 1);
 	fs_set_nchildren(p2, p2->nchildren + 1);
 	if (p1 != p2) {
 		/* The parent reference moves with the node. */

@@ -9,6 +9,7 @@
  */
 #include "slots.h"
 
+#include "atomic.h"
 #include "errno.h"
 #include "platform.h"
 #include "spinlock.h"
@@ -122,7 +123,7 @@ void fs_slots_free(struct fs_slots *s, void *obj)
 		return;
 	}
 	/* The magic word first: see the top of slots.h. */
-	__atomic_store_n((uint64_t *)obj, FS_POISON_WORD, __ATOMIC_RELEASE);
+	atomic_store64((uint64_t *)obj, FS_POISON_WORD);
 	memset((uint8_t *)obj + sizeof(uint64_t), FS_POISON_BYTE, s->slot_size - sizeof(uint64_t));
 	s->kind[i] = FS_SLOT_FREE;
 	s->queue[(s->head + s->nfree) % s->nslots] = i;

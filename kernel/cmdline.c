@@ -205,6 +205,10 @@ const char *const lockref_cas_names[] = {
 DEFINE_SETTER(set_trace_events, trace_events, unsigned, 0)
 DEFINE_SETTER(set_lockdep, lockdep, int, 0)
 DEFINE_SETTER(set_lockdep_panic, lockdep_panic, bool, 0)
+DEFINE_SETTER(set_fs_walk, fs_walk, unsigned, 0)
+
+/* fs.walk=: RCU-walk (the default) or a reference on every component (fs/fs.h). */
+const char *const fs_walk_names[] = {"rcu", "ref", NULL};
 
 /* The groups of trace=, in TRACE_GROUP_* bit order. */
 static const char *const trace_group_names[] = {"spin", "lockref", "pv", "barrier", "test", NULL};
@@ -265,6 +269,7 @@ static const struct option options[] = {
     {"trace.test", OPT_SPECIAL, "a test's name (up to 39 characters)", 0, 0, NULL, NULL},
     {"lockdep", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_lockdep},
     {"lockdep.panic", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_lockdep_panic},
+    {"fs.walk", OPT_CHOICE, "rcu or ref", 0, 0, fs_walk_names, set_fs_walk},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))

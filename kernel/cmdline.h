@@ -59,6 +59,7 @@ struct kernel_options {
 	char trace_test[TRACE_NAME_MAX]; /* trace this test only; "": every test */
 	int lockdep;			 /* lockdep=: 1 on, 0 off, -1 not given */
 	bool lockdep_panic;		 /* lockdep.panic=: a report panics */
+	unsigned fs_walk;		 /* index into fs_walk_names: 0 rcu (default), 1 ref */
 	const char *raw;		 /* the command line as given */
 };
 
@@ -72,7 +73,8 @@ void cmdline_parse(const char *line);
  * lockref.retries=, lockref.wait= and lockref.cas= (CMPXCHGQ where the CPU
  * lacks CMPXCHG8B, with one line saying so), and the 16-byte form on
  * CMPXCHG16B where the CPU has it (platform_facts); prints one line saying
- * which.
+ * which.  Then the fs's path walk from fs.walk= (fs_set_walk_default), and
+ * one line saying which.
  */
 void cmdline_apply_lockref(void);
 
@@ -104,5 +106,8 @@ void cmdline_apply_lockdep(void);
 extern const char *const lockref_cas_names[];
 /* The names of enum exit_kind ("auto", "halt", "reboot", "poweroff"). */
 extern const char *const exit_names[];
+
+/* The choices of fs.walk= ("rcu", "ref"), indexed by opts.fs_walk, for logs and # ENV. */
+extern const char *const fs_walk_names[];
 
 #endif /* KERNEL_CMDLINE_H */

@@ -11,6 +11,7 @@
 #include "cmdline.h"
 
 #include "lockdep.h"
+#include "fs.h"
 #include "lockref.h"
 #include "lockref16.h"
 #include "platform.h"
@@ -75,6 +76,9 @@ void cmdline_apply_lockref(void)
 		     opts.lockref_policy, p.retries,
 		     p.wait_unlocked ? "waits for the lock to be free" : "no wait",
 		     lockref_cas_names[p.cas], cpu.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
+	fs_set_walk_default(opts.fs_walk ? FS_WALK_REF : FS_WALK_RCU);
+	platform_log("fs: path walk %s (fs.walk=%s)", fs_walk_name(fs_walk_default()),
+		     fs_walk_names[opts.fs_walk]);
 }
 
 void cmdline_apply_trace(void)

@@ -51,13 +51,14 @@ static void print_env(void)
 	       "\"tsc_khz\":%lu,"
 	       "\"tsc_source\":\"%s\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\",\"cx16\":%s,"
 	       "\"cmdline\":\"%s\",\"seed\":%lu,\"lockref_policy\":\"%s\",\"lockref_cas\":\"%s\","
-	       "\"spinlock_pv\":%s,\"spinlock_kind\":\"%s\",\"lockdep\":%s,\"cpu_model\":\"%s\"}\n",
+	       "\"spinlock_pv\":%s,\"spinlock_kind\":\"%s\",\"lockdep\":%s,\"fs_walk\":\"%s\","
+	       "\"cpu_model\":\"%s\"}\n",
 	       smp_cpus_found(), smp_cpus_online(), apic_is_x2apic() ? "x2apic" : "xapic",
 	       tsc_khz(), tsc_source(), tsc_is_invariant() ? "true" : "false",
 	       cpuinfo_hypervisor_name(), cpuinfo.cx16 ? "true" : "false", cmdline_json, opts.seed,
 	       opts.lockref_policy, lockref_cas_names[opts.lockref_cas],
 	       spin_pv_enabled() ? "true" : "false", spin_kind_names[spin_kind()],
-	       opts.lockdep == 1 ? "true" : "false", model_json);
+	       opts.lockdep == 1 ? "true" : "false", fs_walk_names[opts.fs_walk], model_json);
 }
 
 /* The locks taken before spinlock.kind= applies, made free under the kind it sets. */

@@ -184,16 +184,19 @@ for machine in q35,pit=off q35,pit=off,hpet=off; do
     check "$name-tsc" tools/tsc_check.py "$LOGDIR/tcg-smp2.serial" "$LOGDIR/$name.serial"
 done
 boot uefi-smp2-quick ACCEL=tcg SMP=2 FIRMWARE=uefi CMDLINE="quick"
-boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe trace=sometimes trace.events=5 lockdep=maybe"
+boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe trace=sometimes trace.events=5 lockdep=maybe fs.walk=fast"
 check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
 check bad-pv-reported grep -q "cmdline: 'spinlock.pv=maybe': expected auto, on or off; keeping the default" "$LOGDIR/bad-cmdline.serial"
 check bad-lockdep-reported sh -c 'grep -q "cmdline: .lockdep=maybe.: expected on or off; keeping the default" "$0" && grep -q "lock-order checking on (lockdep=on)" "$0"' "$LOGDIR/bad-cmdline.serial"
+check bad-fs-walk-reported sh -c 'grep -q "cmdline: .fs.walk=fast.: expected rcu or ref; keeping the default" "$0" && grep -q "\"fs_walk\":\"rcu\"" "$0"' "$LOGDIR/bad-cmdline.serial"
 # Every spinlock (the lockrefs', the fs's, the kernel's own) as the queued spinlock, short.
 boot tcg-smp2-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=tests quick spinlock.kind=qspinlock spinlock.kind=mcs spinlock.pv=on"
 check qspinlock-reported grep -q "spinlock: kind qspinlock (spinlock.kind=qspinlock)" "$LOGDIR/tcg-smp2-qspinlock.serial"
 check bad-kind-reported grep -q "cmdline: 'spinlock.kind=mcs': expected ticket or qspinlock; keeping the default" "$LOGDIR/tcg-smp2-qspinlock.serial"
 check pv-on-qspinlock-reported grep -q "cmdline: 'spinlock.pv=on': paravirtual mode is ticket-only" "$LOGDIR/tcg-smp2-qspinlock.serial"
-boot tcg-smp4-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=qspinlock"
+# ... and the fs suite with the ref-walk (fs.walk=ref; every other boot walks RCU-walk).
+boot tcg-smp4-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=qspinlock fs.walk=ref"
+check fs-walk-ref-reported sh -c 'grep -q "^fs: path walk ref (fs.walk=ref)" "$0" && grep -q "\"fs_walk\":\"ref\"" "$0"' "$LOGDIR/tcg-smp4-qspinlock.serial"
 boot tcg-smp16-qspinlock ACCEL=tcg SMP=16 CMDLINE="run=fs quick spinlock.kind=qspinlock"
 check bad-trace-reported sh -c 'grep -q "cmdline: .trace=sometimes.: expected off, all, or a comma list" "$0" && grep -q "cmdline: .trace.events=5.: expected events per CPU from 16 to 65536" "$0" && ! grep -q "# TRACE" "$0"' "$LOGDIR/bad-cmdline.serial"
 # Oversubscribed: many more vCPUs than host cores (the paravirtual lock and

@@ -320,12 +320,12 @@ static void native_print_env(unsigned nthreads)
 		       "\"cpus_online\":%u,\"pinned\":%s,\"tsc_khz\":%llu,"
 		       "\"tsc_source\":\"calibrated\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\","
 		       "\"cx16\":%s,\"cmdline\":\"%s\",\"seed\":%llu,\"lockref_policy\":\"%s\","
-		       "\"lockref_cas\":\"%s\",\"spinlock_kind\":\"%s\"}",
+		       "\"lockref_cas\":\"%s\",\"spinlock_kind\":\"%s\",\"fs_walk\":\"%s\"}",
 		       model_json, ncores, nthreads, pinned ? "true" : "false",
 		       (unsigned long long)f.cycles_khz, native_invariant_tsc() ? "true" : "false",
 		       hv, f.cx16 ? "true" : "false", cmdline_json, (unsigned long long)opts.seed,
 		       opts.lockref_policy, lockref_cas_names[opts.lockref_cas],
-		       spin_kind_names[spin_kind()]);
+		       spin_kind_names[spin_kind()], fs_walk_names[opts.fs_walk]);
 }
 
 /* --cpus=N: a count from 1 to MAX_CPUS, or exit with a line saying what was expected. */

@@ -78,6 +78,7 @@ static void parse_and_check(const char *line)
 		   "trace.test name not terminated");
 	FUZZ_CHECK(opts.console <= (CONSOLE_SERIAL | CONSOLE_SCREEN), /* 0: the default, both */
 		   "console %u", opts.console);
+	FUZZ_CHECK(opts.fs_walk <= 1, "fs_walk %u", opts.fs_walk);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

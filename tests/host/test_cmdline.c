@@ -74,6 +74,19 @@ int main(void)
 	CHECK(parse("run=tests,bench") == 0 && opts.run == (SUITES_TESTS | SUITE_BENCH),
 	      "run=tests,bench: run %#x", opts.run);
 
+	/* fs.walk=: rcu by default, ref on request, a bad value one line and the default. */
+	CHECK(parse("") == 0 && opts.fs_walk == 0 &&
+		  strcmp(fs_walk_names[opts.fs_walk], "rcu") == 0,
+	      "default fs.walk: %u", opts.fs_walk);
+	CHECK(parse("fs.walk=ref") == 0 && strcmp(fs_walk_names[opts.fs_walk], "ref") == 0,
+	      "fs.walk=ref: %u", opts.fs_walk);
+	CHECK(parse("fs.walk=rcu") == 0 && opts.fs_walk == 0, "fs.walk=rcu: %u", opts.fs_walk);
+	CHECK(parse("fs.walk=fast") == 1 &&
+		  strstr(last_line,
+			 "cmdline: 'fs.walk=fast': expected rcu or ref; keeping the default") &&
+		  opts.fs_walk == 0,
+	      "bad fs.walk: '%s' (walk %u)", last_line, opts.fs_walk);
+
 	/* trace= is the same kind of list, with off alone and all among its words. */
 	CHECK(parse("trace=spin,pv") == 0 &&
 		  opts.trace_groups == (TRACE_GROUP_SPIN | TRACE_GROUP_PV),
