@@ -248,7 +248,9 @@ static const struct option options[] = {
     {"bench.ms", OPT_NUMBER, "milliseconds from 1 to 60000", 1, 60000, NULL, set_bench_ms},
     {"bench.trials", OPT_NUMBER, "a count from 1 to 101", 1, 101, NULL, set_trials},
     {"lockref.policy", OPT_CHOICE, "mainline, v7 or locked", 0, 0, policy_names, set_policy},
-    {"lockref.retries", OPT_NUMBER, "a count from 1 to 1000000", 1, 1000000, NULL, set_retries},
+    /* The library's own limit (lockref_set_policy refuses more): one range, checked here. */
+    {"lockref.retries", OPT_NUMBER, "a count from 1 to 1000 (LOCKREF_RETRIES_MAX)", 1,
+     LOCKREF_RETRIES_MAX, NULL, set_retries},
     {"lockref.wait", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_wait},
     {"lockref.cas", OPT_CHOICE, "cmpxchg8b or cmpxchgq", 0, 0, lockref_cas_names, set_cas},
     {"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},

@@ -67,7 +67,8 @@ void cmdline_parse(const char *line);
  * lockref.retries=, lockref.wait= and lockref.cas= (CMPXCHGQ where the CPU
  * lacks CMPXCHG8B, with one line saying so), and the 16-byte form on
  * CMPXCHG16B where the CPU has it (platform_facts); prints one line saying
- * which.
+ * which.  Afterwards opts.lockref_policy and opts.lockref_cas name what the
+ * library runs (so does # ENV), even where it refused what was asked.
  */
 void cmdline_apply_lockref(void);
 
