@@ -30,6 +30,9 @@ enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK, BUSTED_QSPINLOC
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
 enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */
+/* selftest.stall=: where the CPU stalls (ktest.c). */
+enum stall_where { STALL_NONE, STALL_START, STALL_FS_START, STALL_DEADLINE };
+#define STALL_MS_MAX 60000u
 
 struct kernel_options {
 	unsigned run;		 /* SUITE_* mask */
@@ -55,6 +58,8 @@ struct kernel_options {
 	unsigned trace_events;		 /* per CPU */
 	char trace_test[TRACE_NAME_MAX]; /* trace this test only; "": every test */
 	const char *raw;		 /* the command line as given */
+	enum stall_where stall_where;	 /* selftest.stall=: STALL_NONE, or where CPU stall_cpu */
+	unsigned stall_cpu, stall_ms;	 /* stalls stall_ms ms, once */
 };
 
 extern struct kernel_options opts;
@@ -96,5 +101,8 @@ extern const char *const exit_names[];
 
 /* The names of enum spin_kind ("ticket", "qspinlock"), for spinlock.kind=, logs and # ENV. */
 extern const char *const spin_kind_names[];
+
+/* The names of enum stall_where ("start", "fs-start", "deadline"), for selftest.stall=. */
+extern const char *const stall_where_names[];
 
 #endif /* KERNEL_CMDLINE_H */
