@@ -278,7 +278,8 @@ check stall-fs-start-clean sh -c '[ "$(grep -c "^  # FAIL" "$0")" = 2 ] && \
 boot stall-deadline ACCEL=tcg SMP=2 CMDLINE="run=boot quick selftest.stall=1:3000:deadline" -- \
     --expect-fail "^  # late: cpu 1, [0-9]+ ms after test 'cpus_online_long_mode_own_stack_gs' ended"
 check stall-deadline-next-untouched sh -c 'grep -q "^  not ok 1 cpus_online" "$0" && \
-    [ "$(grep -c "^  ok [2-5] " "$0")" = 4 ]' "$LOGDIR/stall-deadline.serial"
+    n=$(sed -n "s/^  1\.\.//p" "$0") && [ "$(grep -c "^  ok [0-9]* " "$0")" = $((n - 1)) ]' \
+    "$LOGDIR/stall-deadline.serial"
 check bad-stall-reported sh -c 'for w in "1:3000:nowhere.: expected CPU:MS" "1:60001.: expected CPU:MS" \
     "5:100:start.: expected a CPU from 1 to 1"; do grep -q "^cmdline: .selftest.stall=$w" "$0" || exit 1; done' \
     "$LOGDIR/bad-cmdline.serial"
