@@ -99,9 +99,6 @@ extern const char *const lockref_cas_names[];
 /* The names of enum exit_kind ("auto", "halt", "reboot", "poweroff"). */
 extern const char *const exit_names[];
 
-/* The names of enum spin_kind ("ticket", "qspinlock"), for spinlock.kind=, logs and # ENV. */
-extern const char *const spin_kind_names[];
-
 /* The names of enum stall_where ("start", "fs-start", "deadline"), for selftest.stall=. */
 extern const char *const stall_where_names[];
 
