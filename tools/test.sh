@@ -275,11 +275,17 @@ check stall-fs-start-clean sh -c '[ "$(grep -c "^  # FAIL" "$0")" = 2 ] && \
     grep -q "^  # audit with 0 held: 1 nodes" "$0" && \
     ! sed -n "/^  ok 1 rules/,/^  not ok 2 torture/p" "$0" | grep -q "fs audit\|not destroyed\|PANIC" && \
     tools/trace_check.py "$0"' "$LOGDIR/stall-fs-start.serial"
-boot stall-deadline ACCEL=tcg SMP=2 CMDLINE="run=boot quick selftest.stall=1:3000:deadline" -- \
+boot stall-deadline ACCEL=tcg SMP=2 CMDLINE="run=boot quick selftest.stall=1:3000:deadline lockref.retries=5000 lockref.policy=v7" -- \
     --expect-fail "^  # late: cpu 1, [0-9]+ ms after test 'cpus_online_long_mode_own_stack_gs' ended"
 check stall-deadline-next-untouched sh -c 'grep -q "^  not ok 1 cpus_online" "$0" && \
     n=$(sed -n "s/^  1\.\.//p" "$0") && [ "$(grep -c "^  ok [0-9]* " "$0")" = $((n - 1)) ]' \
     "$LOGDIR/stall-deadline.serial"
+# On the same boot: lockref.retries= past the library's limit is refused by the parser alone
+# (one cmdline: line), and lockref.policy=v7 beside it still applies: the log and # ENV say v7.
+check retries-limit-one-line sh -c '[ "$(grep -c "^cmdline:" "$0")" = 1 ] && \
+    grep -q "^cmdline: .lockref.retries=5000.: expected a count from 1 to 1000" "$0" && \
+    grep -q "^lockref: policy v7, 4 lockless attempts" "$0" && \
+    grep -q "^# ENV .*\"lockref_policy\":\"v7\"" "$0"' "$LOGDIR/stall-deadline.serial"
 check bad-stall-reported sh -c 'for w in "1:3000:nowhere.: expected CPU:MS" "1:60001.: expected CPU:MS" \
     "5:100:start.: expected a CPU from 1 to 1"; do grep -q "^cmdline: .selftest.stall=$w" "$0" || exit 1; done' \
     "$LOGDIR/bad-cmdline.serial"
