@@ -206,7 +206,7 @@ screen_boot results-screen-uefi uefi "run=boot"
 # in the bottom text row, and the run still ends by debug-exit with a pass.  The
 # first picture, read as text, shows the boot lines but not the JSON # ENV line.
 check progress-moves env ACCEL=tcg SMP=2 TIMEOUT=${TIMEOUT:-300} \
-    QEMU_MONITOR="$LOGDIR/progress-moves.monitor" CMDLINE="run=spinlock torture.secs=15" bash -c '
+    QEMU_MONITOR="$LOGDIR/progress-moves.monitor" CMDLINE="run=spinlock torture.secs=25" bash -c '
     base=$0; rm -f "$base.monitor" "$base.serial"
     tools/run-qemu.sh "$base.serial" >/dev/null 2>&1 & qemu=$!
     tools/screendump.py "$base.monitor" "$base.png" --wait-log "$base.serial" \
@@ -256,20 +256,9 @@ check selftest-fault-is-crashed-test sh -c 'python3 tools/ktap_junit.py --run "$
 # The runner's failure paths, on purpose (selftest.stall=): a CPU held past the fs torture's
 # start barrier is named in its own report (not CPU 0's) and the fs still audits and tears
 # down clean, the trace judged too; a CPU held past a test's deadline fails that test with
-# one "late" line, comes back, and every later test passes.  While CPU 0 sleeps in the
-# barrier (woken every 100 ms) the status line still moves: two screendumps 7 s apart.
-note_boot stall-fs-start "$LOGDIR/stall-fs-start.serial" run ACCEL=tcg SMP=2 \
-    CMDLINE="run=fs quick selftest.stall=1:12000:fs-start trace=all trace.test=torture"
-echo "expect_fail=^  # FAIL cpu 1: cpu 1: not every CPU came to the start" >>"$LOGDIR/stall-fs-start.check"
-check stall-fs-start env ACCEL=tcg SMP=2 TIMEOUT=${TIMEOUT:-300} QEMU_MONITOR="$LOGDIR/stall-fs-start.monitor" \
-    CMDLINE="run=fs quick selftest.stall=1:12000:fs-start trace=all trace.test=torture" bash -c '
-    base=$0; rm -f "$base.monitor" "$base.serial"
-    tools/run-qemu.sh "$base.serial" >/dev/null 2>&1 & qemu=$!
-    tools/screendump.py "$base.monitor" "$base.png" --wait-log "$base.serial" \
-        --for "selftest.stall: cpu 1 stalls" --timeout "$TIMEOUT" --again 7; shot=$?
-    wait $qemu
-    tools/ktap_check.py "$base.serial" --expect-fail "^  # FAIL cpu 1: cpu 1: not every CPU came to the start" &&
-        [ $shot = 0 ]' "$LOGDIR/stall-fs-start"
+# one "late" line, comes back, and every later test passes.
+boot stall-fs-start ACCEL=tcg SMP=2 CMDLINE="run=fs quick selftest.stall=1:12000:fs-start trace=all trace.test=torture" -- \
+    --expect-fail "^  # FAIL cpu 1: cpu 1: not every CPU came to the start"
 check stall-fs-start-clean sh -c '[ "$(grep -c "^  # FAIL" "$0")" = 2 ] && \
     grep -q "^  # FAIL cpu 0: cpu 0: not every CPU came to the start" "$0" && \
     grep -q "^  # audit with 0 held: 1 nodes" "$0" && \
