@@ -282,8 +282,8 @@ static void pathwalk_sweep(struct bench_ctx *t, const char *impl,
 		return;
 	for (unsigned n = 1; n; n = bench_sweep_next(n, t->ncpus))
 		if (!bench_run(t, &spec, n, NULL))
-			return;
-	/* Everybody is done walking before the fs goes. */
+			break; /* a failed trial too: the fs goes, or the next sweep's overwrites it */
+	/* Everybody is done walking before the fs goes; one that never comes may still walk. */
 	if (!bench_barrier(t, PATHWALK_SETUP_TIMEOUT_MS))
 		return;
 	if (t->cpu == 0 && fs_destroy(w->fs) != 0)

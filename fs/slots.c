@@ -103,12 +103,22 @@ void *fs_slots_alloc(struct fs_slots *s, enum fs_slot_kind kind)
 	return obj;
 }
 
+long fs_slots_index(const struct fs_slots *s, const void *p)
+{
+	uintptr_t a = (uintptr_t)p, base = (uintptr_t)s->base;
+
+	if (!p || a < base || a - base >= (uintptr_t)s->nslots * s->slot_size ||
+	    (a - base) % s->slot_size != 0)
+		return -1;
+	return (long)((a - base) / s->slot_size);
+}
+
 void fs_slots_free(struct fs_slots *s, void *obj)
 {
-	size_t off = (size_t)((uint8_t *)obj - s->base);
-	unsigned i = (unsigned)(off / s->slot_size);
+	long slot = fs_slots_index(s, obj);
+	unsigned i = (unsigned)slot;
 
-	if ((uint8_t *)obj < s->base || off % s->slot_size != 0 || i >= s->nslots) {
+	if (slot < 0) {
 		platform_log("fs: free of %p, which is no node slot", obj);
 		spin_lock(&s->lock);
 		s->double_frees++;

@@ -236,6 +236,51 @@ static bool parse_trace_test(const char *v)
 	return true;
 }
 
+/* Indexed by enum stall_where (cmdline.h); ktest.c names the point in its lines. */
+const char *const stall_where_names[] = {
+    [STALL_NONE] = "",
+    [STALL_START] = "start",
+    [STALL_FS_START] = "fs-start",
+    [STALL_DEADLINE] = "deadline",
+    NULL,
+};
+
+/*
+ * selftest.stall=CPU:MS[:where]: CPU 1 .. MAX_CPUS-1 (the boot CPU runs
+ * the runner; whether the CPU is online is checked once the CPUs are
+ * counted), MS 1 .. STALL_MS_MAX, where one of stall_where_names (start
+ * if left out).  All or nothing: a bad part keeps the default, no stall.
+ */
+static bool parse_stall(const char *v)
+{
+	char num[24];
+	uint64_t cpu, ms;
+	int where = STALL_START;
+	const char *colon = strchr(v, ':'), *second;
+	size_t n;
+
+	if (!colon || (size_t)(colon - v) >= sizeof(num))
+		return false;
+	memcpy(num, v, (size_t)(colon - v));
+	num[colon - v] = '\0';
+	if (!parse_u64(num, 1, MAX_CPUS - 1, &cpu))
+		return false;
+	second = strchr(colon + 1, ':');
+	n = second ? (size_t)(second - colon - 1) : strlen(colon + 1);
+	if (n >= sizeof(num))
+		return false;
+	memcpy(num, colon + 1, n);
+	num[n] = '\0';
+	if (!parse_u64(num, 1, STALL_MS_MAX, &ms))
+		return false;
+	if (second && ((where = lookup(second + 1, stall_where_names)) <= STALL_NONE))
+		return false;
+	opts.stall_cpu = (unsigned)cpu;
+	opts.stall_ms = (unsigned)ms;
+	opts.stall_where = (enum stall_where)where;
+	return true;
+}
+
 static void set_policy(uint64_t v)
 {
 	memcpy(opts.lockref_policy, policy_names[v], strlen(policy_names[v]) + 1);
@@ -250,7 +295,9 @@ static const struct option options[] = {
     {"bench.ms", OPT_NUMBER, "milliseconds from 1 to 60000", 1, 60000, NULL, set_bench_ms},
     {"bench.trials", OPT_NUMBER, "a count from 1 to 101", 1, 101, NULL, set_trials},
     {"lockref.policy", OPT_CHOICE, "mainline, v7 or locked", 0, 0, policy_names, set_policy},
-    {"lockref.retries", OPT_NUMBER, "a count from 1 to 1000000", 1, 1000000, NULL, set_retries},
+    /* The library's own limit (lockref_set_policy refuses more): one range, checked here. */
+    {"lockref.retries", OPT_NUMBER, "a count from 1 to 1000 (LOCKREF_RETRIES_MAX)", 1,
+     LOCKREF_RETRIES_MAX, NULL, set_retries},
     {"lockref.wait", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_wait},
     {"lockref.cas", OPT_CHOICE, "cmpxchg8b or cmpxchgq", 0, 0, lockref_cas_names, set_cas},
     {"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
@@ -270,6 +317,10 @@ static const struct option options[] = {
     {"lockdep", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_lockdep},
     {"lockdep.panic", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_lockdep_panic},
     {"fs.walk", OPT_CHOICE, "rcu or ref", 0, 0, fs_walk_names, set_fs_walk},
+    {"selftest.stall", OPT_SPECIAL,
+     "CPU:MS[:where]: a CPU from 1 to 255, milliseconds from 1 to 60000, where start, fs-start "
+     "or deadline",
+     0, 0, NULL, NULL},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -316,7 +367,8 @@ static void parse_word(char *word)
 		case OPT_SPECIAL:
 			ok = value && (strcmp(o->key, "trace") == 0	   ? parse_trace(value)
 				       : strcmp(o->key, "trace.test") == 0 ? parse_trace_test(value)
-									   : parse_run(value));
+				       : strcmp(o->key, "selftest.stall") == 0 ? parse_stall(value)
+									       : parse_run(value));
 			break;
 		case OPT_NUMBER:
 			ok = value && parse_u64(value, o->lo, o->hi, &v);

@@ -33,6 +33,9 @@ enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK, BUSTED_QSPINLOC
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
 enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */
+/* selftest.stall=: where the CPU stalls (ktest.c). */
+enum stall_where { STALL_NONE, STALL_START, STALL_FS_START, STALL_DEADLINE };
+#define STALL_MS_MAX 60000u
 
 struct kernel_options {
 	unsigned run;		 /* SUITE_* mask */
@@ -61,6 +64,8 @@ struct kernel_options {
 	bool lockdep_panic;		 /* lockdep.panic=: a report panics */
 	unsigned fs_walk;		 /* index into fs_walk_names: 0 rcu (default), 1 ref */
 	const char *raw;		 /* the command line as given */
+	enum stall_where stall_where;	 /* selftest.stall=: STALL_NONE, or where CPU stall_cpu */
+	unsigned stall_cpu, stall_ms;	 /* stalls stall_ms ms, once */
 };
 
 extern struct kernel_options opts;
@@ -73,8 +78,10 @@ void cmdline_parse(const char *line);
  * lockref.retries=, lockref.wait= and lockref.cas= (CMPXCHGQ where the CPU
  * lacks CMPXCHG8B, with one line saying so), and the 16-byte form on
  * CMPXCHG16B where the CPU has it (platform_facts); prints one line saying
- * which.  Then the fs's path walk from fs.walk= (fs_set_walk_default), and
- * one line saying which.
+ * which.  Afterwards opts.lockref_policy and opts.lockref_cas name what the
+ * library runs (so does # ENV), even where it refused what was asked.
+ * Then the fs's path walk from fs.walk= (fs_set_walk_default), and one line
+ * saying which.
  */
 void cmdline_apply_lockref(void);
 
@@ -109,5 +116,7 @@ extern const char *const exit_names[];
 
 /* The choices of fs.walk= ("rcu", "ref"), indexed by opts.fs_walk, for logs and # ENV. */
 extern const char *const fs_walk_names[];
+/* The names of enum stall_where ("start", "fs-start", "deadline"), for selftest.stall=. */
+extern const char *const stall_where_names[];
 
 #endif /* KERNEL_CMDLINE_H */

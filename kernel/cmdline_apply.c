@@ -16,6 +16,7 @@
 #include "lockref16.h"
 #include "platform.h"
 #include "spinlock.h"
+#include "string.h"
 #include "trace.h"
 
 /*
@@ -70,11 +71,19 @@ void cmdline_apply_lockref(void)
 		opts.lockref_cas = LOCKREF_CAS_CMPXCHGQ;
 	}
 	p.cas = (enum lockref_cas)opts.lockref_cas;
-	lockref_set_policy(&p);
+	if (!lockref_set_policy(&p))
+		platform_log("cmdline: lockref.policy=%s with %u lockless attempts: refused by the "
+			     "library (expected at most %u); the policy below is in force",
+			     opts.lockref_policy, p.retries, LOCKREF_RETRIES_MAX);
 	lockref16_set_cx16(cpu.cx16);
-	platform_log("lockref: policy %s, %u lockless attempts, %s, %s; 16-byte form on %s",
-		     opts.lockref_policy, p.retries,
-		     p.wait_unlocked ? "waits for the lock to be free" : "no wait",
+	/* What the library took, not what was asked: the log, # ENV and reports label by it. */
+	p = *lockref_get_policy();
+	size_t n = strnlen(p.name, sizeof(opts.lockref_policy) - 1);
+	memcpy(opts.lockref_policy, p.name, n);
+	opts.lockref_policy[n] = '\0';
+	opts.lockref_cas = p.cas;
+	platform_log("lockref: policy %s, %u lockless attempts, %s, %s; 16-byte form on %s", p.name,
+		     p.retries, p.wait_unlocked ? "waits for the lock to be free" : "no wait",
 		     lockref_cas_names[p.cas], cpu.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
 	fs_set_walk_default(opts.fs_walk ? FS_WALK_REF : FS_WALK_RCU);
 	platform_log("fs: path walk %s (fs.walk=%s)", fs_walk_name(fs_walk_default()),

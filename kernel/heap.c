@@ -132,6 +132,9 @@ void *heap_alloc(size_t size, size_t align)
 {
 	if (align > PAGE_SIZE || (align & (align - 1)))
 		return NULL;
+	/* Rounded up to whole pages below, such a size would wrap to 0 bytes and "succeed". */
+	if (size > SIZE_MAX - PAGE_SIZE + 1)
+		return NULL;
 	size_t block = effective_size(size, align);
 	spin_lock(&heap_lock);
 	void *p = alloc_locked(block);

@@ -29,10 +29,18 @@ struct ktest {
 	unsigned flags;
 };
 
+/*
+ * Every CPU's context lives in the runner's state for the test, not on the
+ * CPU's stack: a report made through another CPU's context (a callback's
+ * argument) stays valid after that CPU left the test.  A CPU still in a
+ * test after it ended is late: what it reports then is one "late" line,
+ * and it writes nothing the runner keeps (the generation tells).
+ */
 struct ktest_ctx {
 	const struct ktest *test;
-	unsigned cpu;	/* this CPU's index (0 .. ncpus-1) */
-	unsigned ncpus; /* CPUs running this test: 1, or every online CPU */
+	unsigned cpu;	     /* this CPU's index (0 .. ncpus-1) */
+	unsigned ncpus;	     /* CPUs running this test: 1, or every online CPU */
+	uint32_t generation; /* of the test run this context belongs to */
 	struct ktest_shared *shared;
 };
 
@@ -62,6 +70,9 @@ void ktest_diag(struct ktest_ctx *t, const char *fmt, ...) __attribute__((format
 void ktest_skip(struct ktest_ctx *t, const char *reason);
 
 bool ktest_failed(const struct ktest_ctx *t);
+
+/* The calling CPU's context in the same test as @t (for callbacks handed one CPU's context). */
+struct ktest_ctx *ktest_this_cpu(struct ktest_ctx *t);
 
 /*
  * Wait for every CPU of an all-CPU test (a no-op for single-CPU tests).

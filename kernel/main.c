@@ -26,20 +26,6 @@
 
 #define IDENTITY_LIMIT (4ull << 30)
 
-/*
- * GRUB gives no framebuffer tag when it leaves a BIOS machine in text mode
- * (gfxpayload=text, or no VBE): the screen is then the standard VGA text
- * buffer.  UEFI has no text mode, so there this is never assumed.
- */
-static const struct screen_fb vga_text_mode = {
-    .addr = 0xb8000,
-    .pitch = 160,
-    .width = 80,
-    .height = 25,
-    .bpp = 16,
-    .type = SCREEN_FB_EGA_TEXT,
-};
-
 static void print_env(void)
 {
 	char cmdline_json[CMDLINE_MAX * 2], model_json[sizeof(cpuinfo.brand) * 2];
@@ -85,9 +71,11 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 		machine_exit(false);
 	}
 	cmdline_parse(bi.cmdline); /* opts */
-	if (bi.has_fb && bi.fb.addr + (uint64_t)bi.fb.pitch * bi.fb.height > IDENTITY_LIMIT)
-		vm_map_identity(bi.fb.addr, (uint64_t)bi.fb.pitch * bi.fb.height);
-	console_attach_screen(bi.has_fb ? &bi.fb : bi.efi ? NULL : &vga_text_mode);
+	const struct screen_fb *screen = mb2_screen(&bi, IDENTITY_LIMIT, vm_map_identity);
+	if (bi.has_fb && !screen)
+		printk("boot: the framebuffer at 0x%lx cannot be mapped: no screen, serial only\n",
+		       bi.fb.addr);
+	console_attach_screen(screen);
 	console_select(opts.console ? opts.console : CONSOLE_SERIAL | CONSOLE_SCREEN);
 	printk("boot: loader '%s', command line '%s', seed %lu\n", bi.loader, opts.raw, opts.seed);
 	cpuinfo_init(); /* CPUID, leaf limits checked */

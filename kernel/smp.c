@@ -333,3 +333,22 @@ bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *
 	}
 	return ok;
 }
+
+unsigned smp_wait_idle(uint64_t timeout_ms)
+{
+	uint64_t deadline = tsc_now() + tsc_from_us(timeout_ms * 1000);
+	unsigned n = smp_cpus_online();
+
+	for (unsigned i = 1; i < n; i++) {
+		struct cpu *c = &cpus[i];
+		uint64_t done;
+
+		/* Each AP kicks CPU 0 when it finishes (idle_loop). */
+		while ((done = atomic_load64(&c->done_seq)) != c->work_seq) {
+			if (tsc_now() > deadline)
+				return i;
+			smp_wait((const uint32_t *)&c->done_seq, (uint32_t)done);
+		}
+	}
+	return 0;
+}

@@ -210,8 +210,11 @@ static LOCK_RULES_EXEMPT("@op picks the held state") __attribute__((noinline)) i
 		lockref_held_add(ref);
 		return false;
 	} else if (count == FORM_MAX && op != LOCKREF_PUT_NOT_ZERO && op != LOCKREF_PUT_OR_LOCK) {
-		/* A conditional get on a saturated count succeeds without counting. */
-		lockref_warn_saturated(ref);
+		/* A conditional get on a saturated count succeeds without counting; get_if_gen
+		 * only in its generation, as the lockless step decides. */
+		result = op != LOCKREF_GET_IF_GEN || form_load_gen(ref) == gen;
+		if (result)
+			lockref_warn_saturated(ref);
 	} else if (lockref_decide(op, count, op != LOCKREF_GET_IF_GEN || form_load_gen(ref) == gen,
 				  FORM_MAX, &next, &result) == LOCKREF_STEP_CHANGE) {
 		form_store_count(ref, next);

@@ -54,7 +54,7 @@
 /* The clock is read once per this many operations. */
 #define TORTURE_CLOCK_EVERY 16
 /* How long the start barrier waits with no CPU arriving (it counts from the latest arrival). */
-#define TORTURE_START_NS (30ull * 1000 * 1000 * 1000)
+#define TORTURE_START_NS (10ull * 1000 * 1000 * 1000)
 /*
  * A grace period waits for every CPU to pass a quiescent state; with more
  * virtual CPUs than host cores each one may wait its turn for a core, so

@@ -12,6 +12,7 @@
 #include "cmdline.h"
 #include "cpu.h"
 #include "fence.h"
+#include "heap.h"
 #include "ktest.h"
 #include "percpu.h"
 #include "fault_inject.h"
@@ -183,3 +184,25 @@ static void exception_recovery(struct ktest_ctx *t)
 		ktest_fail(t, "ud2 raised vector %d, expected 6 (#UD)", v);
 }
 KTEST(boot, "exception_path_recoverable_ud", exception_recovery, 0);
+
+/*
+ * Sizes whose rounding up to whole pages wraps past SIZE_MAX: refused.  The
+ * rounding once wrapped to 0, and heap_alloc handed out a live pointer and
+ * cleared SIZE_MAX bytes from it.
+ */
+static void heap_refuses_wrapping_sizes(struct ktest_ctx *t)
+{
+	const size_t sizes[] = {SIZE_MAX, SIZE_MAX - 100, SIZE_MAX - 4094};
+	void *p;
+
+	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		p = heap_alloc(sizes[i], 8);
+		if (p)
+			ktest_fail(t, "heap_alloc(%#zx) gave %p, expected NULL", sizes[i], p);
+	}
+	p = heap_alloc(3 * 4096 + 1, 8); /* the large path still works */
+	if (!p)
+		ktest_fail(t, "heap_alloc(%u) failed", 3 * 4096 + 1);
+	heap_free(p, 3 * 4096 + 1);
+}
+KTEST(boot, "heap_refuses_wrapping_sizes", heap_refuses_wrapping_sizes, 0);

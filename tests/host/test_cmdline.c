@@ -102,6 +102,27 @@ int main(void)
 	CHECK(parse("torture.secs=0") == 1 && parse("torture.secs=3601") == 1,
 	      "out-of-range seconds accepted");
 
+	/* selftest.stall=CPU:MS[:where]: all or nothing, one line for each bad word. */
+	CHECK(parse("selftest.stall=1:3000:deadline") == 0 && opts.stall_cpu == 1 &&
+		  opts.stall_ms == 3000 && opts.stall_where == STALL_DEADLINE,
+	      "stall: cpu %u ms %u where %d", opts.stall_cpu, opts.stall_ms, opts.stall_where);
+	CHECK(parse("selftest.stall=3:1") == 0 && opts.stall_where == STALL_START,
+	      "stall without where: %d", opts.stall_where);
+	CHECK(parse("selftest.stall=2:50:fs-start") == 0 && opts.stall_where == STALL_FS_START,
+	      "stall at fs-start: %d", opts.stall_where);
+	const char *const bad_stalls[] = {"1:3000:nowhere", "1:0", "1:60001:start", "0:100",
+					  "256:100",	    "1",   "x:1",	    "1:",
+					  "1:5:",	    ":5",  "1:5:start:x"};
+	for (unsigned i = 0; i < sizeof(bad_stalls) / sizeof(bad_stalls[0]); i++) {
+		char word[64];
+
+		snprintf(word, sizeof(word), "selftest.stall=%s", bad_stalls[i]);
+		CHECK(parse(word) == 1 && strstr(last_line, word) &&
+			  strstr(last_line, "expected CPU:MS[:where]") &&
+			  opts.stall_where == STALL_NONE,
+		      "%s: '%s'", word, last_line);
+	}
+
 	/* Any white space separates words: a newline in a word made a two-line message. */
 	CHECK(parse("seed=7\nquick\r\n") == 0 && opts.seed == 7 && opts.quick,
 	      "newline-separated words: '%s'", last_line);

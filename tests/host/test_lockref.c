@@ -275,6 +275,17 @@ static void test_generation(const struct lockref_policy *p)
 	ref.count = (int64_t)UINT32_MAX;
 	lockref16_get_p(&ref, p);
 	CHECK(lockref16_count(&ref) == (int64_t)UINT32_MAX + 1, "%s: 64-bit count", p->name);
+
+	/*
+	 * Saturated (unreachable by counting, set here): the generation still
+	 * decides, on the locked path too (which once accepted any generation).
+	 */
+	ref.count = INT64_MAX;
+	CHECK(!lockref16_get_if_gen_p(&ref, 0, p), "%s: saturated, old generation refused",
+	      p->name);
+	CHECK_WARNS(CHECK(lockref16_get_if_gen_p(&ref, 1, p),
+			  "%s: saturated, current generation accepted", p->name));
+	CHECK(lockref16_count(&ref) == INT64_MAX, "%s: stays saturated", p->name);
 	ref.count = 1;
 
 	lockref16_lock(&ref);
