@@ -144,6 +144,10 @@ static void observe_env(struct results *r, const char *json)
 	m->cpus_found = (unsigned)json_number(json, "cpus_found");
 	m->tsc_khz = json_number(json, "tsc_khz");
 	m->seed = json_number(json, "seed");
+	m->packages = (unsigned)json_number(json, "packages");
+	m->cores_per_package = (unsigned)json_number(json, "cores_per_package");
+	m->threads_per_core = (unsigned)json_number(json, "threads_per_core");
+	m->llc_groups = (unsigned)json_number(json, "llc_groups");
 }
 
 /* "ok N name ..." or "not ok N name ...": @name gets the name; returns the verdict. */
@@ -384,6 +388,9 @@ void results_page(const struct results *r, bool pass, const char *footer, char *
 		LINE("       %u of %u CPUs online, %s, TSC %lu.%03lu MHz from %s, hypervisor %s",
 		     m->cpus_online, m->cpus_found, m->apic, m->tsc_khz / 1000, m->tsc_khz % 1000,
 		     m->tsc_source, m->hypervisor);
+		if (m->packages)
+			LINE("       %u package(s) x %u core(s) x %u thread(s), %u LLC group(s)",
+			     m->packages, m->cores_per_package, m->threads_per_core, m->llc_groups);
 	} else {
 		LINE(" CPU   (the run ended before its # ENV line)");
 	}

@@ -48,6 +48,7 @@ struct results_machine {
 	unsigned cpus_online, cpus_found;
 	char apic[RESULTS_NAME_MAX], tsc_source[RESULTS_NAME_MAX], hypervisor[RESULTS_NAME_MAX];
 	uint64_t tsc_khz, seed;
+	unsigned packages, cores_per_package, threads_per_core, llc_groups; /* 0: not in ENV */
 };
 
 struct results {

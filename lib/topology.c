@@ -179,25 +179,32 @@ size_t topology_describe(char *buf, size_t size, const struct topology *t)
 
 size_t topology_env_json(char *buf, size_t size, const struct topology *t)
 {
-	size_t len, head;
-	int k;
-
-	k = ksnprintf(buf, size,
+	int k =
+	    ksnprintf(buf, size,
 		      ",\"packages\":%u,\"cores_per_package\":%u,\"threads_per_core\":%u,"
-		      "\"llc_groups\":%u,\"topology_source\":\"%s\",\"llc_cpus\":[",
+		      "\"llc_groups\":%u,\"topology_source\":\"%s\"",
 		      t->packages, t->cores_per_package, t->threads_per_core, t->llcs, t->source);
-	head = len = k > 0 ? (size_t)k : 0;
-	for (unsigned g = 0; g < t->llcs && len + 4 < size; g++) {
-		len += (size_t)ksnprintf(buf + len, size - len, "%s\"", g ? "," : "");
-		len += topology_llc_list(buf + len, size - len, t, g);
-		len += (size_t)ksnprintf(buf + len, size > len ? size - len : 0, "\"");
+
+	return k > 0 ? (size_t)k : 0;
+}
+
+size_t topology_env_llc_json(char *buf, size_t size, const struct topology *t)
+{
+	char group[TOPO_ENV_LLC_MAX];
+	size_t len = (size_t)ksnprintf(buf, size, ",\"llc_cpus\":[");
+	unsigned g;
+
+	for (g = 0; g < t->llcs; g++) {
+		size_t n = topology_llc_list(group, sizeof(group), t, g);
+
+		if (n >= sizeof(group) || len + n + 5 >= size) /* ,"...", then "]" and the NUL */
+			break;
+		len += (size_t)ksnprintf(buf + len, size - len, "%s\"%s\"", g ? "," : "", group);
 	}
-	if (len + 2 < size)
+	if (g == t->llcs && len + 2 <= size)
 		return len + (size_t)ksnprintf(buf + len, size - len, "]");
-	/* Too long for the line: the count stays, the list goes. */
-	len = head - (sizeof(",\"llc_cpus\":[") - 1);
-	return len +
-	       (size_t)ksnprintf(buf + len, size > len ? size - len : 0, ",\"llc_cpus_cut\":true");
+	/* Too long for the line: the count is in topology_env_json, the list goes. */
+	return (size_t)ksnprintf(buf, size, ",\"llc_cpus_cut\":true");
 }
 
 /* Keys to order by, for one placement: compare (a, b) lexicographically. */

@@ -39,8 +39,10 @@
 
 #include "platform.h"
 
-#define TOPO_WHY_MAX	160
-#define TOPO_SOURCE_MAX 64
+#define TOPO_WHY_MAX	  160
+#define TOPO_SOURCE_MAX	  64
+#define TOPO_ENV_JSON_MAX 160 /* topology_env_json's members */
+#define TOPO_ENV_LLC_MAX  320 /* topology_env_llc_json's: at most this much of an ENV line */
 
 /* One CPU: its number on its platform and its dense ids (0 .. count-1). */
 struct topo_cpu {
@@ -87,12 +89,14 @@ int topology_find(const struct topology *t, unsigned os);
 size_t topology_describe(char *buf, size_t size, const struct topology *t);
 
 /*
- * The # ENV members (docs/interface.md), with a leading comma:
+ * The # ENV members (docs/interface.md), each with a leading comma:
  * ,"packages":2,"cores_per_package":2,"threads_per_core":2,"llc_groups":2,
- * "llc_cpus":["0-3","4-7"]; llc_cpus is left out (and "llc_cpus_cut":true
- * put in its place) when it would not fit in @size.
+ * "topology_source":"sysfs" here, and ,"llc_cpus":["0-3","4-7"] from
+ * topology_env_llc_json, which gives ,"llc_cpus_cut":true instead when
+ * the list would not fit in @size (the line prints it last).
  */
 size_t topology_env_json(char *buf, size_t size, const struct topology *t);
+size_t topology_env_llc_json(char *buf, size_t size, const struct topology *t);
 
 /* The CPUs of LLC group @llc as a list ("0-3,8-11") into @buf. */
 size_t topology_llc_list(char *buf, size_t size, const struct topology *t, unsigned llc);

@@ -186,6 +186,15 @@ check bad-trace-reported sh -c 'grep -q "cmdline: .trace=sometimes.: expected of
 # Oversubscribed: many more vCPUs than host cores (the paravirtual lock and
 # progress-based barrier timeouts are what let these finish).
 boot tcg-smp16-boot ACCEL=tcg SMP=16 CMDLINE="run=boot"
+# The CPU topology QEMU was told, read back from CPUID on every CPU (lib/topology_cpuid.c):
+# leaf 0xB without a cache leaf (TCG's max CPU is AuthenticAMD), then leaf 0xB with leaf 4's L3.
+boot topo-smp8-2s2c2t ACCEL=tcg SMP=8,sockets=2,cores=2,threads=2 CMDLINE="run=boot quick"
+check topo-smp8-2s2c2t-env sh -c 'grep -q "\"packages\":2,\"cores_per_package\":2,\"threads_per_core\":2,\"llc_groups\":2,\"topology_source\":\"cpuid 0xb\"" "$0" &&
+    grep -q "\"llc_cpus\":\[\"0-3\",\"4-7\"\]}" "$0"' "$LOGDIR/topo-smp8-2s2c2t.serial"
+boot topo-smp12-3s4c ACCEL=tcg SMP=12,sockets=3,cores=4 CPU=max,vendor=GenuineIntel CMDLINE="run=boot quick"
+check topo-smp12-3s4c-env sh -c 'grep -q "^topology: cpuid 0xb: smt shift 0, package shift 2; cache leaf 4: L3 shared by 4 ids" "$0" &&
+    grep -q "\"packages\":3,\"cores_per_package\":4,\"threads_per_core\":1,\"llc_groups\":3,\"topology_source\":\"cpuid 0xb\"" "$0" &&
+    grep -q "\"llc_cpus\":\[\"0-3\",\"4-7\",\"8-11\"\]}" "$0"' "$LOGDIR/topo-smp12-3s4c.serial"
 boot tcg-smp64-tests-quick ACCEL=tcg SMP=64 MEM=2G CMDLINE="run=tests quick"
 boot tcg-smp255-boot ACCEL=tcg SMP=255 MEM=4G CMDLINE="run=boot"
 # CPUID's hypervisor bit hidden: the debug-exit device is probed, not inferred, so

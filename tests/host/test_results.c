@@ -65,7 +65,8 @@ static void run_log(void)
 {
 	char long_line[1200];
 
-	feed("# ENV {\"platform\":\"kernel\",\"cpus_found\":4,\"cpus_online\":4,\"apic\":\"xapic\","
+	feed("# ENV {\"platform\":\"kernel\",\"cpus_found\":4,\"cpus_online\":4,\"packages\":2,"
+	     "\"cores_per_package\":2,\"threads_per_core\":1,\"llc_groups\":2,\"apic\":\"xapic\","
 	     "\"tsc_khz\":2095937,\"tsc_source\":\"pit\",\"invariant_tsc\":false,\"hypervisor\":"
 	     "\"tcg\",\"cx16\":true,\"cmdline\":\"run=all\",\"seed\":7,\"cpu_model\":"
 	     "\"QEMU Virtual CPU version 2.5+\"}\n");
@@ -114,6 +115,7 @@ static void test_page(void)
 	CHECK(find_row("RESULT FAIL") == 0);
 	CHECK(find_row("QEMU Virtual CPU version 2.5+") > 0);
 	CHECK(find_row("4 of 4 CPUs online, xapic, TSC 2095.937 MHz from pit, hypervisor tcg") > 0);
+	CHECK(find_row("2 package(s) x 2 core(s) x 1 thread(s), 2 LLC group(s)") > 0);
 	i = find_row(" boot    ");
 	CHECK(i > 0 && strstr(row(i), "ok") && strstr(row(i), "      2       1       0       1"),
 	      "boot: 2 tests, 1 passed, 0 failed, 1 skipped");

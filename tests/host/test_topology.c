@@ -95,7 +95,8 @@ static void test_xeon(void)
 	CHECK(strstr(buf, "\"packages\":2,\"cores_per_package\":8,\"threads_per_core\":2,"
 			  "\"llc_groups\":2") != NULL,
 	      "%s", buf);
-	CHECK(strstr(buf, "\"llc_cpus\":[\"0-7,16-23\",\"8-15,24-31\"]") != NULL, "%s", buf);
+	topology_env_llc_json(buf, sizeof(buf), &t);
+	CHECK(strcmp(buf, ",\"llc_cpus\":[\"0-7,16-23\",\"8-15,24-31\"]") == 0, "%s", buf);
 }
 
 static void test_epyc(void)
@@ -140,11 +141,15 @@ static void test_offline(void)
 static void test_big(void)
 {
 	struct topology t;
-	char buf[1000];
+	char buf[TOPO_ENV_LLC_MAX];
 
 	CHECK(load("big-256", &t));
 	check_counts("big-256", &t, 256, 2, 64, 2, 16);
-	CHECK(topology_env_json(buf, sizeof(buf), &t) < sizeof(buf));
+	CHECK(topology_env_llc_json(buf, sizeof(buf), &t) < sizeof(buf));
+	CHECK(strstr(buf, "\"0-7,128-135\"") != NULL, "%s", buf);
+	topology_flat(&t, NULL, 256, "test");
+	topology_env_llc_json(buf, sizeof(buf), &t);
+	CHECK(strcmp(buf, ",\"llc_cpus_cut\":true") == 0, "%s", buf);
 }
 
 /* A damaged tree: flat, false, and a line containing @what. */
