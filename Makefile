@@ -65,7 +65,8 @@ LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinloc
 FS_SRCS := fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/rcu.c fs/slots.c
 # The benchmarks: portable C on lib/platform.h, linked by the kernel and by bench-native.
 BENCH_SRCS := bench/bench.c bench/bench_pathwalk.c bench/bench_ref.c bench/bench_refcount.c \
-	bench/bench_retry.c bench/bench_stats.c bench/bench_uncontended.c bench/cas_loop.c
+	bench/bench_retry.c bench/bench_stats.c bench/bench_uncontended.c bench/cas_loop.c \
+	bench/bench_plan.c
 SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/test_fs.c \
 	kernel/test/torture_lockref.c kernel/test/torture_spinlock.c kernel/test/bench_ktest.c \
 	fs/test/fs_cases_paths.c fs/test/fs_cases_tree.c fs/test/fs_suite.c fs/test/fs_torture.c \
@@ -88,7 +89,7 @@ NATIVE_BIN  := $(NATIVE)/bench_native
 NATIVE_PORTABLE_SRCS := $(BENCH_SRCS) \
 	$(filter-out lib/string.c,$(LIB_SRCS)) $(FS_SRCS)
 NATIVE_HOST_SRCS := tests/bench/bench_native.c tests/host/platform_host.c kernel/cmdline.c \
-	kernel/cmdline_apply.c
+	kernel/cmdline_apply.c tests/host/topology_sysfs.c
 NATIVE_OBJS := $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_PORTABLE_SRCS) $(NATIVE_HOST_SRCS))
 NATIVE_CFLAGS := -std=gnu11 -O2 -g -pthread -mcx16 -Wall -Wextra -Werror \
 	-iquote lib -iquote fs -iquote bench -I tests/host -MMD -MP

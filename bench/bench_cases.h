@@ -54,4 +54,8 @@
 BENCH_CASES(BENCH_CASE_DECLARE)
 #undef BENCH_CASE_DECLARE
 
+/* The bench_run calls of the benchmarks that do not sweep: bench_plan.c's estimate. */
+unsigned uncontended_runs(void);
+unsigned retry_table_runs(void);
+
 #endif /* KERNEL_BENCH_CASES_H */

@@ -30,6 +30,8 @@ enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK, BUSTED_QSPINLOC
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
 enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */
+enum bench_cpus_kind { BENCH_CPUS_GEO, BENCH_CPUS_ALL, BENCH_CPUS_LIST };
+#define BENCH_CPUS_LIST_MAX 64 /* counts bench.cpus= may list */
 
 struct kernel_options {
 	unsigned run;		 /* SUITE_* mask */
@@ -54,7 +56,12 @@ struct kernel_options {
 	unsigned trace_groups;		 /* TRACE_GROUP_* (lib/trace.h); 0: off */
 	unsigned trace_events;		 /* per CPU */
 	char trace_test[TRACE_NAME_MAX]; /* trace this test only; "": every test */
-	const char *raw;		 /* the command line as given */
+	unsigned bench_place;		 /* enum topo_place (lib/topology.h): 0 cores (default) */
+	unsigned bench_cpus;		 /* BENCH_CPUS_GEO (default), _ALL or _LIST */
+	unsigned bench_cpus_n;		 /* bench.cpus=LIST: how many counts, ascending */
+	uint16_t bench_cpus_list[BENCH_CPUS_LIST_MAX];
+	bool bench_plan; /* bench.plan=1: print the sweep and its estimate, run nothing */
+	const char *raw; /* the command line as given */
 };
 
 extern struct kernel_options opts;

@@ -273,36 +273,43 @@ void topology_order(const struct topology *t, enum topo_place place, unsigned *o
 		}
 }
 
-void topology_boundaries(const struct topology *t, enum topo_place place, const unsigned *order,
-			 bool *is_boundary)
+void topology_bounds(const struct topology *t, enum topo_place place, const unsigned *order,
+		     struct topo_bounds *b)
 {
+	const struct topo_cpu *first = t->ncpus ? &t->cpu[order[0]] : NULL;
 	bool all = place == TOPO_PLACE_COMPACT; /* siblings come with their core */
+	unsigned llc_left = 0, pkg_left = 0, cores_left = 0;
 
-	static unsigned llc_left[MAX_CPUS], pkg_left[MAX_CPUS];
-	unsigned n = t->ncpus, first_threads = 0;
+	*b = (struct topo_bounds){0};
+	if (!first)
+		return;
+	if (place == TOPO_PLACE_SPREAD) {
+		/* One thread in every group, then in every package, then on every core. */
+		b->llc = t->llcs;
+		b->package = t->packages;
+		b->cores = t->cores;
+		return;
+	}
+	/* Under cores and spread a group is filled once its cores (first threads) are. */
+	for (unsigned i = 0; i < t->ncpus; i++) {
+		const struct topo_cpu *c = &t->cpu[i];
 
-	memset(llc_left, 0, sizeof(llc_left));
-	memset(pkg_left, 0, sizeof(pkg_left));
-	for (unsigned i = 0; i <= n; i++)
-		is_boundary[i] = false;
-	/* Under cores/spread, a group counts as filled once its cores (first threads) are. */
-	for (unsigned i = 0; i < n; i++)
-		if (all || t->cpu[i].thread == 0) {
-			llc_left[t->cpu[i].llc]++;
-			pkg_left[t->cpu[i].package]++;
-			first_threads++;
-		}
-	for (unsigned k = 0; k < n; k++) {
+		if (!all && c->thread != 0)
+			continue;
+		llc_left += c->llc == first->llc;
+		pkg_left += c->package == first->package;
+		cores_left += c->thread == 0;
+	}
+	for (unsigned k = 0; k < t->ncpus; k++) {
 		const struct topo_cpu *c = &t->cpu[order[k]];
 
 		if (!all && c->thread != 0)
 			continue;
-		if (--llc_left[c->llc] == 0)
-			is_boundary[k + 1] = true;
-		if (--pkg_left[c->package] == 0)
-			is_boundary[k + 1] = true;
-		if (--first_threads == 0)
-			is_boundary[k + 1] = true;
+		if (c->llc == first->llc && --llc_left == 0)
+			b->llc = k + 1;
+		if (c->package == first->package && --pkg_left == 0)
+			b->package = k + 1;
+		if (c->thread == 0 && --cores_left == 0 && !all)
+			b->cores = k + 1;
 	}
-	is_boundary[n] = true;
 }

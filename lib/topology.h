@@ -109,13 +109,17 @@ extern const char *const topo_place_names[TOPO_PLACE_COUNT];
 void topology_order(const struct topology *t, enum topo_place place, unsigned *order);
 
 /*
- * The boundaries of @order (topology_order): the thread counts n at which
- * the first n CPUs have just filled an LLC group, a package, or every
- * physical core (under compact: with their SMT siblings), and ncpus.
- * Fills @is_boundary[0 .. ncpus], true at each such count.
+ * The boundaries of @order (topology_order, under @place): the thread
+ * counts at which the first n CPUs have just filled the first CPU's LLC
+ * group, its package, and (cores) every physical core; 0 where the
+ * order never does (compact has no all-cores point).  Under spread, the
+ * counts that first reach every LLC group, every package, every core.
  */
-void topology_boundaries(const struct topology *t, enum topo_place place, const unsigned *order,
-			 bool *is_boundary);
+struct topo_bounds {
+	unsigned llc, package, cores;
+};
+void topology_bounds(const struct topology *t, enum topo_place place, const unsigned *order,
+		     struct topo_bounds *b);
 
 /* A CPU-number list ("0-3,8,10-11") from @v[0 .. @n-1] sorted ascending, into @buf. */
 size_t topology_format_list(char *buf, size_t size, const unsigned *v, unsigned n);

@@ -115,6 +115,17 @@ check bench-native sh -c 'make -s build/bench-native/bench_native && \
     build/bench-native/bench_native run=bench quick > "$0" && tools/ktap_check.py "$0" && \
     python3 tools/bench_report.py "$0" "$1"' \
     "$LOGDIR/bench-native.serial" "$LOGDIR/bench-native"
+# bench_native's options: --help exits 0, an unknown one 2 before running anything, and
+# --plan on the written 256-CPU fixture tree plans at most 24 counts and an estimate.
+check bench-native-plan sh -c 'make -s build/bench-native/bench_native && \
+    make -s -C tests/host ../../build/host/plain/test_topology && \
+    build/bench-native/bench_native --help | grep -q "^usage: bench_native" && \
+    { build/bench-native/bench_native --bogus run=bench; [ $? = 2 ]; } && \
+    d=$(mktemp -d) && trap "rm -rf $d" EXIT && build/host/plain/test_topology --write big-256 "$d" && \
+    build/bench-native/bench_native --plan --sysfs="$d" --cpus=256 > "$0" && \
+    grep -Eq "^# plan: ([1-9]|1[0-9]|2[0-4]) points per sweeping benchmark:" "$0" && \
+    grep -Eq "^# plan: [0-9]+ benchmarks, estimated [0-9]+ s" "$0" && ! grep -q "# BENCH" "$0"' \
+    "$LOGDIR/bench-native-plan.out"
 # The trace hooks' cost step of make bench-native, quick (about a second): three builds by
 # turns, its table and goal line present and its ratios numbers; the figures are not judged.
 check trace-cost sh -c 'make -s build/bench-native/bench_native \

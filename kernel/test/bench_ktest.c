@@ -11,14 +11,37 @@
  */
 #include "bench.h"
 #include "bench_cases.h"
+#include "bench_plan.h"
 #include "cmdline.h"
+#include "console.h"
 #include "ktest.h"
 #include "printf.h"
+#include "topology_read.h"
+
+static void bench_plan_line(const char *text)
+{
+	printk("# %s\n", text);
+}
+
+/*
+ * Before any suite, on CPU 0: the CPUs of every sweep in bench.place=
+ * order and its counts (bench.cpus=), from the CPUID topology; with
+ * bench.plan=1 the plan is printed and the benchmarks run nothing.
+ */
+static void bench_plan_setup(void)
+{
+	bench_plan_make(kernel_topology(), NULL, 0, opts.bench_place, opts.bench_cpus,
+			opts.bench_cpus_list, opts.bench_cpus_n);
+	if (opts.bench_plan)
+		bench_plan_print(opts.bench_ms, opts.bench_trials, bench_plan_line);
+}
+KTEST_SETUP(bench_plan_setup);
 
 static void bench_ktest(struct ktest_ctx *t, void (*fn)(struct bench_ctx *))
 {
 	struct bench_ctx b = {
-	    .cpu = t->cpu,
+	    /* Rank r of an all-CPU benchmark runs on the plan's r-th CPU. */
+	    .cpu = t->ncpus > 1 ? bench_plan_rank(t->cpu) : 0,
 	    .ncpus = t->ncpus,
 	    .ms = opts.bench_ms,
 	    .trials = opts.bench_trials,
@@ -26,6 +49,8 @@ static void bench_ktest(struct ktest_ctx *t, void (*fn)(struct bench_ctx *))
 	    .runner = t,
 	};
 
+	if (opts.bench_plan)
+		return; /* bench.plan=1: the plan only */
 	fn(&b);
 }
 

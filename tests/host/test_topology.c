@@ -103,20 +103,23 @@ static void test_epyc(void)
 {
 	struct topology t;
 	unsigned order[MAX_CPUS];
-	bool b[MAX_CPUS + 1];
+	struct topo_bounds b;
 
 	CHECK(load("epyc-2s", &t));
 	check_counts("epyc-2s", &t, 64, 2, 16, 2, 8);
 	CHECK_EQ(t.cpu[cpu_of(&t, 0)].llc, t.cpu[cpu_of(&t, 35)].llc, "cpu0 and cpu35 share a CCX");
 	CHECK(t.cpu[cpu_of(&t, 3)].llc != t.cpu[cpu_of(&t, 4)].llc, "cpu3 and cpu4 do not");
 	topology_order(&t, TOPO_PLACE_CORES, order);
-	topology_boundaries(&t, TOPO_PLACE_CORES, order, b);
-	/* One CCX at 4, one socket at 16, every core at 32, all at 64. */
-	for (unsigned k = 1; k <= 64; k++)
-		CHECK_EQ(b[k],
-			 k == 4 || k == 8 || k == 12 || k == 16 || k == 20 || k == 24 || k == 28 ||
-			     k == 32 || k == 64,
-			 "boundary at %u", k);
+	topology_bounds(&t, TOPO_PLACE_CORES, order, &b);
+	/* One CCX at 4, one socket at 16, every core at 32. */
+	CHECK_EQ(b.llc, 4);
+	CHECK_EQ(b.package, 16);
+	CHECK_EQ(b.cores, 32);
+	topology_order(&t, TOPO_PLACE_COMPACT, order);
+	topology_bounds(&t, TOPO_PLACE_COMPACT, order, &b);
+	CHECK_EQ(b.llc, 8);
+	CHECK_EQ(b.package, 32);
+	CHECK_EQ(b.cores, 0);
 	/* spread: one core of each CCX, the CCXs interleaving the two sockets. */
 	topology_order(&t, TOPO_PLACE_SPREAD, order);
 	CHECK_EQ(t.cpu[order[0]].os, 0);
