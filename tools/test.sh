@@ -183,9 +183,11 @@ for machine in q35,pit=off q35,pit=off,hpet=off; do
     check "$name-tsc" tools/tsc_check.py "$LOGDIR/tcg-smp2.serial" "$LOGDIR/$name.serial"
 done
 boot uefi-smp2-quick ACCEL=tcg SMP=2 FIRMWARE=uefi CMDLINE="quick"
-boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe trace=sometimes trace.events=5"
+boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe trace=sometimes trace.events=5 bench.cpus=0,4 bench.place=far"
 check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
 check bad-pv-reported grep -q "cmdline: 'spinlock.pv=maybe': expected auto, on or off; keeping the default" "$LOGDIR/bad-cmdline.serial"
+check bad-bench-words-reported sh -c 'grep -q "^cmdline: .bench.cpus=0,4.: expected geo, all, or a comma list" "$0" &&
+    grep -q "^cmdline: .bench.place=far.: expected cores, compact or spread" "$0"' "$LOGDIR/bad-cmdline.serial"
 # Every spinlock (the lockrefs', the fs's, the kernel's own) as the queued spinlock, short.
 boot tcg-smp2-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=tests quick spinlock.kind=qspinlock spinlock.kind=mcs spinlock.pv=on"
 check qspinlock-reported grep -q "spinlock: kind qspinlock (spinlock.kind=qspinlock)" "$LOGDIR/tcg-smp2-qspinlock.serial"
