@@ -19,7 +19,8 @@ import re
 import sys
 from pathlib import Path
 
-from ktap_junit import first_crash, parse, read_lines, recorded_checks, replay_command
+from kernel_log import first_crash, parse, read_lines
+from ktap_junit import recorded_checks, replay_command
 
 INVARIANT = re.compile(r"invariant ([a-z0-9-]+) broken")
 BENCH_REPORTS = ["build/bench/report.md", "build/test/bench-native/report.md"]
@@ -48,8 +49,7 @@ def describe(name, check, run):
         if run.first_fail:
             number, text = run.first_fail
             details.append(f"line {number}: {code(text)}")
-        lines, _ = read_lines(run.path)
-        invariants = sorted({m.group(1) for _, t in lines if "FAIL" in t
+        invariants = sorted({m.group(1) for _, t in run.lines if "FAIL" in t
                              for m in INVARIANT.finditer(t)})
         crash = first_crash(run.cases)
         if crash and not (passed and expected_fail):
@@ -73,10 +73,7 @@ def describe(name, check, run):
 
 
 def last_line(path):
-    try:
-        lines = [l for l in Path(path).read_text(errors="replace").splitlines() if l.strip()]
-    except OSError:
-        return ""
+    lines = [t for _, t in read_lines(path)[0] if t.strip()]
     return lines[-1].strip() if lines else ""
 
 

@@ -9,61 +9,53 @@
 A passing run has: the KTAP version line, a top-level plan 1..N followed
 by exactly N top-level results, every suite's block (its "# BENCH" lines
 included) indented by two spaces as Linux's ktap.rst writes a subtest, no
-"not ok" at any level, no "PANIC:" line, and a final "# RESULT pass".  Anything else is a failure, said in one line
-naming what was missing or wrong.  Exit status 0 when the expectation holds.
+"not ok" at any level, no "PANIC:" line, and a final verdict line saying
+pass.  Anything else is a failure, said in one line naming what was missing
+or wrong.  The log is read by tools/kernel_log.py: what it found damaged (a
+cut line, NUL bytes, bytes that are not UTF-8) is printed as a warning.
+Exit status 0 when the expectation holds.
 """
 import argparse
 import re
 import sys
 
-PLAN = re.compile(r"^1\.\.(\d+)\s*$")
+import kernel_log
+
 # A suite's subtest block, one nesting level deep (ktap.rst: two spaces a level).
 SUBTEST_LINE = re.compile(r"^(\s*)(# Subtest: |# BENCH )")
 SUBTEST_INDENT = "  "
-RESULT_LINE = re.compile(r"^(not ok|ok) (\d+)\b(.*)$")
 
 
-def problems_of(lines):
-    """Reasons the log is not a clean pass (empty list when it is)."""
+def problems_of(run):
+    """Reasons the log (a kernel_log.Run) is not a clean pass (empty list when it is)."""
     problems = []
-    if not any(l.strip() == "KTAP version 1" for l in lines):
+    texts = [text for _, text in run.lines]
+    if not any(kernel_log.VERSION.match(t) for t in texts):
         problems.append("no 'KTAP version 1' line (the kernel never reached its tests)")
-    plan = None
-    top_results = []
-    for l in lines:
-        if l.startswith(" "):
-            if RESULT_LINE.match(l.strip()) and l.strip().startswith("not ok"):
-                problems.append("subtest failed: " + l.strip())
-            continue
-        m = PLAN.match(l)
-        if m and plan is None:
-            plan = int(m.group(1))
-            continue
-        m = RESULT_LINE.match(l)
-        if m:
-            top_results.append(m)
-            if m.group(1) == "not ok":
-                problems.append("suite failed: " + l.strip())
-    if plan is None:
+    for depth, case in kernel_log.walk(run.cases):
+        line = f"not ok {case.number} {case.name}"
+        if case.status == "fail":
+            problems.append(("suite failed: " if depth == 0 else "subtest failed: ") + line)
+    reported = [c for c in run.cases if c.status != "error"]
+    if run.plan is None:
         problems.append("no top-level plan '1..N'")
-    elif len(top_results) != plan:
-        problems.append(f"plan says {plan} suites but {len(top_results)} results were "
+    elif run.plan is not None and len(reported) != run.plan:
+        problems.append(f"plan says {run.plan} suites but {len(reported)} results were "
                         "printed (crash or hang mid-run?)")
-    for number, l in enumerate(lines, 1):
-        m = SUBTEST_LINE.match(l)
+    for number, text in run.lines:
+        m = SUBTEST_LINE.match(text)
         if m and m.group(1) != SUBTEST_INDENT:
             problems.append(f"line {number}: a suite's line is indented by {len(m.group(1))} "
-                            f"spaces, not {len(SUBTEST_INDENT)}: {l.strip()[:60]}")
+                            f"spaces, not {len(SUBTEST_INDENT)}: {text.strip()[:60]}")
             break
-    for l in lines:
-        if l.startswith("PANIC:"):
-            problems.append("panic: " + l.strip())
-            break
-    results = [l.strip() for l in lines if l.startswith("# RESULT ")]
-    if not results:
-        problems.append("no '# RESULT' line (the run did not finish)")
-    elif results[-1] != "# RESULT pass":
-        problems.append("kernel reported: " + results[-1])
+    panic = next((t for t in texts if t.startswith("PANIC:")), None)
+    if panic:
+        problems.append("panic: " + panic.strip())
+    verdict = kernel_log.verdict(run.lines)
+    if verdict is None:
+        problems.append("no verdict line (the run did not finish)")
+    elif verdict != "pass":
+        problems.append(f"kernel reported the verdict '{verdict}'")
     return problems
 
 
@@ -74,18 +66,19 @@ def main():
                     help="require a failed run with a line matching REGEX")
     args = ap.parse_args()
     try:
-        with open(args.log, encoding="utf-8", errors="replace") as f:
-            lines = [l.rstrip("\r\n").replace("\r", "") for l in f]
-    except OSError as e:
-        print(f"ktap_check: cannot read {args.log}: {e}")
+        run = kernel_log.parse(args.log, kernel_log.read(args.log))
+    except kernel_log.LogError as e:
+        print(f"ktap_check: {e}")
         return 2
-    problems = problems_of(lines)
+    for warning in kernel_log.warnings(args.log, run.read_problems):
+        print(f"ktap_check: warning: {warning}")
+    problems = problems_of(run)
     if args.expect_fail:
         pattern = re.compile(args.expect_fail)
         if not problems:
             print(f"ktap_check: {args.log}: expected a FAILED run, but it passed")
             return 1
-        if not any(pattern.search(l) for l in lines):
+        if not any(pattern.search(text) for _, text in run.lines):
             print(f"ktap_check: {args.log}: failed as expected, but no line matches "
                   f"/{args.expect_fail}/ (first problem: {problems[0]})")
             return 1

@@ -7,7 +7,7 @@
 With screen.dump=1 the kernel sends what the screen shows at the end over
 serial: a line "# SCREEN R x C", then one line "# SCREEN NN |text" per row
 (text without trailing blanks).  The screen must hold the results page:
-the verdict that matches the log's "# RESULT" line, the machine (CPU model,
+the verdict that matches the log's verdict line, the machine (CPU model,
 CPUs online, APIC mode, TSC rate and source), one row per suite the KTAP
 log ran with its verdict and counts, the first failure or "no failures";
 with --bench, the refcount and pathwalk tables with xadd, spinlock, lockref
@@ -23,6 +23,8 @@ import argparse
 import re
 import sys
 
+import kernel_log
+
 HEAD = re.compile(r"^# SCREEN (\d+) x (\d+)$")
 ROW = re.compile(r"^# SCREEN (\d\d) \|(.*)$")
 SUITE = re.compile(r"^(ok|not ok) \d+ (\S+)")
@@ -36,12 +38,11 @@ def main():
     ap.add_argument("--picture-text")
     args = ap.parse_args()
     try:
-        with open(args.log, errors="replace") as f:
-            lines = [l.rstrip("\r\n") for l in f]
-    except OSError as e:
+        numbered, _ = kernel_log.read(args.log)
+    except kernel_log.LogError as e:
         sys.exit(f"screen_check: {e}")
-
-    size, rows, suites, result = None, {}, {}, None
+    lines = [text for _, text in numbered]
+    size, rows, suites, result = None, {}, {}, kernel_log.verdict(numbered)
     for l in lines:
         if m := HEAD.match(l):
             size = (int(m.group(1)), int(m.group(2)))
@@ -49,8 +50,6 @@ def main():
             rows[int(m.group(1))] = m.group(2)
         elif m := SUITE.match(l):
             suites[m.group(2)] = m.group(1)
-        elif l.startswith("# RESULT "):
-            result = l.split()[2]
     if size is None:
         print(f"screen_check: {args.log}: no '# SCREEN R x C' line (boot with screen.dump=1 "
               "and the screen console)")
@@ -66,7 +65,7 @@ def main():
     if len(rows) != size[0]:
         problems.append(f"{len(rows)} rows dumped for a screen of {size[0]}")
     if result not in ("pass", "fail"):
-        problems.append("no '# RESULT pass|fail' line in the log")
+        problems.append("no verdict line (pass or fail) in the log")
     else:
         need(rf"RESULT {result.upper()}\b", f"the verdict RESULT {result.upper()}")
     need(r"^ CPU   \S", "the CPU model line")

@@ -31,6 +31,8 @@ import tempfile
 import time
 import zlib
 
+import kernel_log
+
 STATUS_PIXEL_ROWS = 16  # one row of the 8x16 font, and of 720x400 VGA text
 FONT_W, FONT_H = 8, 16
 MAX_COLS, MAX_ROWS = 480, 135  # kernel/screen.h SCREEN_MAX_*
@@ -131,12 +133,8 @@ def write_png(path, w, h, rgb):
 
 def wait_for(log, text, deadline):
     while time.time() < deadline:
-        try:
-            with open(log, errors="replace") as f:
-                if text in f.read():
-                    return True
-        except OSError:
-            pass
+        if any(text in line for _, line in kernel_log.read_lines(log)[0]):
+            return True
         time.sleep(1)
     return False
 

@@ -101,11 +101,13 @@ if [ "$(id -u)" -eq 0 ]; then
 else
     echo "SKIP fs-vs-linux: needs root (it chroots into a temporary directory)"
 fi
-check bench-report-tool python3 tools/test_bench_report.py
+# The one serial-log reader on damaged logs, and every tool that reads a log on them.
+check kernel-log-tool python3 tools/tests/test_kernel_log.py
+check bench-report-tool python3 tools/tests/test_bench_report.py
 # The trace judge and converter on made-up traces: each violation alone, damaged input.
-check trace-tools python3 tools/test_trace_tools.py
+check trace-tools python3 tools/tests/test_trace_tools.py
 # The trace-cost tool's reading and statistics on made-up runs, damaged ones included.
-check trace-cost-tool python3 tools/test_trace_cost.py
+check trace-cost-tool python3 tools/tests/test_trace_cost.py
 # The benchmarks on the host's cores (make bench-native), short: they must build without
 # kernel headers and pass their own checks; the figures are not judged here.
 # Its report (tables and plot) is kept with the logs, for the CI summary and artifact.
@@ -289,7 +291,7 @@ if [ -x tools/run-bochs.sh ] && command -v bochs >/dev/null; then
 fi
 
 echo "== CI files and reports"
-check ktap-junit-tool python3 tools/test_ktap_junit.py
+check ktap-junit-tool python3 tools/tests/test_ktap_junit.py
 # The workflow against GitHub's schema (make deps installs the validator), and the
 # validator against a workflow broken on purpose, so a validator that accepts
 # anything cannot pass.

@@ -46,7 +46,7 @@ import subprocess
 import sys
 import time
 
-import bench_report
+import kernel_log
 
 BUILDS = ["untraced", "off", "on"]  # the order of an odd round; an even round reverses it
 BUILD_WORDS = {"untraced": [], "off": [], "on": ["trace=all"]}
@@ -65,7 +65,7 @@ REQUIRED = ["impl", "op", "ns_per_op"]
 
 
 # The runs cannot be compared; the message says which and why.
-InputError = bench_report.InputError
+InputError = kernel_log.LogError
 
 
 def kernel_words(words, settings):
@@ -106,13 +106,15 @@ def run_all(binaries, words, cpus, rounds, log_path):
 
 
 def parse_runs(text, name):
-    """Return {(round, build): {(impl, op): ns_per_op}} from a combined log.
+    """Return {(round, build): {(impl, op): ns_per_op}} from a combined log: its
+    text, or its numbered lines as kernel_log.read_lines gives them.
 
     Every run must have ended with status 0 and printed at least one
     uncontended BENCH line; anything else names the run and the line.
     """
     runs, current, where = {}, None, None
-    for number, raw in enumerate(text.splitlines(), 1):
+    lines = kernel_log.split(text.encode("utf-8"))[0] if isinstance(text, str) else text
+    for number, raw in lines:
         line = raw.strip()
         header, end = RUN_HEADER.match(line), RUN_EXIT.match(line)
         if header:
@@ -148,8 +150,7 @@ def parse_runs(text, name):
 
 def parse_bench(line, name, number):
     """One '# BENCH {json}' line as a dict with the fields the table needs."""
-    record = bench_report.parse_record("BENCH", line[len("# BENCH "):], f"{name}:{number}",
-                                       REQUIRED)
+    record = kernel_log.record("BENCH", line[len("# BENCH "):], f"{name}:{number}", REQUIRED)
     try:
         if float(record["ns_per_op"]) <= 0:
             raise ValueError
@@ -248,11 +249,7 @@ def main(argv=None):
     start = time.monotonic()
     try:
         if args.source:
-            try:
-                with open(args.source, "rb") as f:
-                    text = f.read().decode("utf-8", errors="replace")
-            except OSError as e:
-                raise InputError(f"cannot read {args.source}: {e.strerror}")
+            text, _ = kernel_log.read(args.source)
             name = args.source
             measured = f"read from {args.source}"
         else:

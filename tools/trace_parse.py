@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """trace_parse.py - read the "# TRACE" lines of a serial log (docs/tracing.md).
 
-Shared by trace_check.py and trace_convert.py.  Why a tolerant reader: the
+Shared by trace_check.py and trace_convert.py; the log's lines come from
+kernel_log.py, the one reader of a serial log.  Why a tolerant reader: the
 serial line is the transport, and a log can be cut (a crash, a timeout), a
 line can be lost or garbled, a CPU can fail to dump.  Each such defect
 becomes a warning naming what is missing, and the rest is still returned,
@@ -9,6 +10,8 @@ so a damaged log still shows what it holds.  Leading whitespace and any
 prefix before "# TRACE" are ignored (KTAP indentation, console prefixes).
 """
 import re
+
+import kernel_log
 
 # The letters of lib/trace.c, and what each means.
 EVENT_NAMES = {
@@ -169,8 +172,11 @@ def parse_events(t, lineno, words):
 
 
 def parse_file(path):
-    with open(path, errors="replace") as f:
-        return parse(f)
+    """The trace of the serial log at @path; what the log reader found damaged is warned of."""
+    lines, problems = kernel_log.read_lines(path)
+    t = parse(text for _, text in lines)
+    t.warnings[:0] = [f"line {number}: {what}" for number, what in problems]
+    return t
 
 
 class Slice:

@@ -11,20 +11,22 @@ at the host's rate, so boots that calibrate against different clocks (PIT,
 HPET, ACPI PM timer) must agree.  Prints one line either way.
 """
 import argparse
-import json
 import sys
+
+import kernel_log
 
 
 def env_of(path):
     """The JSON object of the first `# ENV ` line of @path, or exit with a one-line reason."""
     try:
-        with open(path, errors="replace") as f:
-            for line in f:
-                if line.startswith("# ENV "):
-                    return json.loads(line[len("# ENV "):])
-    except (OSError, ValueError) as e:
-        sys.exit(f"tsc_check: {path}: {e}")
-    sys.exit(f"tsc_check: {path}: no '# ENV {{...}}' line (the kernel never got that far)")
+        lines, _ = kernel_log.read(path)
+        env = next((rec for _, kind, rec in kernel_log.records(lines, path) if kind == "ENV"),
+                   None)
+    except kernel_log.LogError as e:
+        sys.exit(f"tsc_check: {e}")
+    if env is None:
+        sys.exit(f"tsc_check: {path}: no '# ENV {{...}}' line (the kernel never got that far)")
+    return env
 
 
 def main():

@@ -5,10 +5,10 @@
 Each test writes serial logs and the records tools/test.sh leaves (checks.list,
 NAME.check), runs the tools as CI does (as programs, in a temporary
 directory), and reads what they wrote: the JUnit XML with ElementTree, the
-summary as text.  Good runs, failures, skips, crashes, and every kind of
-garbled log the issue names (cut mid-line, NUL bytes, CRLF, a 100 KB line,
-a '# BENCH' line that is not JSON) must give a clear <error> and summary
-row, never a traceback.
+summary as text.  Good runs, failures, skips, crashes, and a garbled log
+(cut mid-line, empty) must give a clear <error> and summary row, never a
+traceback; every other kind of damage is the reader's, tested once in
+test_kernel_log.py.
 """
 import subprocess
 import sys
@@ -17,8 +17,7 @@ import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-TOOLS = Path(__file__).resolve().parent
-HUGE_LINE = 100 * 1024
+TOOLS = Path(__file__).resolve().parent.parent
 
 HEADER = ["", "lockref demo kernel: booting", "\x1b[2Jboot: loader 'GRUB', seed 7",
           '# ENV {"platform":"kernel","cpus_online":2,"seed":7}']
@@ -213,34 +212,10 @@ class Tools(unittest.TestCase):
         lines_before = data[:cut].count(b"\n")
         self.garbled("cut", data[:cut], "the last line is cut off", lines_before + 1)
 
-    def garbled_at(self, name, old, new, marker, why):
-        """The good log with @old replaced by @new: an <error> saying @why at @marker's line."""
-        data = self.good_bytes().replace(old, new)
-        self.garbled(name, data, why, data[:data.index(marker)].count(b"\n") + 1)
-
-    def test_nul_bytes(self):
-        self.garbled_at("nul", b"ok 1 boot", b"ok 1 b\0\0oot", b"\0", "2 NUL byte(s)")
-
-    def test_carriage_return_inside_a_line(self):
-        self.garbled_at("cr", b"ok 2 lockref", b"ok 2 lock\rref", b"\r",
-                        "a carriage return inside the line")
-
     def test_crlf_line_ends_are_normal(self):
         self.add_boot("crlf", good_run())  # add_boot writes CRLF, as the UART does
         suite = self.suite(self.junit(), "crlf")
         self.assertEqual(suite.get("errors"), "0")
-
-    def test_huge_line(self):
-        self.garbled_at("huge", b"# lockref: ops 100", b"# " + b"x" * HUGE_LINE, b"xxxx",
-                        f"a line of {HUGE_LINE + 4} bytes")
-
-    def test_bench_line_not_json(self):
-        self.garbled_at("json", b'"cpus":2}', b'"cpus":2', b"# BENCH",
-                        "'# BENCH' line is not JSON")
-
-    def test_not_utf8(self):
-        self.garbled_at("latin", b"ok 1 boot", b"ok 1 b\xff\xfeoot", b"\xff",
-                        "bytes that are not UTF-8")
 
     def test_empty_log(self):
         self.garbled("empty", b"", "the log is empty", 0)

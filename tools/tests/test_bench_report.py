@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """test_bench_report.py - tools/bench_report.py on small synthetic serial logs.
 
-    python3 tools/test_bench_report.py        (exit status 0 when every check passes)
+    python3 tools/tests/test_bench_report.py        (exit status 0 when every check passes)
 
 Each test writes a log the way the kernel prints one (noise, an ENV line,
 indented KTAP, BENCH lines), runs the tool, and checks the tables, ratios,
@@ -20,7 +20,7 @@ import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import bench_report  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
