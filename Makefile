@@ -66,7 +66,7 @@ FS_SRCS := fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/rcu.
 # The benchmarks: portable C on lib/platform.h, linked by the kernel and by bench-native.
 BENCH_SRCS := bench/bench.c bench/bench_pathwalk.c bench/bench_ref.c bench/bench_refcount.c \
 	bench/bench_retry.c bench/bench_stats.c bench/bench_uncontended.c bench/cas_loop.c \
-	bench/bench_plan.c
+	bench/bench_plan.c bench/bench_c2c.c
 SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/test_fs.c \
 	kernel/test/torture_lockref.c kernel/test/torture_spinlock.c kernel/test/bench_ktest.c \
 	fs/test/fs_cases_paths.c fs/test/fs_cases_tree.c fs/test/fs_suite.c fs/test/fs_torture.c \

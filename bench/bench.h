@@ -104,6 +104,7 @@ struct bench_ctx {
 	unsigned trials; /* measured trials, bench.trials= */
 	const void *id;	 /* the same for every CPU of one benchmark, new for the next */
 	void *runner;	 /* the runner's own state */
+	bool emulated;	 /* the CPUs are an emulator's (CPUID: TCG): figures describe it */
 };
 
 /*

@@ -51,7 +51,7 @@ unsigned bench_plan_make(const struct topology *t, const bool *allowed, unsigned
 	struct bench_plan *p = &bench_plan;
 	unsigned n = 0;
 
-	*p = (struct bench_plan){.made = true, .place = place, .cpus = kind};
+	*p = (struct bench_plan){.made = true, .place = place, .cpus = kind, .topo = t};
 	topology_order(t, (enum topo_place)place, order);
 	topology_bounds(t, (enum topo_place)place, order, &p->bounds);
 	for (unsigned k = 0; k < t->ncpus; k++) {
@@ -116,6 +116,8 @@ uint64_t bench_plan_case_ms(unsigned idx, unsigned ms, unsigned trials)
 
 	if (idx >= NPLAN_CASES)
 		return 0;
+	if (strcmp(plan_cases[idx].name, "c2c") == 0)
+		return c2c_plan_ms(bench_plan.ncpus, ms);
 	if (strcmp(plan_cases[idx].name, "uncontended") == 0)
 		runs = uncontended_runs();
 	else if (strcmp(plan_cases[idx].name, "retry-table") == 0)

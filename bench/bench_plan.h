@@ -37,6 +37,7 @@ struct bench_plan {
 	unsigned points[BENCH_PLAN_POINTS_MAX];
 	unsigned npoints;
 	struct topo_bounds bounds;
+	const struct topology *topo; /* the one the plan was made from */
 };
 
 extern struct bench_plan bench_plan;

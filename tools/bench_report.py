@@ -15,6 +15,8 @@ of the native program that runs the same benchmarks on the host's cores
     OUTDIR/scaling.png    operations per second against CPUs, one line per
                           implementation (gnuplot, tools/bench_scaling.gp)
     OUTDIR/scaling.dat    the plotted data
+    OUTDIR/c2c.png        with c2c lines: the one-way latency heatmap
+                          (bench_c2c.py, tools/bench_c2c.gp), c2c.dat its matrix
 
 With --against, LOG2 is the other kind of log (a guest's beside a native
 one): the report adds a table setting every benchmark and implementation
@@ -39,6 +41,7 @@ import shutil
 import subprocess
 import sys
 
+from bench_c2c import section_c2c, write_heatmap
 from bench_goals import judge
 from bench_log import InputError, SCALING_BENCHES, accelerator, benches, host_info, \
     is_native, judged_emulated, parse_log, scaling_grid, table
@@ -93,6 +96,9 @@ def build_report(env, result, results, notes, host, against=None):
                        for g in info])]
     for section in sections(results):
         parts += ["", section]
+    c2c = section_c2c(env, results, emulated)
+    if c2c:
+        parts += ["", c2c]
     if against:
         parts += ["", section_side_by_side((env, results), against)]
     parts += ["", "![operations per second against CPUs](scaling.png)", ""]
@@ -161,6 +167,9 @@ def main(argv=None):
         with open(os.path.join(args.outdir, "report.md"), "w") as f:
             f.write(report)
         write_plot(results, args.outdir)
+        problem = write_heatmap(results, args.outdir)
+        if problem:
+            raise InputError(problem)
     except InputError as e:
         print(f"bench_report: {e}", file=sys.stderr)
         return 1

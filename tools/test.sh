@@ -104,6 +104,7 @@ fi
 # The one serial-log reader on damaged logs, and every tool that reads a log on them.
 check kernel-log-tool python3 tools/tests/test_kernel_log.py
 check bench-report-tool python3 tools/tests/test_bench_report.py
+check bench-c2c-tool python3 tools/tests/test_bench_c2c.py
 # The trace judge and converter on made-up traces: each violation alone, damaged input.
 check trace-tools python3 tools/tests/test_trace_tools.py
 # The trace-cost tool's reading and statistics on made-up runs, damaged ones included.

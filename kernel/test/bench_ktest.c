@@ -14,8 +14,10 @@
 #include "bench_plan.h"
 #include "cmdline.h"
 #include "console.h"
+#include "cpuinfo.h"
 #include "ktest.h"
 #include "printf.h"
+#include "string.h"
 #include "topology_read.h"
 
 static void bench_plan_line(const char *text)
@@ -47,6 +49,7 @@ static void bench_ktest(struct ktest_ctx *t, void (*fn)(struct bench_ctx *))
 	    .trials = opts.bench_trials,
 	    .id = t->test,
 	    .runner = t,
+	    .emulated = strcmp(cpuinfo_hypervisor_name(), "tcg") == 0,
 	};
 
 	if (opts.bench_plan)

@@ -103,6 +103,7 @@ static int cores[MAX_CPUS];
 static unsigned ncores;
 static bool pinned = true;
 static struct topology topo; /* from sysfs */
+static bool emulated;	     /* under QEMU's TCG (CPUID's hypervisor signature) */
 
 static const struct {
 	void (*fn)(struct bench_ctx *t);
@@ -174,6 +175,7 @@ static void *native_thread_main(void *arg)
 	    .trials = opts.bench_trials,
 	    .id = c->id,
 	    .runner = c,
+	    .emulated = emulated,
 	};
 
 	if (pinned)
@@ -335,6 +337,7 @@ static void native_print_env(unsigned nthreads)
 	json_escape(model_json, sizeof(model_json), model);
 	json_escape(cmdline_json, sizeof(cmdline_json), opts.raw);
 	native_hypervisor(hv, sizeof(hv));
+	emulated = strcmp(hv, "tcg") == 0;
 	topology_env_json(topo_json, sizeof(topo_json), &topo);
 	topology_env_llc_json(llc_json, sizeof(llc_json), &topo);
 	platform_print("# ENV {\"platform\":\"native\",\"cpu_model\":\"%s\",\"cpus_found\":%u,"
