@@ -25,6 +25,21 @@ static void bench_plan_line(const char *text)
 	printk("# %s\n", text);
 }
 
+/* The status line's "~N s" of a benchmark: the plan's estimate (an emulator takes longer). */
+static uint64_t bench_expected_ms(const struct ktest *test)
+{
+	static const char *const names[] = {
+#define BENCH_NAME(fn, name, cpus) name,
+	    BENCH_CASES(BENCH_NAME)
+#undef BENCH_NAME
+	};
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(test->name, names[i]) == 0)
+			return bench_plan_case_ms(i, opts.bench_ms, opts.bench_trials);
+	return 0;
+}
+
 /*
  * Before any suite, on CPU 0: the CPUs of every sweep in bench.place=
  * order and its counts (bench.cpus=), from the CPUID topology; with
@@ -36,6 +51,7 @@ static void bench_plan_setup(void)
 			opts.bench_cpus_list, opts.bench_cpus_n);
 	if (opts.bench_plan)
 		bench_plan_print(opts.bench_ms, opts.bench_trials, bench_plan_line);
+	ktest_expect("bench", bench_expected_ms);
 }
 KTEST_SETUP(bench_plan_setup);
 
