@@ -191,9 +191,10 @@ $(NATIVE_UNTRACED): $(NATIVE_UNTRACED_OBJS)
 	$(quiet) HOSTLD $@
 	$(Q)$(CC) -pthread -o $@ $(NATIVE_UNTRACED_OBJS)
 
+# NATIVE_LDFLAGS=-static: one file that runs on another Linux machine without its libraries.
 $(NATIVE_BIN): $(NATIVE_OBJS)
 	$(quiet) HOSTLD $@
-	$(Q)$(CC) -pthread -o $@ $(NATIVE_OBJS)
+	$(Q)$(CC) -pthread $(NATIVE_LDFLAGS) -o $@ $(NATIVE_OBJS)
 
 # CMDLINE takes the kernel's words; a `make bench` log, if there is one, is
 # set beside the native figures in the report.  A run that passed is followed

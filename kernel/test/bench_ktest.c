@@ -42,14 +42,15 @@ static uint64_t bench_expected_ms(const struct ktest *test)
 
 /*
  * Before any suite, on CPU 0: the CPUs of every sweep in bench.place=
- * order and its counts (bench.cpus=), from the CPUID topology; with
- * bench.plan=1 the plan is printed and the benchmarks run nothing.
+ * order and its counts (bench.cpus=), from the CPUID topology, printed
+ * when the benchmarks run; with bench.plan=1 they then run nothing.
  */
 static void bench_plan_setup(void)
 {
 	bench_plan_make(kernel_topology(), NULL, 0, opts.bench_place, opts.bench_cpus,
 			opts.bench_cpus_list, opts.bench_cpus_n);
-	if (opts.bench_plan)
+	/* Always with the benchmarks: the report marks the boundaries from these lines. */
+	if (opts.bench_plan || (opts.run & SUITE_BENCH))
 		bench_plan_print(opts.bench_ms, opts.bench_trials, bench_plan_line);
 	ktest_expect("bench", bench_expected_ms);
 }

@@ -499,6 +499,7 @@ int main(int argc, char **argv)
 			       "and none of the other suites run= names");
 	host_set_relax_yield(false);
 	nthreads = native_choose_cpus(want);
+	bench_plan_print(opts.bench_ms, opts.bench_trials, native_plan_line);
 	host_set_cpu_count(nthreads);
 	/* The host platform has no lock of its own to re-initialise. */
 	cmdline_apply_spinlock(false, "threads pinned one per core are not oversubscribed", NULL);

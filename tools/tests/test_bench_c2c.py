@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""test_bench_c2c.py - the c2c part of the benchmark report (tools/bench_c2c.py).
+"""test_bench_c2c.py - the c2c part of the benchmark report (tools/bench_c2c.py) and
+the reading of the curves against the boundaries (tools/bench_curve.py).
 
     python3 tools/tests/test_bench_c2c.py        (exit status 0 when every check passes)
 
@@ -18,6 +19,7 @@ import unittest
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, TOOLS)
 import bench_c2c  # noqa: E402
+import bench_curve  # noqa: E402
 
 ENV = {"packages": 2, "cores_per_package": 2, "threads_per_core": 2, "llc_groups": 2,
        "llc_cpus": ["0-3", "4-7"], "topology_source": "cpuid 0xb"}
@@ -81,6 +83,42 @@ class C2cTest(unittest.TestCase):
                 rows = [l.split() for l in f if not l.startswith("#")]
             self.assertEqual(len(rows), 8)
             self.assertEqual(rows[0][1], "15.00")
+
+
+def refcount(impl, rates):
+    return {("refcount", impl, "get+put", n): {"bench": "refcount", "impl": impl, "cpus": n,
+                                              "trials": 5, "ops_per_sec": r}
+            for n, r in rates.items()}
+
+
+class CurveTest(unittest.TestCase):
+    BOUNDS = {"place": "cores", "llc": 2, "package": 4, "cores": 4}
+
+    def test_plan_line_read(self):
+        lines = [(1, "# plan: boundaries (bench.place=cores, bench_plan.h): LLC group at 2, "
+                     "package at 4, every core at 4 (0: none)")]
+        self.assertEqual(bench_curve.plan_bounds(lines), self.BOUNDS)
+        self.assertIsNone(bench_curve.plan_bounds([(1, "# plan: 3 points")]))
+
+    def test_ticket_drop_beside_its_hop(self):
+        results = machine(lambda rel, a, b: SANE[rel])
+        results.update(refcount("spinlock", {1: 10e6, 2: 12e6, 3: 6e6, 4: 5e6, 8: 4e6}))
+        results.update(refcount("lockref", {1: 20e6, 2: 22e6, 3: 24e6, 4: 24e6, 8: 30e6}))
+        results.update(refcount("xadd", {1: 60e6, 2: 60e6, 3: 60e6, 4: 60e6, 8: 60e6}))
+        text = bench_curve.section_curves(results, self.BOUNDS)
+        row = next(l for l in text.splitlines() if l.startswith("| refcount | spinlock"))
+        self.assertIn("| 3 (past one LLC group, no c2c other-llc figure) |", row)
+        self.assertIn("| 8 (0.40x of 1 CPU; past one package, c2c other-package 130.0 ns) |",
+                      row)
+        self.assertIn("| 0.50 | 7.50 |", row)
+        self.assertIn("one LLC group filled at 2 CPUs", text)
+
+    def test_never_below(self):
+        results = refcount("spinlock", {1: 10e6, 2: 12e6})
+        text = bench_curve.section_curves(results, None)
+        self.assertIn("| never |", text)
+        self.assertIn("regions unknown", text)
+        self.assertEqual(bench_curve.section_curves(refcount("spinlock", {1: 1e6}), None), "")
 
 
 if __name__ == "__main__":
