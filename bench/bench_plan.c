@@ -77,7 +77,7 @@ unsigned bench_plan_make(const struct topology *t, const bool *allowed, unsigned
 		add_point(p->bounds.package);
 		add_point(p->bounds.cores);
 	}
-	if (kind != BENCH_PLAN_LIST)
+	if (kind != BENCH_PLAN_LIST || p->npoints == 0) /* a list of counts above all: all */
 		add_point(p->ncpus);
 	bench_sweep_points = p->points;
 	bench_sweep_npoints = p->npoints;

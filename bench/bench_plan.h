@@ -51,8 +51,9 @@ extern struct bench_plan bench_plan;
  * Make the plan and install its points for bench_sweep_next: @t's CPUs in
  * @place order, only those @allowed (indexed by CPU number; NULL: all),
  * the first @ncpus of them (0: all), the counts of @kind (@list[0 ..
- * @nlist-1] ascending for BENCH_PLAN_LIST, those above ncpus dropped;
- * geo and all end with @ncpus itself).  Returns the threads.
+ * @nlist-1] ascending for BENCH_PLAN_LIST, those above ncpus dropped,
+ * @ncpus alone if none is left; geo and all end with @ncpus itself).
+ * Returns the threads.
  */
 unsigned bench_plan_make(const struct topology *t, const bool *allowed, unsigned ncpus,
 			 unsigned place, unsigned kind, const uint16_t *list, unsigned nlist);
