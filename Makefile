@@ -62,6 +62,7 @@ PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/a
 	kernel/topology_read.c kernel/trap.c kernel/tsc.c kernel/vm.c
 LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c lib/spinlock_pv.c lib/qspinlock.c lib/trace.c \
 	lib/string.c lib/topology.c lib/topology_cpuid.c
+LIB_SRCS += lib/spinlock_debug.c
 FS_SRCS := fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/rcu.c fs/slots.c
 # The benchmarks: portable C on lib/platform.h, linked by the kernel and by bench-native.
 BENCH_SRCS := bench/bench.c bench/bench_pathwalk.c bench/bench_ref.c bench/bench_refcount.c \

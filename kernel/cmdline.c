@@ -199,13 +199,6 @@ const char *const lockref_cas_names[] = {
     NULL,
 };
 
-/* Indexed by enum spin_kind (lib/spinlock.h); the boot log and # ENV use it too. */
-const char *const spin_kind_names[] = {
-    [SPIN_KIND_TICKET] = "ticket",
-    [SPIN_KIND_QSPINLOCK] = "qspinlock",
-    [SPIN_KINDS] = NULL,
-};
-
 DEFINE_SETTER(set_trace_events, trace_events, unsigned, 0)
 
 /* The groups of trace=, in TRACE_GROUP_* bit order. */

@@ -100,7 +100,4 @@ extern const char *const lockref_cas_names[];
 /* The names of enum exit_kind ("auto", "halt", "reboot", "poweroff"). */
 extern const char *const exit_names[];
 
-/* The names of enum spin_kind ("ticket", "qspinlock"), for spinlock.kind=, logs and # ENV. */
-extern const char *const spin_kind_names[];
-
 #endif /* KERNEL_CMDLINE_H */

@@ -35,14 +35,15 @@
  * Trace events (trace.h, docs/tracing.md): the slow path's start, the tail
  * XCHG done (naming the predecessor), the acquisition and how it happened,
  * each stamped once the lock is ours, and the release, stamped before the
- * store that hands the lock on.  While tracing is off, the fast path and
- * the unlock pay one not-taken branch, and make no call.
+ * store that hands the lock on.  The fast path and the unlock are the
+ * bodies in qspinlock.h, whose untraced copies have no hook; the slow path
+ * tests the tracing switch at each event, where a branch costs nothing.
  */
 #include "qspinlock.h"
 
 #include "atomic.h"
 #include "platform.h"
-#include "spinlock_pv.h"
+#include "spinlock_wait.h"
 #include "trace.h"
 
 /*
@@ -71,51 +72,12 @@ struct qspin_cpu {
 
 static struct qspin_cpu qspin_cpus[MAX_CPUS];
 
-/* The word's parts as their own objects, for the byte and half-word accesses. */
-static uint8_t *qspin_locked_byte(spinlock_t *lock)
+/* One PAUSE of a wait for @what (@who: a CPU it names, or -1); progress is any change of the word. */
+static void qspin_wait_step(struct spin_wait *w, spinlock_t *lock, const char *what, int who)
 {
-	return (uint8_t *)&lock->val; /* x86 is little-endian: byte 0 is bits 0-7 */
-}
-
-/* The bounded wait of spin_wait_for, on progress: any change of the word resets it. */
-struct qspin_wait {
-	spinlock_t *lock;
-	uint64_t since;
-	uint32_t seen;
-	unsigned spins;
-};
-
-static void qspin_wait_start(struct qspin_wait *w, spinlock_t *lock)
-{
-	*w = (struct qspin_wait){.lock = lock, .since = 0, .seen = atomic_load32(&lock->val)};
-}
-
-/*
- * One PAUSE of a wait for @what (a phrase; @who a CPU it names, or -1).
- * Panics once the word has not changed for SPIN_TIMEOUT_NS.
- */
-static void qspin_wait_step(struct qspin_wait *w, const char *what, int who)
-{
-	uint32_t now;
-
 	platform_relax();
-	if (++w->spins % SPIN_CLOCK_EVERY != 0)
-		return;
-	now = atomic_load32(&w->lock->val);
-	if (w->since == 0 || now != w->seen) {
-		w->seen = now;
-		w->since = platform_now_ns();
-	} else if (platform_now_ns() - w->since > SPIN_TIMEOUT_NS) {
-		if (who >= 0)
-			platform_panic("qspinlock %p: cpu %u waited for %s cpu %d, and the word "
-				       "stayed %#x for over %llu s: deadlock?",
-				       (void *)w->lock, platform_cpu_id(), what, who, now,
-				       (unsigned long long)(SPIN_TIMEOUT_NS / 1000000000u));
-		platform_panic("qspinlock %p: cpu %u waited for %s, and the word stayed %#x for "
-			       "over %llu s: deadlock?",
-			       (void *)w->lock, platform_cpu_id(), what, now,
-			       (unsigned long long)(SPIN_TIMEOUT_NS / 1000000000u));
-	}
+	if (spin_wait_due(w))
+		spin_wait_check(w, atomic_load32(&lock->val), what, who);
 }
 
 /* The node a tail names; panics (before touching it) if it names no online CPU. */
@@ -133,7 +95,7 @@ static struct qspin_node *qspin_node_of(spinlock_t *lock, uint16_t tail, unsigne
 }
 
 /* Q1-Q5: queue on a node of this CPU, and return with the lock held. */
-static void qspin_queue(spinlock_t *lock, struct qspin_wait *w)
+static void qspin_queue(spinlock_t *lock, struct spin_wait *w)
 {
 	unsigned cpu = platform_cpu_id(), prev_cpu, next_cpu;
 	struct qspin_cpu *c = &qspin_cpus[cpu];
@@ -154,40 +116,42 @@ static void qspin_queue(spinlock_t *lock, struct qspin_wait *w)
 	atomic_store32(&node->next, 0);
 	me = qspin_tail(cpu, idx);
 	/* Q1: the node is initialised before the XCHG makes it findable. */
-	prev = atomic_xchg16(&lock->tickets.tail, me);
+	prev = atomic_xchg16(&lock->queued.tail, me);
 	if (prev)
 		atomic_store32(&qspin_node_of(lock, prev, &prev_cpu)->next, me); /* Q2 */
 	/* Stamped after the link, so tracing delays no hand-off to us; the arg is the tail's CPU + 1. */
 	trace_ev(TR_QSPIN_QUEUED, lock, prev >> QSPIN_IDX_BITS);
 	while (prev && !atomic_load32(&node->head))
-		qspin_wait_step(w, "its turn at the queue head from its predecessor,",
+		qspin_wait_step(w, lock, "its turn at the queue head from its predecessor, cpu",
 				(int)prev_cpu);
 	/* Q3: the holder and the pending CPU go first. */
-	while ((val = atomic_load32(&lock->val)) & (QSPIN_LOCKED_MASK | QSPIN_PENDING))
-		qspin_wait_step(w, "the holder and the pending waiter to go (queue head)", -1);
+	while ((val = atomic_load32(&lock->val)) & QSPIN_LOCKED_PENDING)
+		qspin_wait_step(w, lock, "the holder and the pending waiter to go (queue head)",
+				-1);
 	/* Q4: last in the queue, empty it as we take the lock. */
-	if ((uint16_t)(val >> QSPIN_TAIL_SHIFT) == me &&
+	if ((val & QSPIN_TAIL_MASK) == (uint32_t)me << QSPIN_TAIL_SHIFT &&
 	    atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED)) {
 		trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
 		goto out;
 	}
 	/* Someone queued behind us; with a tail set, only the head may set the byte. */
-	atomic_store8(qspin_locked_byte(lock), QSPIN_LOCKED);
+	atomic_store8(&lock->queued.locked, QSPIN_LOCKED);
 	/* Ours from the store on: a successor slow to link is waited for while holding. */
 	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
 	while (!(next = (uint16_t)atomic_load32(&node->next)))
-		qspin_wait_step(w, "its successor to link behind it", -1);
+		qspin_wait_step(w, lock, "its successor to link behind it", -1);
 	atomic_store32(&qspin_node_of(lock, next, &next_cpu)->head, 1); /* Q5 */
 out:
 	/* A decrement, not idx: the host tests share a CPU index between threads. */
 	atomic_store32_relaxed(&c->depth, atomic_load32_relaxed(&c->depth) - 1);
 }
 
-static __attribute__((noinline)) void qspin_lock_slow(spinlock_t *lock, uint32_t val)
+/* P0-P3, or Q1-Q5 through qspin_queue: the slow path of both copies of qspin_lock_body. */
+__attribute__((noinline)) void qspin_lock_slow(spinlock_t *lock, uint32_t val)
 {
-	struct qspin_wait w;
+	struct spin_wait w;
 
-	qspin_wait_start(&w, lock);
+	spin_wait_start(&w, lock);
 	trace_ev(TR_QSPIN_WAIT, lock, val);
 	for (unsigned i = 0; val == QSPIN_PENDING && i < QSPIN_HANDOVER_SPINS; i++) { /* P0 */
 		platform_relax();
@@ -207,73 +171,37 @@ static __attribute__((noinline)) void qspin_lock_slow(spinlock_t *lock, uint32_t
 			break;
 		}
 	}
-	while (atomic_load8(qspin_locked_byte(lock))) /* P2 */
-		qspin_wait_step(&w, "the holder to go (pending waiter)", -1);
-	atomic_store16(&lock->tickets.head, QSPIN_LOCKED); /* P3 */
+	while (atomic_load8(&lock->queued.locked)) /* P2 */
+		qspin_wait_step(&w, lock, "the holder to go (pending waiter)", -1);
+	atomic_store16(&lock->queued.locked_pending, QSPIN_LOCKED); /* P3 */
 	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_PENDING);
 }
 
-/* Tracing on: qspin_lock out of line, so the untraced path keeps no call. */
+/* Traced copies out of line, so the untraced ones keep no call; the test before the CMPXCHG. */
 static __attribute__((noinline)) void qspin_lock_traced(spinlock_t *lock)
 {
-	uint32_t val = 0;
-
-	if (atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED)) { /* F */
-		trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
-		return;
-	}
-	qspin_lock_slow(lock, val);
+	qspin_lock_body(lock, true);
 }
 
-void qspin_lock_untraced(spinlock_t *lock)
-{
-	uint32_t val = 0;
-
-	if (__builtin_expect(atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED), 1)) /* F */
-		return;
-	qspin_lock_slow(lock, val);
-}
-
-/*
- * The tracing test comes before the CMPXCHG: after it, its load would wait
- * for the locked instruction (as in spin_lock).
- */
-void qspin_lock(spinlock_t *lock)
-{
-	if (trace_active())
-		qspin_lock_traced(lock);
-	else
-		qspin_lock_untraced(lock);
-}
-
-/* Tracing on: the release is stamped before the store that hands the lock on. */
 static __attribute__((noinline)) void qspin_unlock_traced(spinlock_t *lock)
 {
-	trace_ev(TR_SPIN_REL, lock, 0);
-	atomic_store8(qspin_locked_byte(lock), 0); /* U */
+	qspin_unlock_body(lock, true);
 }
 
-void qspin_unlock_untraced(spinlock_t *lock)
+void qspin_lock(spinlock_t *lock)
 {
-	atomic_store8(qspin_locked_byte(lock), 0); /* U */
+	if (spin_mode() & SPIN_MODE_TRACED)
+		qspin_lock_traced(lock);
+	else
+		qspin_lock_body(lock, false);
 }
 
 void qspin_unlock(spinlock_t *lock)
 {
-	if (trace_active())
+	if (spin_mode() & SPIN_MODE_TRACED)
 		qspin_unlock_traced(lock);
 	else
-		qspin_unlock_untraced(lock);
-}
-
-bool qspin_trylock(spinlock_t *lock)
-{
-	uint32_t val = atomic_load32(&lock->val);
-
-	if (val != 0 || !atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED))
-		return false;
-	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_TRYLOCK);
-	return true;
+		qspin_unlock_body(lock, false);
 }
 
 unsigned qspin_depth(void)

@@ -27,8 +27,10 @@
  * used today; running out panics naming the CPU.  The lock itself is left
  * as it was (the node count is checked before anything is published).
  *
- * Only spinlock.c calls these: it adds the debug checks of spinlock.h and
- * picks the kind.  None of them disables interrupts.
+ * spin_lock and friends (spinlock.c) take the queued kind through the
+ * inline bodies below, one copy traced and one not; the torture and its
+ * busted variants call qspin_lock and qspin_unlock directly, on a lock of
+ * their own, whatever the boot's kind.  None of them disables interrupts.
  */
 #ifndef LIB_QSPINLOCK_H
 #define LIB_QSPINLOCK_H
@@ -36,16 +38,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atomic.h"
 #include "platform.h"
 #include "spinlock.h"
+#include "trace.h"
 
-#define QSPIN_LOCKED	   1u	     /* the locked byte's value while held */
-#define QSPIN_LOCKED_MASK  0xffu     /* the locked byte */
-#define QSPIN_PENDING	   (1u << 8) /* the pending bit */
-#define QSPIN_TAIL_SHIFT   16	     /* the tail is the word's upper half */
-#define QSPIN_IDX_BITS	   2	     /* the nesting index's width */
-#define QSPIN_NODES	   (1u << QSPIN_IDX_BITS)
-#define QSPIN_TAIL_CPU_MAX ((1u << (16 - QSPIN_IDX_BITS)) - 1) /* largest CPU index + 1 */
+/* The word's parts (spinlock_t's queued.locked, .pending, .tail), as masks of val. */
+#define QSPIN_LOCKED	     1u		 /* the locked byte's value while held */
+#define QSPIN_LOCKED_MASK    0x000000ffu /* the locked byte */
+#define QSPIN_PENDING	     0x00000100u /* the pending bit (bits 9-15 stay 0) */
+#define QSPIN_LOCKED_PENDING 0x0000ffffu /* both: the holder and the pending CPU */
+#define QSPIN_TAIL_MASK	     0xffff0000u /* the tail: the last queued CPU's node */
+#define QSPIN_TAIL_SHIFT     16
+#define QSPIN_IDX_BITS	     2 /* the nesting index's width, low bits of the tail */
+#define QSPIN_NODES	     (1u << QSPIN_IDX_BITS)
+#define QSPIN_TAIL_CPU_MAX   ((1u << (16 - QSPIN_IDX_BITS)) - 1) /* largest CPU index + 1 */
 
 _Static_assert(MAX_CPUS <= QSPIN_TAIL_CPU_MAX, "every CPU index + 1 must fit the tail");
 
@@ -55,22 +62,58 @@ static inline uint16_t qspin_tail(unsigned cpu, unsigned idx)
 	return (uint16_t)(((cpu + 1) << QSPIN_IDX_BITS) | idx);
 }
 
-/* Take @lock; returns with it held.  Panics on a wait without progress for SPIN_TIMEOUT_NS. */
-void qspin_lock(spinlock_t *lock);
-
-/* Release @lock, which the caller holds: one byte store (x86 stores release). */
-void qspin_unlock(spinlock_t *lock);
+/*
+ * Everything past the fast path's compare-exchange, which saw @val: the
+ * pending step, the queue, their trace events.  Out of line and shared by
+ * both copies of the body.
+ */
+void qspin_lock_slow(spinlock_t *lock, uint32_t val);
 
 /*
- * qspin_lock and qspin_unlock for a caller that has just seen tracing off
- * (spin_lock and spin_unlock, in their switch word): the same, less the
- * test of the tracing switch.  The slow path still records its events.
+ * The queued kind's bodies, for a constant @traced: spinlock.c instantiates
+ * each twice (spin_lock's dispatch), so the untraced copy has no trace hook.
+ * F: compare-exchange 0 -> LOCKED.  U: a byte store of 0 to the locked byte
+ * (x86 stores are releases, SDM Vol. 3A 8.2.2); it must not touch pending
+ * or the tail.
  */
-void qspin_lock_untraced(spinlock_t *lock);
-void qspin_unlock_untraced(spinlock_t *lock);
+static inline __attribute__((always_inline)) void qspin_lock_body(spinlock_t *lock, bool traced)
+{
+	uint32_t val = 0;
+
+	if (__builtin_expect(atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED), 1)) { /* F */
+		if (traced)
+			trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
+		return;
+	}
+	qspin_lock_slow(lock, val);
+}
+
+static inline __attribute__((always_inline)) void qspin_unlock_body(spinlock_t *lock, bool traced)
+{
+	if (traced)
+		trace_ev(TR_SPIN_REL, lock, 0);
+	atomic_store8(&lock->queued.locked, 0); /* U */
+}
 
 /* Take @lock only if its word is 0 right now; true with it held, else nothing changed. */
-bool qspin_trylock(spinlock_t *lock);
+static inline __attribute__((always_inline)) bool qspin_trylock_body(spinlock_t *lock, bool traced)
+{
+	uint32_t val = atomic_load32(&lock->val);
+
+	if (val != 0 || !atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED))
+		return false;
+	if (traced)
+		trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_TRYLOCK);
+	return true;
+}
+
+/*
+ * The queued lock whatever the kind (the torture's own calls): the bodies,
+ * traced when spin events are recorded.  Panics on a wait without progress
+ * for SPIN_TIMEOUT_NS.
+ */
+void qspin_lock(spinlock_t *lock);
+void qspin_unlock(spinlock_t *lock);
 
 /* How deep the calling CPU is in the queue path now (0 outside it): for tests. */
 unsigned qspin_depth(void);

@@ -14,9 +14,15 @@
  * writes the head, and an x86 store has release semantics (SDM Vol. 3A
  * 8.2.2), so no LOCK prefix is needed.
  *
- * The queued spinlock (qspinlock.c) is the other kind of spinlock_t: each
- * entry point below tests the kind first (spin_kind_set) and keeps the
- * debug checks for both kinds.
+ * The lock layer's decisions live here: the switch word of spinlock.h
+ * (kind, tracing, paravirtual mode) and the one dispatch of each entry
+ * point over {ticket, ticket traced, queued, queued traced}.  Each kind has
+ * one always_inline body per operation taking a constant @traced (ticket_*
+ * below, qspin_*_body in qspinlock.h), instantiated twice: the untraced
+ * copy inline in the entry point, without a trace hook, the traced one out
+ * of line.  Each entry point has one hook point for checks common to both
+ * kinds (spinlock_debug.h): before the lock is taken, once it is held, and
+ * before it is released.
  *
  * Paravirtual mode (spin, then halt until kicked) lives in spinlock_pv.c,
  * whose file comment names its steps W0-W5 (a waiter) and U0-U5 (an
@@ -31,36 +37,61 @@
 #include "qspinlock.h"
 #include "spinlock_debug.h"
 #include "spinlock_pv.h"
+#include "spinlock_wait.h"
 #include "trace.h"
+
+struct spin_switches spin_switches;
+
+/* Set or clear @bits of the dispatch byte; a compare-exchange, as the tracer may set at any time. */
+static void spin_mode_update(uint8_t bits, bool on)
+{
+	uint8_t old = atomic_load8(&spin_switches.mode);
+
+	while (!atomic_cmpxchg8(&spin_switches.mode, &old,
+				on ? (uint8_t)(old | bits) : (uint8_t)(old & ~bits)))
+		;
+}
 
 void spin_kind_set(enum spin_kind kind)
 {
-	atomic_store8(&lock_switches.spin_kind, (uint8_t)kind);
+	spin_mode_update(SPIN_MODE_QUEUED, kind == SPIN_KIND_QSPINLOCK);
 }
 
-/* The kind test of every call: a predicted branch on a line nobody writes. */
-static inline bool spin_is_queued_kind(void)
+void spin_trace_set(bool traced)
 {
-	return __builtin_expect(spin_kind() != SPIN_KIND_TICKET, 0);
-}
-
-/*
- * The kind and the trace switch in one load (lib/trace.h): 0 is the plain
- * ticket lock, untraced; SPIN_KIND_QSPINLOCK alone is the queued kind,
- * untraced.
- */
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-	       "spin_switches: the kind must be the low byte of the switch word");
-
-static inline uint16_t spin_switches(void)
-{
-	return atomic_load16(&lock_switches.any);
+	spin_mode_update(SPIN_MODE_TRACED, traced);
 }
 
 void spin_init(spinlock_t *lock)
 {
 	atomic_store32(&lock->val, 0);
 	trace_ev(TR_SPIN_INIT, lock, 0);
+}
+
+void spin_wait_check(struct spin_wait *w, uint32_t progress, const char *what, int who)
+{
+	uint64_t now = platform_now_ns();
+
+	if (w->since == 0 || progress != w->seen) {
+		w->seen = progress;
+		w->since = now;
+	} else if (now - w->since > SPIN_TIMEOUT_NS) {
+		spin_deadlock(w->lock, what, who);
+	}
+}
+
+void spin_deadlock(const spinlock_t *lock, const char *what, int who)
+{
+	unsigned long long secs = SPIN_TIMEOUT_NS / 1000000000u;
+	uint32_t word = atomic_load32(&lock->val);
+
+	if (who >= 0)
+		platform_panic("spinlock %p: cpu %u waited for %s %d, and nothing it watched "
+			       "moved for over %llu s (word now %#x): deadlock?",
+			       (const void *)lock, platform_cpu_id(), what, who, secs, word);
+	platform_panic("spinlock %p: cpu %u waited for %s, and nothing it watched moved for "
+		       "over %llu s (word now %#x): deadlock?",
+		       (const void *)lock, platform_cpu_id(), what, secs, word);
 }
 
 /* The ticket a queued CPU takes: the tail before the XADD, less the flag. */
@@ -70,32 +101,24 @@ static uint16_t spin_take_ticket(spinlock_t *lock, uint32_t *old)
 	return (uint16_t)(*old >> SPIN_TICKET_BITS) & (uint16_t)~SPIN_TAIL_SLEEPERS;
 }
 
-static __attribute__((noreturn)) void spin_deadlock(spinlock_t *lock, uint16_t ticket,
-						    uint16_t head)
-{
-	platform_panic("spinlock %p: cpu %u waited for ticket %u, and the head stayed at %u "
-		       "(tail %u) for over %llu s: deadlock?",
-		       (void *)lock, platform_cpu_id(), ticket, head,
-		       atomic_load16(&lock->tickets.tail),
-		       (unsigned long long)(SPIN_TIMEOUT_NS / 1000000000u));
-}
-
 /*
  * Wait until the head reaches @ticket and the turn is ours.  Panics once
  * the head has not moved for SPIN_TIMEOUT_NS; in paravirtual mode sleeps
  * between bursts of spinning, and queues again if passed over while asleep.
+ * Records its events whenever spin events are recorded (both copies call it).
  */
 static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t ticket)
 {
-	uint64_t start = platform_now_ns(), since = start;
-	uint16_t head, seen = atomic_load16(&lock->tickets.head);
-	unsigned spins = 0;
+	uint64_t start = platform_now_ns();
+	uint16_t head;
+	struct spin_wait w;
 	bool passed = false;
 
-	if (seen != ticket)
-		trace_ev(TR_SPIN_WAIT, lock, ticket);
+	spin_wait_start(&w, lock);
+	trace_ev(TR_SPIN_WAIT, lock, ticket);
 	while ((head = atomic_load16(&lock->tickets.head)) != ticket) {
-		bool sleep = ++spins % SPIN_PV_SPINS == 0 && spin_pv_enabled() &&
+		bool due = spin_wait_due(&w);
+		bool sleep = w.turns % SPIN_PV_SPINS == 0 && spin_pv_enabled() &&
 			     platform_now_ns() - start >= SPIN_PV_MIN_NS && spin_pv_arm();
 
 		if (sleep) {
@@ -111,62 +134,34 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
 		} else {
 			platform_relax();
 		}
-		if (!sleep && spins % SPIN_CLOCK_EVERY != 0)
-			continue;
-		if (head != seen) {
-			seen = head;
-			since = platform_now_ns();
-		} else if (platform_now_ns() - since > SPIN_TIMEOUT_NS) {
-			spin_deadlock(lock, ticket, head);
-		}
+		if (sleep || due)
+			spin_wait_check(&w, head, "the head to reach its ticket", ticket);
 	}
 	trace_ev(TR_SPIN_ACQ, lock, ticket);
 }
 
 /*
- * The queued kind, or the ticket lock traced (@switches: the switch word
- * as spin_lock read it): a traced ticket lock's wait, if any, and its
- * acquisition are recorded by spin_wait_for.
+ * The ticket lock's bodies, for a constant @traced.  Lock: one XADD, and
+ * the wait if the lock was not free (spin_wait_for records its own events).
  */
-static __attribute__((noinline)) void spin_lock_switched(spinlock_t *lock, uint16_t switches)
+static inline __attribute__((always_inline)) void ticket_lock(spinlock_t *lock, bool traced)
 {
 	uint32_t old;
+	uint16_t ticket = spin_take_ticket(lock, &old);
 
-	if (switches == SPIN_KIND_QSPINLOCK)
-		qspin_lock_untraced(lock);
-	else if (spin_is_queued_kind())
-		qspin_lock(lock); /* traced inside */
-	else
-		spin_wait_for(lock, spin_take_ticket(lock, &old));
+	if (__builtin_expect((uint16_t)old != ticket, 0))
+		spin_wait_for(lock, ticket);
+	else if (traced)
+		trace_ev(TR_SPIN_ACQ, lock, ticket);
 }
 
-/*
- * Exempt from the lock rules: this is the lock itself, taken by an XADD the
- * analysis cannot see.  The switches are tested before the XADD: after it,
- * their load waited for the locked instruction and made every uncontended
- * acquisition slower (tools/trace_cost.py measured it).
- */
-LOCK_RULES_EXEMPT void spin_lock(spinlock_t *lock)
-{
-	uint16_t switches = spin_switches(), ticket;
-	uint32_t old;
-
-	spin_debug_before_lock(lock);
-	if (__builtin_expect(switches != 0, 0)) {
-		spin_lock_switched(lock, switches);
-	} else {
-		ticket = spin_take_ticket(lock, &old);
-		if ((uint16_t)old != ticket)
-			spin_wait_for(lock, ticket);
-	}
-	spin_debug_acquired(lock);
-}
-
-/* spin_unlock's work once the caller's hold is checked and recorded. */
-static inline __attribute__((always_inline)) void spin_unlock_body(spinlock_t *lock)
+/* Unlock: the release stamped before the store that hands the lock on. */
+static inline __attribute__((always_inline)) void ticket_unlock(spinlock_t *lock, bool traced)
 {
 	uint16_t head;
 
+	if (traced)
+		trace_ev(TR_SPIN_REL, lock, 0);
 	if (__builtin_expect(spin_pv_mode() == SPIN_PV_ARMED, 0)) { /* U0 */
 		spin_pv_unlock_armed(lock);
 		return;
@@ -180,48 +175,103 @@ static inline __attribute__((always_inline)) void spin_unlock_body(spinlock_t *l
 		spin_pv_unlock_fence(lock, head);
 }
 
-/* The queued kind, or the ticket lock traced: the release stamped before the store that hands it on. */
-static __attribute__((noinline)) void spin_unlock_switched(spinlock_t *lock, uint16_t switches)
+/* Trylock: take the next ticket only if nobody else took one since we looked. */
+static inline __attribute__((always_inline)) bool ticket_trylock(spinlock_t *lock, bool traced)
 {
-	if (switches == SPIN_KIND_QSPINLOCK) {
-		qspin_unlock_untraced(lock);
-	} else if (spin_is_queued_kind()) {
-		qspin_unlock(lock); /* traced inside */
-	} else {
-		trace_ev(TR_SPIN_REL, lock, 0);
-		spin_unlock_body(lock);
+	spinlock_t old = {.val = atomic_load32(&lock->val)};
+
+	if (old.tickets.head != old.tickets.tail ||
+	    !atomic_cmpxchg32(&lock->val, &old.val, old.val + SPIN_TICKET_ONE))
+		return false;
+	if (traced)
+		trace_ev(TR_SPIN_ACQ, lock, old.tickets.tail);
+	return true;
+}
+
+/* The traced copies, out of line: the untraced ones are inline in the entry points. */
+static __attribute__((noinline)) void ticket_lock_traced(spinlock_t *lock)
+{
+	ticket_lock(lock, true);
+}
+
+static __attribute__((noinline)) void ticket_unlock_traced(spinlock_t *lock)
+{
+	ticket_unlock(lock, true);
+}
+
+static __attribute__((noinline)) void queued_lock_traced(spinlock_t *lock)
+{
+	qspin_lock_body(lock, true);
+}
+
+static __attribute__((noinline)) void queued_unlock_traced(spinlock_t *lock)
+{
+	qspin_unlock_body(lock, true);
+}
+
+/*
+ * Exempt from the lock rules: this is the lock itself, taken by a locked
+ * instruction the analysis cannot see.  The mode is read before that
+ * instruction: after it, the load waited for the locked instruction and
+ * made every uncontended acquisition slower (tools/trace_cost.py measured
+ * it).
+ */
+LOCK_RULES_EXEMPT void spin_lock(spinlock_t *lock)
+{
+	enum spin_mode mode = spin_mode();
+
+	spin_debug_before_lock(lock);
+	switch (__builtin_expect(mode, SPIN_TICKET)) {
+	case SPIN_TICKET:
+		ticket_lock(lock, false);
+		break;
+	case SPIN_QUEUED:
+		qspin_lock_body(lock, false);
+		break;
+	case SPIN_TICKET_TRACED:
+		ticket_lock_traced(lock);
+		break;
+	case SPIN_QUEUED_TRACED:
+		queued_lock_traced(lock);
+		break;
 	}
+	spin_debug_acquired(lock);
 }
 
 LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
 {
-	uint16_t switches = spin_switches();
+	enum spin_mode mode = spin_mode();
 
 	spin_debug_release(lock);
-	if (__builtin_expect(switches != 0, 0))
-		spin_unlock_switched(lock, switches);
-	else
-		spin_unlock_body(lock);
+	switch (__builtin_expect(mode, SPIN_TICKET)) {
+	case SPIN_TICKET:
+		ticket_unlock(lock, false);
+		break;
+	case SPIN_QUEUED:
+		qspin_unlock_body(lock, false);
+		break;
+	case SPIN_TICKET_TRACED:
+		ticket_unlock_traced(lock);
+		break;
+	case SPIN_QUEUED_TRACED:
+		queued_unlock_traced(lock);
+		break;
+	}
 }
 
+/* Not on a hot path: the bodies inline with @traced read at run time. */
 LOCK_RULES_EXEMPT bool spin_trylock(spinlock_t *lock)
 {
-	spinlock_t old = {.val = atomic_load32(&lock->val)};
+	enum spin_mode mode = spin_mode();
+	bool traced = mode & SPIN_MODE_TRACED, taken;
 
-	if (spin_is_queued_kind()) {
-		if (!qspin_trylock(lock))
-			return false;
+	if (mode & SPIN_MODE_QUEUED)
+		taken = qspin_trylock_body(lock, traced);
+	else
+		taken = ticket_trylock(lock, traced);
+	if (taken)
 		spin_debug_acquired(lock);
-		return true;
-	}
-	if (!spin_value_unlocked(old))
-		return false;
-	/* Take the next ticket only if nobody else took one since we looked. */
-	if (!atomic_cmpxchg32(&lock->val, &old.val, old.val + SPIN_TICKET_ONE))
-		return false;
-	trace_ev(TR_SPIN_ACQ, lock, old.tickets.tail);
-	spin_debug_acquired(lock);
-	return true;
+	return taken;
 }
 
 bool spin_is_locked(const spinlock_t *lock)

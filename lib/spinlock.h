@@ -51,7 +51,6 @@
 #include "atomic.h"
 #include "lock_rules.h"
 #include "platform.h"
-#include "trace.h"
 
 typedef struct LOCK_TYPE("spinlock") spinlock {
 	union {
@@ -60,6 +59,17 @@ typedef struct LOCK_TYPE("spinlock") spinlock {
 			uint16_t head; /* ticket now being served */
 			uint16_t tail; /* next ticket to hand out */
 		} tickets;
+		/* The queued kind's word (qspinlock.h), with Linux's names for its parts. */
+		struct {
+			union {
+				struct {
+					uint8_t locked;	 /* QSPIN_LOCKED while held */
+					uint8_t pending; /* 1: a CPU waits on the word */
+				};
+				uint16_t locked_pending; /* both, for the pending CPU's one store */
+			};
+			uint16_t tail; /* the last queued CPU's node, 0: no queue */
+		} queued;
 	};
 } spinlock_t;
 
@@ -150,29 +160,51 @@ bool spin_is_held(const spinlock_t *lock);
 /*
  * The kind of every spinlock_t: the ticket lock above (the seeds' lock, the
  * default) or the queued spinlock of qspinlock.h (Linux's since 4.2), chosen
- * at boot (spinlock.kind=).  Every spin_* call and spin_value_unlocked
- * branch on it, so it sits alone in its cache-line pair, read-mostly: the
- * branch is predicted and the line never leaves the cache.
+ * at boot (spinlock.kind=).  Its names, for the command line, logs and # ENV,
+ * are spin_kind_names (NULL-terminated; a static copy per user keeps the
+ * parsers' tests free of the lock's code).
  */
 enum spin_kind { SPIN_KIND_TICKET, SPIN_KIND_QSPINLOCK, SPIN_KINDS };
+static const char *const spin_kind_names[] = {
+    [SPIN_KIND_TICKET] = "ticket",
+    [SPIN_KIND_QSPINLOCK] = "qspinlock",
+    [SPIN_KINDS] = NULL,
+};
 
 /*
- * A byte every lock or unlock reads and only boot or a benchmark's set-up
- * writes (the paravirtual mode in spinlock_pv.h), alone in its cache-line
- * pair: a neighbour written often would make each read miss.
+ * The lock layer's switches, owned here and read by every spin_* call: the
+ * kind and whether spin events are recorded (together the dispatch of
+ * spin_lock, spin_unlock and spin_trylock: one byte, one load, one
+ * predicted branch) and the paravirtual mode (spinlock_pv.h), which a ticket
+ * unlock reads twice.  Written rarely, by the setters below and spin_pv_set
+ * and the one arming of sleep (spinlock_pv.c); read-mostly and in a
+ * cache-line pair of its own, so each read hits.
  */
-struct spin_setting {
-	uint8_t value;
+#define SPIN_MODE_QUEUED 1u /* bit of spin_switches.mode: the queued kind */
+#define SPIN_MODE_TRACED 2u /* bit of spin_switches.mode: spin events are recorded */
+enum spin_mode {
+	SPIN_TICKET = 0, /* the plain ticket lock, the case the dispatch tests first */
+	SPIN_QUEUED = SPIN_MODE_QUEUED,
+	SPIN_TICKET_TRACED = SPIN_MODE_TRACED,
+	SPIN_QUEUED_TRACED = SPIN_MODE_QUEUED | SPIN_MODE_TRACED,
+};
+
+struct spin_switches {
+	uint8_t mode; /* enum spin_mode */
+	uint8_t pv;   /* enum spin_pv_mode (spinlock_pv.h) */
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
+extern struct spin_switches spin_switches;
 
-/*
- * The kind in force; plain load, the word changes only while no lock is in
- * use.  It shares one word with the trace switch (lib/trace.h), which the
- * uncontended paths test together with it.
- */
+/* The dispatch of every spin_* call; plain load, it changes only while no lock is in use. */
+static inline __attribute__((always_inline)) enum spin_mode spin_mode(void)
+{
+	return (enum spin_mode)atomic_load8_relaxed(&spin_switches.mode);
+}
+
+/* The kind in force. */
 static inline enum spin_kind spin_kind(void)
 {
-	return (enum spin_kind)atomic_load8_relaxed(&lock_switches.spin_kind);
+	return (spin_mode() & SPIN_MODE_QUEUED) ? SPIN_KIND_QSPINLOCK : SPIN_KIND_TICKET;
 }
 
 /*
@@ -187,6 +219,14 @@ static inline enum spin_kind spin_kind(void)
 void spin_kind_set(enum spin_kind kind);
 
 /*
+ * The tracer's setter (lib/trace.c): @traced true while spin events are
+ * recorded.  Safe at any time: it changes whether events are recorded, not
+ * what a lock word means (a lock taken untraced and released traced only
+ * leaves an R event without its A, as at a ring's start).
+ */
+void spin_trace_set(bool traced);
+
+/*
  * Decide from a copy of the lock word, not the live lock, whether that value
  * is free.  Ticket: unlocked iff head == tail; a CPU waiting in the queue
  * leaves tail ahead of head, and a sleeper's flag makes the tail odd, so
@@ -196,7 +236,7 @@ void spin_kind_set(enum spin_kind kind);
  */
 static inline bool spin_value_unlocked(spinlock_t copy)
 {
-	if (__builtin_expect(spin_kind() != SPIN_KIND_TICKET, 0))
+	if (__builtin_expect(spin_mode() & SPIN_MODE_QUEUED, 0))
 		return copy.val == 0;
 	return copy.tickets.head == copy.tickets.tail;
 }
@@ -208,8 +248,8 @@ static inline bool spin_value_unlocked(spinlock_t copy)
  */
 static inline unsigned spin_value_waiters(spinlock_t copy)
 {
-	if (spin_kind() != SPIN_KIND_TICKET)
-		return ((copy.val >> 8) & 1u) + ((copy.val >> 16) != 0);
+	if (spin_mode() & SPIN_MODE_QUEUED)
+		return (copy.queued.pending != 0) + (copy.queued.tail != 0);
 	uint16_t queued = (uint16_t)((copy.tickets.tail & ~SPIN_TAIL_SLEEPERS) - copy.tickets.head);
 
 	return queued ? queued / SPIN_TICKET_STEP - 1 : 0;

@@ -122,11 +122,10 @@
  * out of turn.
  */
 #include "spinlock_pv.h"
+#include "spinlock_wait.h"
 #include "trace.h"
 
 #include "platform.h"
-
-struct spin_setting spin_pv;
 
 /*
  * Where each CPU announces the ticket it sleeps for (W1): one 64-bit word,
@@ -159,7 +158,7 @@ static uint64_t spin_pv_sleeps, spin_pv_kicks, spin_pv_passes, spin_pv_arms;
 
 void spin_pv_set(bool on)
 {
-	atomic_xchg8(&spin_pv.value, on ? SPIN_PV_ON : SPIN_PV_OFF);
+	atomic_xchg8(&spin_switches.pv, on ? SPIN_PV_ON : SPIN_PV_OFF);
 }
 
 bool spin_pv_enabled(void)
@@ -179,17 +178,17 @@ struct spin_pv_stats spin_pv_stats(void)
 
 bool spin_pv_arm(void)
 {
-	uint8_t mode = atomic_load8(&spin_pv.value);
+	uint8_t mode = atomic_load8(&spin_switches.pv);
 
 	if (mode == SPIN_PV_ARMED)
 		return true;
-	if (mode != SPIN_PV_ON || !atomic_cmpxchg8(&spin_pv.value, &mode, SPIN_PV_ARMING))
+	if (mode != SPIN_PV_ON || !atomic_cmpxchg8(&spin_switches.pv, &mode, SPIN_PV_ARMING))
 		return false;
 	/* From here every unlock that reads the mode fences; this drains the ones that read ON. */
 	if (!platform_fence_others())
 		return false; /* stays ARMING: unlocks fence, nobody sleeps; the platform said why */
 	atomic_xadd64(&spin_pv_arms, 1);
-	atomic_store8(&spin_pv.value, SPIN_PV_ARMED);
+	atomic_store8(&spin_switches.pv, SPIN_PV_ARMED);
 	trace_ev(TR_PV_ARM, NULL, 0);
 	return true;
 }
@@ -200,7 +199,8 @@ bool spin_pv_sleep(spinlock_t *lock, uint16_t ticket, bool again)
 	const uint64_t mine =
 	    spin_pv_slot_word(lock, ticket, again ? SPIN_PV_ASLEEP_AGAIN : SPIN_PV_ASLEEP);
 	uint32_t word = atomic_load32(&lock->val);
-	uint64_t seen, since = 0;
+	struct spin_wait w;
+	uint64_t seen;
 
 	atomic_store64(&slot->word, mine); /* W1 */
 	do {
@@ -216,22 +216,18 @@ bool spin_pv_sleep(spinlock_t *lock, uint16_t ticket, bool again)
 		trace_ev(TR_PV_WOKEN, lock, atomic_load32(&lock->val) == word);
 	}
 take_back: /* W5 */
-	for (unsigned spins = 0;; spins++) {
+	spin_wait_start(&w, lock);
+	for (;;) {
 		seen = mine;
 		if (atomic_cmpxchg64_q(&slot->word, &seen, 0))
 			return false;
 		if (seen == 0)
 			return true; /* the unlocker that passed us over emptied the slot */
 		/* SPIN_PV_PASSING: wait for the outcome, a few instructions away unless preempted. */
-		if (spins == 0)
-			since = platform_now_ns();
 		platform_relax();
-		if (spins % SPIN_CLOCK_EVERY == SPIN_CLOCK_EVERY - 1 &&
-		    platform_now_ns() - since > SPIN_TIMEOUT_NS)
-			platform_panic("spinlock %p: cpu %u waited over %llu s for the unlocker "
-				       "passing it over (ticket %u) to finish: deadlock?",
-				       (void *)lock, platform_cpu_id(),
-				       (unsigned long long)(SPIN_TIMEOUT_NS / 1000000000u), ticket);
+		if (spin_wait_due(&w))
+			spin_wait_check(&w, (uint32_t)seen,
+					"the unlocker passing it over to finish, ticket", ticket);
 	}
 }
 

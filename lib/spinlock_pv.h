@@ -17,9 +17,6 @@
 #include "atomic.h"
 #include "spinlock.h"
 
-/* Waiters look at the clock once per this many PAUSEs: cheap, yet a timeout is noticed soon. */
-#define SPIN_CLOCK_EVERY (1u << 14)
-
 /*
  * A waiter sleeps once it has made SPIN_PV_SPINS PAUSEs and waited
  * SPIN_PV_MIN_NS, whichever comes later.  Under QEMU TCG, where PAUSE
@@ -41,16 +38,15 @@
  * paravirtual but no waiter has slept since spin_pv_set, so unlocks skip
  * U3; ARMING, a waiter is having every other CPU fence; ARMED, waiters may
  * sleep and unlocks fence and look for them.  Moves only forward, except in
- * spin_pv_set, which runs only while no lock is contended.
+ * spin_pv_set, which runs only while no lock is contended.  It is
+ * spin_switches.pv (spinlock.h), beside the kind every lock call reads.
  */
 enum spin_pv_mode { SPIN_PV_OFF, SPIN_PV_ON, SPIN_PV_ARMING, SPIN_PV_ARMED };
-
-extern struct spin_setting spin_pv; /* the mode */
 
 /* U0 and U2: a hint, ordered by the compiler barrier and fences around it (spinlock_pv.c). */
 static inline enum spin_pv_mode spin_pv_mode(void)
 {
-	return (enum spin_pv_mode)atomic_load8_relaxed(&spin_pv.value);
+	return (enum spin_pv_mode)atomic_load8_relaxed(&spin_switches.pv);
 }
 
 /*

@@ -21,6 +21,7 @@
 #include "atomic.h"
 #include "platform.h"
 #include "printf.h"
+#include "spinlock.h"
 #include "string.h"
 
 /* One event: 24 bytes, written by its own CPU only. */
@@ -42,7 +43,6 @@ struct trace_ring {
 #define TRACE_PER_LINE 16
 
 unsigned trace_mask;
-struct lock_switches lock_switches;
 
 static struct trace_ring trace_rings[MAX_CPUS];
 static unsigned trace_groups, trace_events = TRACE_EVENTS_DEFAULT, trace_ncpus;
@@ -81,7 +81,7 @@ static const unsigned trace_group_of[TR_NTYPES] = {
 static void trace_switch(unsigned groups)
 {
 	trace_mask = groups;
-	atomic_store8(&lock_switches.spin_traced, (groups & TRACE_GROUP_SPIN) != 0);
+	spin_trace_set((groups & TRACE_GROUP_SPIN) != 0);
 }
 
 void trace_record(enum trace_type type, const void *obj, uint32_t arg)

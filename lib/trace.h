@@ -78,26 +78,6 @@ enum trace_type {
 #define TRACE_EVENTS_MIN     16u
 #define TRACE_EVENTS_MAX     65536u
 
-/*
- * The word an uncontended spin_lock and spin_unlock test, so that one load
- * and one not-taken branch cover both of their switches: the spinlock kind
- * (set by spin_kind_set, lib/spinlock.c) and whether spin events are being
- * recorded (set here).  A second test in spin_unlock cost the ticket lock
- * 2-5% with tracing off (tools/trace_cost.py).  It lives here, below the
- * locks, so that every program with a lock has it; alone in its cache-line
- * pair and read-mostly, so the branch is predicted and the line stays put.
- */
-struct lock_switches {
-	union {
-		struct {
-			uint8_t spin_kind;   /* enum spin_kind (lib/spinlock.h) */
-			uint8_t spin_traced; /* TRACE_GROUP_SPIN is being recorded */
-		};
-		uint16_t any; /* 0: the ticket lock, untraced */
-	};
-} __attribute__((aligned(CACHE_PAIR_BYTES)));
-extern struct lock_switches lock_switches;
-
 /* The groups being recorded now; 0 = off.  Read-mostly: written at boot and around a test. */
 extern unsigned trace_mask;
 

@@ -24,7 +24,7 @@ static inline void qspin_lock_busted(spinlock_t *lock)
 
 	/* Held, nobody waiting: set pending and take the lock at once (P2 skipped). */
 	if (atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED | QSPIN_PENDING)) {
-		atomic_store16(&lock->tickets.head, QSPIN_LOCKED);
+		atomic_store16(&lock->queued.locked_pending, QSPIN_LOCKED);
 		return;
 	}
 	qspin_lock(lock);
