@@ -64,15 +64,16 @@ PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/a
 	kernel/console.c kernel/cpuinfo.c kernel/fence.c kernel/font8x16.c kernel/heap.c kernel/idt.c \
 	kernel/ktest.c kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c kernel/multiboot2.c kernel/panic.c kernel/percpu.c \
 	kernel/platform.c kernel/power.c kernel/progress.c kernel/results.c kernel/screen.c kernel/serial.c kernel/smp.c \
-	kernel/trap.c kernel/tsc.c kernel/vm.c
+	kernel/topology_read.c kernel/trap.c kernel/tsc.c kernel/vm.c
 LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c lib/qspinlock.c lib/trace.c \
-	lib/string.c
+	lib/string.c lib/topology.c lib/topology_cpuid.c
 LIB_SRCS += lib/spinlock_debug.c
 FS_SRCS := fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/fs_walk_rcu.c fs/rcu.c \
 	fs/slots.c
 # The benchmarks: portable C on lib/platform.h, linked by the kernel and by bench-native.
 BENCH_SRCS := bench/bench.c bench/bench_pathwalk.c bench/bench_ref.c bench/bench_refcount.c \
-	bench/bench_retry.c bench/bench_stats.c bench/bench_uncontended.c bench/cas_loop.c
+	bench/bench_retry.c bench/bench_stats.c bench/bench_uncontended.c bench/cas_loop.c \
+	bench/bench_plan.c bench/bench_c2c.c
 SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/test_fs.c kernel/test/test_lockdep.c \
 	kernel/test/torture_lockref.c kernel/test/torture_spinlock.c kernel/test/bench_ktest.c \
 	fs/test/fs_cases_paths.c fs/test/fs_cases_tree.c fs/test/fs_suite.c fs/test/fs_torture.c \
@@ -95,7 +96,7 @@ NATIVE_BIN  := $(NATIVE)/bench_native
 NATIVE_PORTABLE_SRCS := $(BENCH_SRCS) \
 	$(filter-out lib/string.c,$(LIB_SRCS)) $(FS_SRCS)
 NATIVE_HOST_SRCS := tests/bench/bench_native.c tests/host/platform_host.c kernel/cmdline.c \
-	kernel/cmdline_apply.c
+	kernel/cmdline_apply.c tests/host/topology_sysfs.c
 NATIVE_OBJS := $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_PORTABLE_SRCS) $(NATIVE_HOST_SRCS))
 NATIVE_CFLAGS := -std=gnu11 -O2 -g -pthread -mcx16 -Wall -Wextra -Werror \
 	-iquote lib -iquote fs -iquote bench -I tests/host -MMD -MP
@@ -183,9 +184,10 @@ $(NATIVE_UNTRACED): $(NATIVE_UNTRACED_OBJS)
 	$(quiet) HOSTLD $@
 	$(Q)$(CC) -pthread -o $@ $(NATIVE_UNTRACED_OBJS)
 
+# NATIVE_LDFLAGS=-static: one file that runs on another Linux machine without its libraries.
 $(NATIVE_BIN): $(NATIVE_OBJS)
 	$(quiet) HOSTLD $@
-	$(Q)$(CC) -pthread -o $@ $(NATIVE_OBJS)
+	$(Q)$(CC) -pthread $(NATIVE_LDFLAGS) -o $@ $(NATIVE_OBJS)
 
 bench-native: $(NATIVE_BIN) $(NATIVE_UNTRACED)
 	$(Q)tools/bench.sh native

@@ -23,6 +23,7 @@
 
 #define BENCH_CASES(X)                                                                             \
 	X(uncontended, "uncontended", BENCH_ONE_CPU)                                               \
+	X(c2c, "c2c", BENCH_ALL_CPUS)                                                              \
 	X(refcount_xadd, "refcount-xadd", BENCH_ALL_CPUS)                                          \
 	X(refcount_spinlock, "refcount-spinlock", BENCH_ALL_CPUS)                                  \
 	X(refcount_lockref, "refcount-lockref", BENCH_ALL_CPUS)                                    \
@@ -59,5 +60,11 @@
 #define BENCH_CASE_DECLARE(fn, name, cpus) void fn(struct bench_ctx *t);
 BENCH_CASES(BENCH_CASE_DECLARE)
 #undef BENCH_CASE_DECLARE
+
+/* The bench_run calls of the benchmarks that do not sweep: bench_plan.c's estimate. */
+unsigned uncontended_runs(void);
+unsigned retry_table_runs(void);
+/* c2c's time budget in ms: its pairs at @ncpus (bench_plan's topology) times bench.ms=. */
+uint64_t c2c_plan_ms(unsigned ncpus, unsigned ms);
 
 #endif /* KERNEL_BENCH_CASES_H */

@@ -280,7 +280,7 @@ static void pathwalk_sweep(struct bench_ctx *t, const char *impl,
 	/* No CPU walks before CPU 0 has built the tree (or failed to). */
 	if (!bench_barrier(t, PATHWALK_SETUP_TIMEOUT_MS) || !w->fs)
 		return;
-	for (unsigned n = 1; n; n = bench_sweep_next(n, t->ncpus))
+	for (unsigned n = bench_sweep_next(0, t->ncpus); n; n = bench_sweep_next(n, t->ncpus))
 		if (!bench_run(t, &spec, n, NULL))
 			break; /* a failed trial too: the fs goes, or the next sweep's overwrites it */
 	/* Everybody is done walking before the fs goes; one that never comes may still walk. */

@@ -281,6 +281,52 @@ static bool parse_stall(const char *v)
 	return true;
 }
 
+DEFINE_SETTER(set_bench_place, bench_place, unsigned, 0)
+DEFINE_SETTER(set_bench_plan, bench_plan, bool, 0)
+/* In enum topo_place order (lib/topology.h). */
+static const char *const place_names[] = {"cores", "compact", "spread", NULL};
+
+/* bench.cpus=geo, all, or a comma list of CPU counts from 1 to MAX_CPUS, kept ascending. */
+static bool parse_bench_cpus(const char *v)
+{
+	uint16_t list[BENCH_CPUS_LIST_MAX];
+	unsigned n = 0;
+
+	if (strcmp(v, "geo") == 0 || strcmp(v, "all") == 0) {
+		opts.bench_cpus = v[0] == 'g' ? BENCH_CPUS_GEO : BENCH_CPUS_ALL;
+		return true;
+	}
+	while (*v) {
+		char num[8];
+		size_t len = 0;
+		uint64_t c;
+		unsigned at;
+
+		while (v[len] && v[len] != ',')
+			len++;
+		if (len == 0 || len >= sizeof(num) || n == BENCH_CPUS_LIST_MAX)
+			return false;
+		memcpy(num, v, len);
+		num[len] = '\0';
+		if (!parse_u64(num, 1, MAX_CPUS, &c))
+			return false;
+		for (at = 0; at < n && list[at] < c; at++)
+			;
+		if (at == n || list[at] != c) {
+			memmove(&list[at + 1], &list[at], (n - at) * sizeof(list[0]));
+			list[at] = (uint16_t)c;
+			n++;
+		}
+		v += len + (v[len] == ',');
+	}
+	if (n == 0)
+		return false;
+	opts.bench_cpus = BENCH_CPUS_LIST;
+	opts.bench_cpus_n = n;
+	memcpy(opts.bench_cpus_list, list, sizeof(list));
+	return true;
+}
+
 static void set_policy(uint64_t v)
 {
 	memcpy(opts.lockref_policy, policy_names[v], strlen(policy_names[v]) + 1);
@@ -321,6 +367,10 @@ static const struct option options[] = {
      "CPU:MS[:where]: a CPU from 1 to 255, milliseconds from 1 to 60000, where start, fs-start "
      "or deadline",
      0, 0, NULL, NULL},
+    {"bench.place", OPT_CHOICE, "cores, compact or spread", 0, 0, place_names, set_bench_place},
+    {"bench.cpus", OPT_SPECIAL, "geo, all, or a comma list of CPU counts from 1 to 256", 0, 0, NULL,
+     NULL},
+    {"bench.plan", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_bench_plan},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -368,7 +418,8 @@ static void parse_word(char *word)
 			ok = value && (strcmp(o->key, "trace") == 0	   ? parse_trace(value)
 				       : strcmp(o->key, "trace.test") == 0 ? parse_trace_test(value)
 				       : strcmp(o->key, "selftest.stall") == 0 ? parse_stall(value)
-									       : parse_run(value));
+				       : strcmp(o->key, "bench.cpus") == 0 ? parse_bench_cpus(value)
+									   : parse_run(value));
 			break;
 		case OPT_NUMBER:
 			ok = value && parse_u64(value, o->lo, o->hi, &v);

@@ -36,6 +36,8 @@ enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hyp
 /* selftest.stall=: where the CPU stalls (ktest.c). */
 enum stall_where { STALL_NONE, STALL_START, STALL_FS_START, STALL_DEADLINE };
 #define STALL_MS_MAX 60000u
+enum bench_cpus_kind { BENCH_CPUS_GEO, BENCH_CPUS_ALL, BENCH_CPUS_LIST };
+#define BENCH_CPUS_LIST_MAX 64 /* counts bench.cpus= may list */
 
 struct kernel_options {
 	unsigned run;		 /* SUITE_* mask */
@@ -66,6 +68,11 @@ struct kernel_options {
 	const char *raw;		 /* the command line as given */
 	enum stall_where stall_where;	 /* selftest.stall=: STALL_NONE, or where CPU stall_cpu */
 	unsigned stall_cpu, stall_ms;	 /* stalls stall_ms ms, once */
+	unsigned bench_place;		 /* enum topo_place (lib/topology.h): 0 cores (default) */
+	unsigned bench_cpus;		 /* BENCH_CPUS_GEO (default), _ALL or _LIST */
+	unsigned bench_cpus_n;		 /* bench.cpus=LIST: how many counts, ascending */
+	uint16_t bench_cpus_list[BENCH_CPUS_LIST_MAX];
+	bool bench_plan; /* bench.plan=1: print the sweep and its estimate, run nothing */
 };
 
 extern struct kernel_options opts;

@@ -244,15 +244,30 @@ static void run_here(void *arg)
 
 /*
  * Tell the screen's status line a test starts, with how long it should
- * take: every all-CPU test of the torture suites runs for torture.secs;
- * other tests' lengths are not known in advance.
+ * take: every all-CPU test of the torture suites runs for torture.secs,
+ * a suite that told ktest_expect says; other tests' are not known.
  */
+static struct {
+	const char *suite;
+	uint64_t (*ms)(const struct ktest *test);
+} expect;
+
+void ktest_expect(const char *suite, uint64_t (*expected_ms)(const struct ktest *test))
+{
+	expect.suite = suite;
+	expect.ms = expected_ms;
+}
+
 static void show_progress(const struct ktest *test, unsigned number)
 {
 	bool torture = (test->flags & KTEST_ALL_CPUS) && strcmp(test->suite, "boot") != 0 &&
 		       strcmp(test->suite, "bench") != 0;
+	bool told = expect.ms && strcmp(test->suite, expect.suite) == 0;
 
-	progress_test_start(test->name, number, torture ? opts.torture_ms : 0);
+	progress_test_start(test->name, number,
+			    told      ? expect.ms(test)
+			    : torture ? opts.torture_ms
+				      : 0);
 }
 
 /* Run one test; returns true if it passed or was skipped. */

@@ -60,6 +60,12 @@ typedef void (*ktest_setup_fn)(void);
 	static const ktest_setup_fn ktest_setup_##fn_                                              \
 	    __attribute__((used, section(".ktest_setups"), aligned(8))) = fn_
 
+/*
+ * How long each test of @suite should take, for the status line: a setup
+ * hook's call (the bench suite's plan knows its benchmarks' lengths).
+ */
+void ktest_expect(const char *suite, uint64_t (*expected_ms)(const struct ktest *test));
+
 /* Report a failed check (one "# " diagnostic line) and mark the test failed. Any CPU. */
 void ktest_fail(struct ktest_ctx *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

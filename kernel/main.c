@@ -20,6 +20,7 @@
 #include "printf.h"
 #include "smp.h"
 #include "spinlock.h"
+#include "topology_read.h"
 #include "trap.h"
 #include "tsc.h"
 #include "vm.h"
@@ -29,22 +30,26 @@
 static void print_env(void)
 {
 	char cmdline_json[CMDLINE_MAX * 2], model_json[sizeof(cpuinfo.brand) * 2];
+	char topo_json[TOPO_ENV_JSON_MAX], llc_json[TOPO_ENV_LLC_MAX];
 
 	json_escape(cmdline_json, sizeof(cmdline_json), opts.raw);
 	json_escape(model_json, sizeof(model_json), cpuinfo.brand);
+	topology_env_json(topo_json, sizeof(topo_json), kernel_topology());
+	topology_env_llc_json(llc_json, sizeof(llc_json), kernel_topology());
 	printk("# ENV "
-	       "{\"platform\":\"kernel\",\"cpus_found\":%u,\"cpus_online\":%u,\"apic\":\"%s\","
+	       "{\"platform\":\"kernel\",\"cpus_found\":%u,\"cpus_online\":%u%s,\"apic\":\"%s\","
 	       "\"tsc_khz\":%lu,"
 	       "\"tsc_source\":\"%s\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\",\"cx16\":%s,"
 	       "\"cmdline\":\"%s\",\"seed\":%lu,\"lockref_policy\":\"%s\",\"lockref_cas\":\"%s\","
 	       "\"spinlock_pv\":%s,\"spinlock_kind\":\"%s\",\"lockdep\":%s,\"fs_walk\":\"%s\","
-	       "\"cpu_model\":\"%s\"}\n",
-	       smp_cpus_found(), smp_cpus_online(), apic_is_x2apic() ? "x2apic" : "xapic",
-	       tsc_khz(), tsc_source(), tsc_is_invariant() ? "true" : "false",
-	       cpuinfo_hypervisor_name(), cpuinfo.cx16 ? "true" : "false", cmdline_json, opts.seed,
-	       opts.lockref_policy, lockref_cas_names[opts.lockref_cas],
-	       spin_pv_enabled() ? "true" : "false", spin_kind_names[spin_kind()],
-	       opts.lockdep == 1 ? "true" : "false", fs_walk_names[opts.fs_walk], model_json);
+	       "\"cpu_model\":\"%s\"%s}\n",
+	       smp_cpus_found(), smp_cpus_online(), topo_json,
+	       apic_is_x2apic() ? "x2apic" : "xapic", tsc_khz(), tsc_source(),
+	       tsc_is_invariant() ? "true" : "false", cpuinfo_hypervisor_name(),
+	       cpuinfo.cx16 ? "true" : "false", cmdline_json, opts.seed, opts.lockref_policy,
+	       lockref_cas_names[opts.lockref_cas], spin_pv_enabled() ? "true" : "false",
+	       spin_kind_names[spin_kind()], opts.lockdep == 1 ? "true" : "false",
+	       fs_walk_names[opts.fs_walk], model_json, llc_json);
 }
 
 /* The locks taken before spinlock.kind= applies, made free under the kind it sets. */
@@ -96,6 +101,7 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 			       boot_locks_reinit);
 	cmdline_apply_lockref();	/* lockref.*=: the boot policy */
 	smp_start_aps(&bi, info_range); /* every CPU, or a line saying why not */
+	topology_init();		/* CPUID on every CPU: packages, cores, LLC groups */
 	print_env();
 	cmdline_apply_trace();	    /* trace=: the rings, now that every CPU is counted */
 	pass = ktest_run(opts.run); /* KTAP (selftest.fault= after its plan) */

@@ -70,12 +70,34 @@ static bool tabled(const char *json, const struct results_bench *b)
 	return bench && impl;
 }
 
+static const char *const relation_names[RESULTS_RELATIONS] = {"same-core", "same-llc", "other-llc",
+							      "other-package"};
+
+/* A c2c line: its one-way ns (whole ns) under its relation. */
+static void observe_c2c(struct results *r, const char *json)
+{
+	char rel[RESULTS_NAME_MAX];
+	const char *v = json_value(json, "oneway_ns");
+	bool ok = false;
+	uint64_t ns = v ? number(v, &ok) : 0;
+
+	if (!ok || !json_string(json, "relation", rel, sizeof(rel)))
+		return;
+	for (unsigned i = 0; i < RESULTS_RELATIONS; i++)
+		if (strcmp(rel, relation_names[i]) == 0 && r->c2c[i].n < RESULTS_C2C_MAX)
+			r->c2c[i].ns[r->c2c[i].n++] = (uint32_t)ns;
+}
+
 static void observe_bench(struct results *r, const char *json)
 {
 	struct results_bench b = {0};
 	const char *v;
 	bool ok_cpus = false, ok_ops = false;
 
+	if (json_string(json, "bench", b.bench, sizeof(b.bench)) && strcmp(b.bench, "c2c") == 0) {
+		observe_c2c(r, json);
+		return;
+	}
 	if (r->nbench == RESULTS_BENCH_MAX ||
 	    !json_string(json, "bench", b.bench, sizeof(b.bench)) ||
 	    !json_string(json, "impl", b.impl, sizeof(b.impl)) || !tabled(json, &b))
@@ -110,6 +132,10 @@ static void observe_env(struct results *r, const char *json)
 	m->cpus_found = (unsigned)json_number(json, "cpus_found");
 	m->tsc_khz = json_number(json, "tsc_khz");
 	m->seed = json_number(json, "seed");
+	m->packages = (unsigned)json_number(json, "packages");
+	m->cores_per_package = (unsigned)json_number(json, "cores_per_package");
+	m->threads_per_core = (unsigned)json_number(json, "threads_per_core");
+	m->llc_groups = (unsigned)json_number(json, "llc_groups");
 }
 
 /* "ok N name ..." or "not ok N name ...": @name gets the name; returns the verdict. */
@@ -321,6 +347,37 @@ static unsigned bench_cpu_counts(const struct results *r, const char *bench, uns
 	return n;
 }
 
+/* The page's names of the c2c relations, short enough for two a row. */
+static const char *const relation_labels[RESULTS_RELATIONS] = {"core", "LLC", "other LLC",
+							       "other package"};
+
+/* "core 12/14/20, LLC 40/45/50" for relations @from .. @to-1 measured, into @out; false if none. */
+static bool c2c_summary(const struct results *r, unsigned from, unsigned to, char *out, size_t size)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (unsigned i = from; i < to; i++) {
+		const struct results_c2c *c = &r->c2c[i];
+		uint32_t v[RESULTS_C2C_MAX];
+
+		if (!c->n)
+			continue;
+		memcpy(v, c->ns, c->n * sizeof(v[0]));
+		for (unsigned a = 1; a < c->n; a++)
+			for (unsigned b = a; b > 0 && v[b - 1] > v[b]; b--) {
+				uint32_t x = v[b];
+
+				v[b] = v[b - 1];
+				v[b - 1] = x;
+			}
+		len += (size_t)ksnprintf(out + len, len < size ? size - len : 0, "%s%s %u/%u/%u",
+					 len ? ", " : "", relation_labels[i], v[0], v[c->n / 2],
+					 v[c->n - 1]);
+	}
+	return len > 0;
+}
+
 static const char *const verdict_names[] = {
     [SUITE_RUNNING] = "did not finish",
     [SUITE_OK] = "ok",
@@ -351,6 +408,7 @@ static __attribute__((format(printf, 2, 3))) void page_line(struct page *p, cons
 static void page_machine(struct page *p, const struct results *r, bool pass)
 {
 	const struct results_machine *m = &r->machine;
+	char text2[RESULTS_LINE_MAX / 2];
 
 	page_line(p, " lockref demo kernel: RESULT %s", pass ? "PASS" : "FAIL");
 	page_line(p, "%s", "");
@@ -361,6 +419,15 @@ static void page_machine(struct page *p, const struct results *r, bool pass)
 		    p, "       %u of %u CPUs online, %s, TSC %lu.%03lu MHz from %s, hypervisor %s",
 		    m->cpus_online, m->cpus_found, m->apic, m->tsc_khz / 1000, m->tsc_khz % 1000,
 		    m->tsc_source, m->hypervisor);
+		if (m->packages)
+			page_line(
+			    p, "       %u package(s) x %u core(s) x %u thread(s), %u LLC group(s)",
+			    m->packages, m->cores_per_package, m->threads_per_core, m->llc_groups);
+		/* The cache-line hop by relation; under TCG it measures the emulator. */
+		for (unsigned i = 0; i < RESULTS_RELATIONS; i += 2)
+			if (c2c_summary(r, i, i + 2, text2, sizeof(text2)))
+				page_line(p, "       c2c ns min/med/max: %s%s", text2,
+					  strcmp(m->hypervisor, "tcg") == 0 ? " (emulator)" : "");
 	} else {
 		page_line(p, " CPU   (the run ended before its # ENV line)");
 	}
@@ -418,6 +485,11 @@ static void page_benches(struct page *p, const struct results *r)
 
 		if (!n)
 			continue;
+		if (p->row + 3 > p->last) { /* no room for a blank row, the header and one count */
+			page_line(p, " %-9s (%u more CPU counts in the serial log)",
+				  table_benches[b].bench, n);
+			continue;
+		}
 		page_line(p, "%s", "");
 		page_line(p, " %-9s %4s %11s %11s %11s %17s", table_benches[b].bench, "CPUs",
 			  "xadd/s", "spinlock/s", "lockref/s", "lockref/spinlock");

@@ -342,6 +342,8 @@ def sections(results):
             out.append(section_uncontended(results))
         elif bench == "retry-table":
             out.append(section_retry(results))
+        elif bench == "c2c":
+            continue  # bench_c2c.section_c2c, which needs the ENV line
         else:
             out.append(section_scaling(results, bench, BLURBS.get(bench, "")))
     out += [extra(results) for extra in EXTRA_SECTIONS]

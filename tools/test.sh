@@ -112,6 +112,7 @@ fi
 # The one serial-log reader on damaged logs, and every tool that reads a log on them.
 check kernel-log-tool python3 tools/tests/test_kernel_log.py
 check bench-report-tool python3 tools/tests/test_bench_report.py
+check bench-c2c-tool python3 tools/tests/test_bench_c2c.py
 # The trace judge and converter on made-up traces: each violation alone, damaged input.
 check trace-tools python3 tools/tests/test_trace_tools.py
 # The trace-cost tool's reading and statistics on made-up runs, damaged ones included.
@@ -127,6 +128,17 @@ check bench-native sh -c 'make -s build/bench-native/bench_native && \
     build/bench-native/bench_native run=bench quick > "$0" && tools/ktap_check.py "$0" && \
     python3 tools/bench_report.py "$0" "$1"' \
     "$LOGDIR/bench-native.serial" "$LOGDIR/bench-native"
+# bench_native's options: --help exits 0, an unknown one 2 before running anything, and
+# --plan on the written 256-CPU fixture tree plans at most 24 counts and an estimate.
+check bench-native-plan sh -c 'make -s build/bench-native/bench_native && \
+    make -s -C tests/host ../../build/host/plain/test_topology && \
+    build/bench-native/bench_native --help | grep -q "^usage: bench_native" && \
+    { build/bench-native/bench_native --bogus run=bench; [ $? = 2 ]; } && \
+    d=$(mktemp -d) && trap "rm -rf $d" EXIT && build/host/plain/test_topology --write big-256 "$d" && \
+    build/bench-native/bench_native --plan --sysfs="$d" --cpus=256 > "$0" && \
+    grep -Eq "^# plan: ([1-9]|1[0-9]|2[0-4]) points per sweeping benchmark:" "$0" && \
+    grep -Eq "^# plan: [0-9]+ benchmarks, estimated [0-9]+ s" "$0" && ! grep -q "# BENCH" "$0"' \
+    "$LOGDIR/bench-native-plan.out"
 # The trace hooks' cost step of make bench-native, quick (about a second): three builds by
 # turns, its table and goal line present and its ratios numbers; the figures are not judged.
 check trace-cost sh -c 'make -s build/bench-native/bench_native \
@@ -184,11 +196,13 @@ for machine in q35,pit=off q35,pit=off,hpet=off; do
     check "$name-tsc" tools/tsc_check.py "$LOGDIR/tcg-smp2.serial" "$LOGDIR/$name.serial"
 done
 boot uefi-smp2-quick ACCEL=tcg SMP=2 FIRMWARE=uefi CMDLINE="quick"
-boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe trace=sometimes trace.events=5 lockdep=maybe fs.walk=fast selftest.stall=1:3000:nowhere selftest.stall=1:60001 selftest.stall=5:100"
+boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe trace=sometimes trace.events=5 lockdep=maybe fs.walk=fast selftest.stall=1:3000:nowhere selftest.stall=1:60001 selftest.stall=5:100 bench.cpus=0,4 bench.place=far"
 check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
 check bad-pv-reported grep -q "cmdline: 'spinlock.pv=maybe': expected auto, on or off; keeping the default" "$LOGDIR/bad-cmdline.serial"
 check bad-lockdep-reported sh -c 'grep -q "cmdline: .lockdep=maybe.: expected on or off; keeping the default" "$0" && grep -q "lock-order checking on (lockdep=on)" "$0"' "$LOGDIR/bad-cmdline.serial"
 check bad-fs-walk-reported sh -c 'grep -q "cmdline: .fs.walk=fast.: expected rcu or ref; keeping the default" "$0" && grep -q "\"fs_walk\":\"rcu\"" "$0"' "$LOGDIR/bad-cmdline.serial"
+check bad-bench-words-reported sh -c 'grep -q "^cmdline: .bench.cpus=0,4.: expected geo, all, or a comma list" "$0" &&
+    grep -q "^cmdline: .bench.place=far.: expected cores, compact or spread" "$0"' "$LOGDIR/bad-cmdline.serial"
 # Every spinlock (the lockrefs', the fs's, the kernel's own) as the queued spinlock, short.
 boot tcg-smp2-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=tests quick spinlock.kind=qspinlock spinlock.kind=mcs spinlock.pv=on"
 check qspinlock-reported grep -q "spinlock: kind qspinlock (spinlock.kind=qspinlock)" "$LOGDIR/tcg-smp2-qspinlock.serial"
@@ -202,6 +216,15 @@ check bad-trace-reported sh -c 'grep -q "cmdline: .trace=sometimes.: expected of
 # Oversubscribed: many more vCPUs than host cores (the paravirtual lock and
 # progress-based barrier timeouts are what let these finish).
 boot tcg-smp16-boot ACCEL=tcg SMP=16 CMDLINE="run=boot"
+# The CPU topology QEMU was told, read back from CPUID on every CPU (lib/topology_cpuid.c):
+# leaf 0xB without a cache leaf (TCG's max CPU is AuthenticAMD), then leaf 0xB with leaf 4's L3.
+boot topo-smp8-2s2c2t ACCEL=tcg SMP=8,sockets=2,cores=2,threads=2 CMDLINE="run=boot quick"
+check topo-smp8-2s2c2t-env sh -c 'grep -q "\"packages\":2,\"cores_per_package\":2,\"threads_per_core\":2,\"llc_groups\":2,\"topology_source\":\"cpuid 0xb\"" "$0" &&
+    grep -q "\"llc_cpus\":\[\"0-3\",\"4-7\"\]}" "$0"' "$LOGDIR/topo-smp8-2s2c2t.serial"
+boot topo-smp12-3s4c ACCEL=tcg SMP=12,sockets=3,cores=4 CPU=max,vendor=GenuineIntel CMDLINE="run=boot quick"
+check topo-smp12-3s4c-env sh -c 'grep -q "^topology: cpuid 0xb: smt shift 0, package shift 2; cache leaf 4: L3 shared by 4 ids" "$0" &&
+    grep -q "\"packages\":3,\"cores_per_package\":4,\"threads_per_core\":1,\"llc_groups\":3,\"topology_source\":\"cpuid 0xb\"" "$0" &&
+    grep -q "\"llc_cpus\":\[\"0-3\",\"4-7\",\"8-11\"\]}" "$0"' "$LOGDIR/topo-smp12-3s4c.serial"
 boot tcg-smp64-tests-quick ACCEL=tcg SMP=64 MEM=2G CMDLINE="run=tests quick"
 boot tcg-smp255-boot ACCEL=tcg SMP=255 MEM=4G CMDLINE="run=boot"
 # CPUID's hypervisor bit hidden: the debug-exit device is probed, not inferred, so

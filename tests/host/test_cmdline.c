@@ -101,6 +101,19 @@ int main(void)
 	      "bad trace= lists accepted: groups %#x", opts.trace_groups);
 	CHECK(parse("torture.secs=0") == 1 && parse("torture.secs=3601") == 1,
 	      "out-of-range seconds accepted");
+	CHECK(parse("bench.cpus=8,2,4,2 bench.place=spread bench.plan=1") == 0 &&
+		  opts.bench_cpus == BENCH_CPUS_LIST && opts.bench_cpus_n == 3 &&
+		  opts.bench_cpus_list[0] == 2 && opts.bench_cpus_list[2] == 8 &&
+		  opts.bench_place == 2 && opts.bench_plan,
+	      "bench.cpus list kept ascending, once each: %u counts", opts.bench_cpus_n);
+	CHECK(parse("bench.cpus=all") == 0 && opts.bench_cpus == BENCH_CPUS_ALL);
+	CHECK(parse("bench.cpus=0,3") == 1 && strstr(last_line, "'bench.cpus=0,3': expected geo") &&
+		  parse("bench.cpus=") == 1 && parse("bench.cpus=2,,4") == 1 &&
+		  parse("bench.cpus=257") == 1 && opts.bench_cpus == BENCH_CPUS_GEO,
+	      "bad bench.cpus= accepted: '%s'", last_line);
+	CHECK(parse("bench.place=far") == 1 &&
+		  strstr(last_line, "expected cores, compact or spread") && opts.bench_place == 0,
+	      "bad bench.place= accepted: '%s'", last_line);
 
 	/* selftest.stall=CPU:MS[:where]: all or nothing, one line for each bad word. */
 	CHECK(parse("selftest.stall=1:3000:deadline") == 0 && opts.stall_cpu == 1 &&
