@@ -79,7 +79,7 @@ static void observe_c2c(struct results *r, const char *json)
 	char rel[RESULTS_NAME_MAX];
 	const char *v = json_value(json, "oneway_ns");
 	bool ok = false;
-	uint64_t ns = v ? number(v, &ok) : 0;
+	uint64_t ns = v ? str_decimal(v, &ok) : 0;
 
 	if (!ok || !json_string(json, "relation", rel, sizeof(rel)))
 		return;
