@@ -36,7 +36,7 @@ import sys
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Where the atomics go through lib/atomic.h.  fs/ joins this list once its own
 # builtins are converted.
-ATOMIC_DIRS = ["lib", "kernel", "kernel/test", "bench"]
+ATOMIC_DIRS = ["lib", "kernel", "kernel/test", "bench", "fs", "fs/test"]
 ATOMIC_HOME = os.path.join("lib", "atomic.h")
 RAW_ATOMIC = re.compile(r"\b__atomic_\w+")
 
