@@ -264,10 +264,25 @@ int fs_destroy(struct fs *fs)
 	return 0;
 }
 
-void fs_put(struct fs *fs, struct fs_node *node)
+/*
+ * Kill @node, locked, removed (nobody can find it any more) and with no
+ * reference left but the caller's: mark it dead, unlock it, retire it to
+ * the grace period.  Returns its
+ * parent, whose reference the caller now drops.
+ */
+static struct fs_node *fs_node_kill(struct fs *fs, struct fs_node *node) RELEASES(*node)
 {
 	struct fs_node *parent;
 
+	fs_node_mark_dead(node);
+	fs_node_unlock(node);
+	parent = fs_rcu_deref(node->link)->parent;
+	fs_node_retire(fs, node);
+	return parent;
+}
+
+void fs_put(struct fs *fs, struct fs_node *node)
+{
 	while (node) {
 		if (fs_node_put_or_lock(fs, node))
 			return;
@@ -277,13 +292,12 @@ void fs_put(struct fs *fs, struct fs_node *node)
 			fs_node_unlock(node);
 			return;
 		}
-		/* A removed node's last reference: nobody can find it, so it dies here. */
-		fs_node_mark_dead(node);
-		fs_node_unlock(node);
-		parent = fs_rcu_deref(node->link)->parent;
-		fs_node_retire(fs, node);
-		/* Its reference on the parent goes with it; that may be the parent's last. */
-		node = parent;
+		/*
+		 * A removed node's last reference: nobody can find it, so it dies
+		 * here; its reference on the parent goes with it, which may be the
+		 * parent's last.
+		 */
+		node = fs_node_kill(fs, node);
 	}
 }
 
@@ -302,7 +316,6 @@ void fs_put(struct fs *fs, struct fs_node *node)
  */
 void fs_put_rcu(struct fs *fs, struct fs_node *node)
 {
-	struct fs_node *parent;
 	int64_t left = fs_node_put_return(fs, node);
 
 	if (left < 0) {
@@ -317,11 +330,7 @@ void fs_put_rcu(struct fs *fs, struct fs_node *node)
 		fs_node_unlock(node);
 		return;
 	}
-	fs_node_mark_dead(node);
-	fs_node_unlock(node);
-	parent = fs_rcu_deref(node->link)->parent;
-	fs_node_retire(fs, node);
-	fs_put(fs, parent);
+	fs_put(fs, fs_node_kill(fs, node));
 }
 
 /* Lockless dget_parent: the parent's reference if nothing moved @node meanwhile, else NULL. */

@@ -400,4 +400,20 @@ enum fs_step fs_scan(struct fs *fs, struct fs_node *dir, const char *name, uint3
  */
 int fs_walk_rcu(struct fs *fs, const char *p, const char *end, struct fs_node **out);
 
+/*
+ * The next component of the path [*@p, @end): skips slashes, then sets
+ * *@name to the component and moves *@p past it.  False at the path's end.
+ */
+static inline bool fs_path_next(const char **p, const char *end, const char **name)
+{
+	while (*p < end && **p == '/')
+		(*p)++;
+	if (*p == end)
+		return false;
+	*name = *p;
+	while (*p < end && **p != '/')
+		(*p)++;
+	return true;
+}
+
 #endif /* FS_FS_IMPL_H */

@@ -219,12 +219,8 @@ static int fs_walk_ref(struct fs *fs, const char *p, const char *end, struct fs_
 		const char *s;
 		uint32_t len;
 
-		while (p < end && *p == '/')
-			p++;
-		if (p == end)
+		if (!fs_path_next(&p, end, &s))
 			break;
-		for (s = p; p < end && *p != '/'; p++)
-			;
 		if (!fs_is_dir(cur)) {
 			err = -FS_ENOTDIR;
 			break;

@@ -111,12 +111,8 @@ static bool fs_rcu_try(struct fs *fs, const char *p, const char *end, struct fs_
 		const char *s;
 		uint32_t len, seq;
 
-		while (p < end && *p == '/')
-			p++;
-		if (p == end)
+		if (!fs_path_next(&p, end, &s))
 			break;
-		for (s = p; p < end && *p != '/'; p++)
-			;
 		if (!fs_is_dir(cur)) {
 			/* The file was checked to be this name's when the walk reached it. */
 			*err = -FS_ENOTDIR;
