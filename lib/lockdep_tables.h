@@ -18,11 +18,16 @@
 /* Subclasses one class may be taken with (spin_lock_nested): 0 .. this - 1. */
 #define LOCKDEP_SUBCLASSES 8
 
-/* Dependency edges "A held while B taken", each recorded once. */
-#define LOCKDEP_EDGES 4096
+/*
+ * Dependency edges "A held while B taken", each recorded once.  The tables
+ * live in the kernel's .bss, which must stay under 4 MiB with the rest of
+ * the image (make test's image-under-4mib): a whole make test run records
+ * a few dozen orders, so 1024 edges and 8192 locks leave ample room.
+ */
+#define LOCKDEP_EDGES 1024
 
 /* Lock instances whose class is known (the address -> class map); a power of two. */
-#define LOCKDEP_LOCKS 16384
+#define LOCKDEP_LOCKS 8192
 
 /* Locks one CPU may hold at once, nested. */
 #define LOCKDEP_DEPTH 16
