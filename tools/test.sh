@@ -284,7 +284,7 @@ check traced-lockref-converted sh -c 'tools/trace_convert.py "$0" "$1" && tools/
 # The timeline's window shows what the trace is for: a fallback to the lock, a pv sleep and its kick.
 check traced-lockref-window grep -Eq "trace_convert: window .* shows: fallbacks=[1-9][0-9]* sleeps=[1-9][0-9]* kicked_sleeps=[1-9]" "$LOGDIR/traced-lockref-converted.log"
 # The queued spinlock traced under every lock: overlap, lockless-in-hold and queue order judged.
-boot traced-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=lockref quick spinlock.kind=qspinlock trace=all"
+boot traced-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=lockref quick spinlock.kind=qspinlock trace=all trace.events=65536"
 check traced-qspinlock-judged sh -c 'tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq "of a qspinlock.* [1-9][0-9]* queued acquisitions judged" "$0.check"' "$LOGDIR/traced-qspinlock.serial"
 boot traced-spinlock-pv ACCEL=tcg SMP=2 CMDLINE="run=spinlock quick trace=all spinlock.pv=on"
 check traced-spinlock-judged tools/trace_check.py "$LOGDIR/traced-spinlock-pv.serial"
