@@ -760,8 +760,15 @@ static void gen_renamer(struct run *r, uint64_t deadline)
 
 enum test_kind { TEST_STRESS, TEST_DEAD, TEST_GEN };
 
-static void run_threads(const struct lockref_form *f, const struct lockref_policy *p,
-			unsigned threads, enum test_kind kind)
+/*
+ * One threaded run of @kind on @f under @p; returns how many operations went
+ * lockless.  Whether any did is judged over all of a policy's runs (main):
+ * under the mainline policy a contended lock forms a convoy (every lockless
+ * try sees the lock held and takes it too), and with more threads than
+ * cores, under TSan, one 25 ms run can be convoy from start to end.
+ */
+static uint64_t run_threads(const struct lockref_form *f, const struct lockref_policy *p,
+			    unsigned threads, enum test_kind kind)
 {
 	static const char *const kind_names[] = {"stress", "dead", "gen"};
 	void *(*const bodies[])(void *) = {stress_worker, dead_worker, gen_worker};
@@ -833,8 +840,6 @@ static void run_threads(const struct lockref_form *f, const struct lockref_polic
 	      kind_names[kind], threads);
 	CHECK(p->retries || st.lockless == 0, "%s/%s/%s/%u: locked policy went lockless", f->name,
 	      p->name, kind_names[kind], threads);
-	CHECK(!p->retries || st.lockless > 0, "%s/%s/%s/%u: nothing lockless", f->name, p->name,
-	      kind_names[kind], threads);
 
 	if (kind == TEST_STRESS) {
 		CHECK(f->count(r->ref) == held,
@@ -871,6 +876,7 @@ static void run_threads(const struct lockref_form *f, const struct lockref_polic
 	free(r->gen_successes);
 	platform_free(r->ref, f->size);
 	free(r);
+	return st.lockless;
 }
 
 int main(void)
@@ -898,15 +904,20 @@ int main(void)
 	      (unsigned long long)lockref_warnings(), (unsigned long long)expected_warnings);
 
 	for (unsigned pi = 0; pi < ARRAY_LEN(policies); pi++) {
+		uint64_t lockless = 0;
+
 		for (unsigned ti = 0; ti < ARRAY_LEN(thread_counts); ti++) {
 			for (unsigned fi = 0; fi < ARRAY_LEN(forms); fi++) {
-				run_threads(thread_forms[fi], policies[pi], thread_counts[ti],
-					    TEST_STRESS);
-				run_threads(thread_forms[fi], policies[pi], thread_counts[ti],
-					    TEST_DEAD);
+				lockless += run_threads(thread_forms[fi], policies[pi],
+							thread_counts[ti], TEST_STRESS);
+				lockless += run_threads(thread_forms[fi], policies[pi],
+							thread_counts[ti], TEST_DEAD);
 			}
-			run_threads(&lockref_form16, policies[pi], thread_counts[ti], TEST_GEN);
+			lockless +=
+			    run_threads(&lockref_form16, policies[pi], thread_counts[ti], TEST_GEN);
 		}
+		CHECK(!policies[pi]->retries || lockless > 0, "%s: nothing lockless in any run",
+		      policies[pi]->name);
 	}
 	return check_exit("test_lockref");
 }
