@@ -1,20 +1,25 @@
 # SPDX-License-Identifier: MIT
 # Makefile - build the kernel and its ISO, boot it, test everything.
+# What a target runs is a script in tools/ (make test: tools/test.sh), or one command;
+# no recipe is longer than three lines.  docs/interface.md states every target.
 #
-#   make          build/kernel.elf and build/lockref.iso (BIOS + UEFI)
-#   make run      boot under QEMU; exit status 0 only if every test passed;
-#                 build/run.serial and build/junit.xml
-#   make test     host tests, model checks, kernel boots; ends "N passed, N failed";
-#                 logs and build/test/junit.xml in build/test
-#   make summary  the last make test as Markdown (the CI summary page)
-#   make bench    boot with run=bench, then build/bench/report.md and scaling.png
-#   make bench-native  the same benchmarks on this host's cores (CPUS= limits them),
-#                 then build/bench-native/report.md, scaling.png and trace-cost.md
-#   make bochs    boot under Bochs, serial on stdout
-#   make debug    boot under QEMU stopped, with a gdb stub; tools/kernel.gdb attaches
-#   make fuzz     every libFuzzer harness of tests/fuzz, FUZZ_SECONDS (60) each
-#   make deps     install what all of the above needs (Debian 12, as root)
-#   make V=1 ...  any of the above with full command lines
+#   make               build/kernel.elf, build/lockref.iso (BIOS + UEFI), build/kernel.asm
+#   make run           boot under QEMU; exit 0 only if every test passed (tools/run.sh)
+#   make test          every check, "N passed, N failed"; logs in build/test (tools/test.sh)
+#   make summary       the last make test as Markdown (tools/ci_summary.py)
+#   make bench         benchmarks in a guest: build/bench/report.md (tools/bench.sh)
+#   make bench-native  the same on this machine's cores (CPUS=N, TRACE=1): build/bench-native
+#   make trace         boot with tracing: build/trace/trace.json, timeline.png (tools/trace.sh)
+#   make bochs         boot under Bochs, serial on stdout (tools/run-bochs.sh)
+#   make debug         boot under QEMU stopped, with a gdb stub (tools/kernel.gdb attaches)
+#   make lock-rules    every source under clang -Wthread-safety (lib/lock_rules.h)
+#   make host-tests    build the host tests of tests/host (make test runs them)
+#   make fuzz          every libFuzzer harness of tests/fuzz, FUZZ_SECONDS (60) each
+#   make deps          install what all of the above needs (Debian 12, as root; tools/deps.sh)
+#   make format        clang-format every C file
+#   make clean         remove build/
+#   make help          this list
+#   make V=1 ...       any of the above with full command lines
 #
 # Variables (docs/interface.md): SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT.
 
@@ -59,15 +64,17 @@ PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/a
 	kernel/console.c kernel/cpuinfo.c kernel/fence.c kernel/font8x16.c kernel/heap.c kernel/idt.c \
 	kernel/ktest.c kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c kernel/multiboot2.c kernel/panic.c kernel/percpu.c \
 	kernel/platform.c kernel/power.c kernel/progress.c kernel/results.c kernel/screen.c kernel/serial.c kernel/smp.c \
-	kernel/trap.c kernel/tsc.c kernel/vm.c
-LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c lib/spinlock_pv.c lib/qspinlock.c lib/qspinlock_pv.c lib/trace.c \
-	lib/string.c
+	kernel/topology_read.c kernel/trap.c kernel/tsc.c kernel/vm.c
+LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c lib/qspinlock.c lib/qspinlock_pv.c lib/trace.c \
+	lib/string.c lib/topology.c lib/topology_cpuid.c
 LIB_SRCS += lib/spinlock_debug.c
-FS_SRCS := fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/rcu.c fs/slots.c
+FS_SRCS := fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/fs_walk_rcu.c fs/rcu.c \
+	fs/slots.c
 # The benchmarks: portable C on lib/platform.h, linked by the kernel and by bench-native.
 BENCH_SRCS := bench/bench.c bench/bench_pathwalk.c bench/bench_ref.c bench/bench_refcount.c \
-	bench/bench_retry.c bench/bench_stats.c bench/bench_uncontended.c bench/cas_loop.c
-SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/test_fs.c \
+	bench/bench_retry.c bench/bench_stats.c bench/bench_uncontended.c bench/cas_loop.c \
+	bench/bench_plan.c bench/bench_c2c.c
+SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/test_fs.c kernel/test/test_lockdep.c \
 	kernel/test/torture_lockref.c kernel/test/torture_spinlock.c kernel/test/bench_ktest.c \
 	fs/test/fs_cases_paths.c fs/test/fs_cases_tree.c fs/test/fs_suite.c fs/test/fs_torture.c \
 	$(BENCH_SRCS)
@@ -89,23 +96,23 @@ NATIVE_BIN  := $(NATIVE)/bench_native
 NATIVE_PORTABLE_SRCS := $(BENCH_SRCS) \
 	$(filter-out lib/string.c,$(LIB_SRCS)) $(FS_SRCS)
 NATIVE_HOST_SRCS := tests/bench/bench_native.c tests/host/platform_host.c kernel/cmdline.c \
-	kernel/cmdline_apply.c
+	kernel/cmdline_apply.c tests/host/topology_sysfs.c
 NATIVE_OBJS := $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_PORTABLE_SRCS) $(NATIVE_HOST_SRCS))
 NATIVE_CFLAGS := -std=gnu11 -O2 -g -pthread -mcx16 -Wall -Wextra -Werror \
 	-iquote lib -iquote fs -iquote bench -I tests/host -MMD -MP
-$(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_HOST_SRCS)): NATIVE_CFLAGS += -iquote kernel \
-	-iquote tests/host
 
 # The off-cost baseline: the same program with the trace hooks compiled
 # out (-DTRACE_COMPILED_OUT, lib/trace.h), to run beside bench_native.
 NATIVE_UNTRACED := $(NATIVE)/bench_native_untraced
 NATIVE_UNTRACED_OBJS := $(patsubst %.c,$(NATIVE)/untraced/%.o,$(NATIVE_PORTABLE_SRCS) \
 	$(NATIVE_HOST_SRCS))
+$(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_HOST_SRCS)) \
 $(patsubst %.c,$(NATIVE)/untraced/%.o,$(NATIVE_HOST_SRCS)): NATIVE_CFLAGS += -iquote kernel \
 	-iquote tests/host
+$(NATIVE_UNTRACED_OBJS): NATIVE_CFLAGS += -DTRACE_COMPILED_OUT
 
 .PHONY: all run test summary bench bench-native trace bochs debug deps clean format host-tests \
-	fuzz lock-rules
+	fuzz lock-rules help
 all: $(ISO) $(BUILD)/kernel.asm
 
 $(patsubst %.c,$(BUILD)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
@@ -146,20 +153,12 @@ $(BUILD)/lock-rules/%.o: %.c Makefile
 lock-rules: $(LOCK_RULES_OBJS)
 	$(Q)$(MAKE) -s -C tests/host lock-rules
 
-$(ISO): $(KERNEL) iso/boot/grub/grub.cfg
+$(ISO): $(KERNEL) iso/boot/grub/grub.cfg tools/mkiso.sh
 	$(quiet) ISO $@
-	@rm -rf $(BUILD)/isodir
-	@mkdir -p $(BUILD)/isodir/boot/grub
-	$(Q)strip --strip-debug -o $(BUILD)/isodir/boot/kernel.elf $(KERNEL)
-	$(Q)cp iso/boot/grub/grub.cfg $(BUILD)/isodir/boot/grub/grub.cfg
-	$(Q)grub-mkrescue -o $@ $(BUILD)/isodir 2> $(BUILD)/grub-mkrescue.log || \
-		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
+	$(Q)tools/mkiso.sh --menu $@
 
-# The serial log is kept too, and read into JUnit XML for CI test views (docs/ci.md).
 run: $(KERNEL)
-	$(Q)tools/run-qemu.sh $(BUILD)/run.serial; status=$$?; \
-		python3 tools/ktap_junit.py --run $(BUILD)/run.serial --status $$status \
-		-o $(BUILD)/junit.xml; exit $$status
+	$(Q)tools/run.sh
 
 bochs: $(KERNEL)
 	$(Q)tools/run-bochs.sh
@@ -168,14 +167,8 @@ bochs: $(KERNEL)
 debug: $(KERNEL)
 	$(Q)DEBUG=1 tools/run-qemu.sh
 
-# The benchmark boots' command line: run=bench unless CMDLINE names the suites itself.
-BENCH_CMDLINE = $(strip $(if $(filter run=%,$(CMDLINE)),,run=bench) $(CMDLINE))
-
 bench: $(KERNEL)
-	@mkdir -p $(BUILD)/bench
-	$(Q)CMDLINE="$(BENCH_CMDLINE)" tools/run-qemu.sh $(BUILD)/bench/serial.log; \
-		status=$$?; python3 tools/bench_report.py $(BUILD)/bench/serial.log $(BUILD)/bench \
-		&& exit $$status
+	$(Q)tools/bench.sh guest
 
 $(NATIVE)/obj/%.o: %.c Makefile
 	@mkdir -p $(@D)
@@ -185,46 +178,25 @@ $(NATIVE)/obj/%.o: %.c Makefile
 $(NATIVE)/untraced/%.o: %.c Makefile
 	@mkdir -p $(@D)
 	$(quiet) HOSTCC $<
-	$(Q)$(CC) $(NATIVE_CFLAGS) -DTRACE_COMPILED_OUT -c $< -o $@
+	$(Q)$(CC) $(NATIVE_CFLAGS) -c $< -o $@
 
 $(NATIVE_UNTRACED): $(NATIVE_UNTRACED_OBJS)
 	$(quiet) HOSTLD $@
 	$(Q)$(CC) -pthread -o $@ $(NATIVE_UNTRACED_OBJS)
 
+# NATIVE_LDFLAGS=-static: one file that runs on another Linux machine without its libraries.
 $(NATIVE_BIN): $(NATIVE_OBJS)
 	$(quiet) HOSTLD $@
-	$(Q)$(CC) -pthread -o $@ $(NATIVE_OBJS)
+	$(Q)$(CC) -pthread $(NATIVE_LDFLAGS) -o $@ $(NATIVE_OBJS)
 
-# CMDLINE takes the kernel's words; a `make bench` log, if there is one, is
-# set beside the native figures in the report.  A run that passed is followed
-# by the trace hooks' cost: the uncontended case in the untraced, off and on
-# builds by turns (tools/trace_cost.py), into trace-cost.md.
 bench-native: $(NATIVE_BIN) $(NATIVE_UNTRACED)
-	$(Q){ $(NATIVE_BIN) $(if $(CPUS),--cpus=$(CPUS)) $(BENCH_CMDLINE) $(if $(TRACE),trace=all); \
-		echo $$? > $(NATIVE)/status; } | tee $(NATIVE)/serial.log; \
-		status=$$(cat $(NATIVE)/status); python3 tools/bench_report.py $(NATIVE)/serial.log \
-		$(NATIVE) $(if $(wildcard $(BUILD)/bench/serial.log),--against $(BUILD)/bench/serial.log) \
-		$(if $(TRACE),&& python3 tools/trace_convert.py $(NATIVE)/serial.log $(NATIVE)/trace) \
-		&& { [ $$status -ne 0 ] || python3 tools/trace_cost.py $(if $(CPUS),--cpus=$(CPUS)) \
-		$(NATIVE) $(BENCH_CMDLINE); } && exit $$status
+	$(Q)tools/bench.sh native
 
-# Boot with tracing on (trace=all unless CMDLINE says trace=; TRACE_EVENTS per
-# CPU unless it says trace.events=), then turn the serial log's # TRACE lines
-# into build/trace/trace.json and timeline.png and judge them
-# (docs/tracing.md).  The kernel's default ring keeps the last ~15 ms of a
-# lockref torture at SMP=4 under TCG, where a pv sleep ended by its kick is
-# often missing (and at 16384, in one run of three); the most it allows
-# keeps ~240 ms and held 7 to 53 in every run tried, for ~15 s a run.
-TRACE_EVENTS = 65536
-TRACE_CMDLINE = $(strip $(CMDLINE) $(if $(filter trace=%,$(CMDLINE)),,trace=all) \
-	$(if $(filter trace.events=%,$(CMDLINE)),,trace.events=$(TRACE_EVENTS)))
 trace: $(KERNEL)
-	@mkdir -p $(BUILD)/trace
-	$(Q)CMDLINE="$(TRACE_CMDLINE)" tools/run-qemu.sh $(BUILD)/trace/serial.log; \
-		status=$$?; python3 tools/trace_convert.py $(BUILD)/trace/serial.log $(BUILD)/trace \
-		&& python3 tools/trace_check.py $(BUILD)/trace/serial.log && exit $$status
+	$(Q)tools/trace.sh
 
-test: $(ISO)
+# The tools are checked first, then the ISO is built, then every check runs.
+test:
 	$(Q)tools/test.sh
 
 # The last make test as Markdown: what CI shows as the run's summary page.
@@ -237,18 +209,8 @@ host-tests:
 fuzz:
 	$(MAKE) -C tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-# Debian's nodejs comes without npm, NodeSource's includes one and conflicts with Debian's:
-# npm is installed only when missing.  The GitHub workflow validator (docs/ci.md) is a
-# registry package, not in Debian.
 deps:
-	apt-get update
-	apt-get install -y --no-install-recommends make gcc libc6-dev nasm python3 \
-		grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools \
-		qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term \
-		spin gnuplot-nox util-linux perl clang-format clang libclang-rt-14-dev \
-		python3-junitparser python3-yaml nodejs
-	command -v npm >/dev/null || apt-get install -y --no-install-recommends npm
-	npm install -g @action-validator/cli@0.6.0
+	tools/deps.sh install
 
 format:
 	clang-format -i $(wildcard bench/*.[ch] kernel/*.[ch] kernel/*/*.[ch] lib/*.[ch] fs/*.[ch] fs/*/*.[ch] \
@@ -257,4 +219,8 @@ format:
 clean:
 	rm -rf $(BUILD)
 
--include $(OBJS:.o=.d) $(NATIVE_OBJS:.o=.d) $(LOCK_RULES_OBJS:.o=.d)
+# The head comment of this file, without its comment signs.
+help:
+	@sed -n '2,/^$$/s/^# \{0,1\}//p' Makefile
+
+-include $(OBJS:.o=.d) $(NATIVE_OBJS:.o=.d) $(NATIVE_UNTRACED_OBJS:.o=.d) $(LOCK_RULES_OBJS:.o=.d)

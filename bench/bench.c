@@ -22,6 +22,7 @@
 
 #include "atomic.h"
 #include "barrier.h"
+#include "bench_plan.h"
 #include "lockref.h"
 #include "platform.h"
 #include "printf.h"
@@ -49,6 +50,9 @@
 #define NS_PER_MS  1000000ull
 #define US_PER_MS  1000ull
 #define KHZ_PER_HZ 1000ull
+
+/* The longest "cpu_list" kept whole (256 CPUs in two ranges fit many times over). */
+#define BENCH_CPU_LIST_MAX 200
 
 /* The BENCH line's prefix; the JSON after it gets the rest of a platform line. */
 #define BENCH_PREFIX   "# BENCH "
@@ -292,7 +296,7 @@ static void bench_print(struct bench_ctx *t, const struct bench_spec *spec,
 			const struct bench_result *r)
 {
 	struct platform_facts facts = platform_facts();
-	char line[BENCH_LINE_MAX];
+	char line[BENCH_LINE_MAX], cpus[BENCH_CPU_LIST_MAX];
 	size_t len = 0;
 
 	bench_append(line, &len,
@@ -313,6 +317,10 @@ static void bench_print(struct bench_ctx *t, const struct bench_spec *spec,
 	bench_append_fixed(line, &len, "batch_us", r->batch_ns * BENCH_ONE / 1000);
 	bench_append(line, &len, ",\"overruns\":%u,\"clock_end\":\"%s\"", r->overruns,
 		     facts.rdtscp ? "rdtscp" : "lfence-rdtsc");
+	bench_plan_cpu_list(cpus, sizeof(cpus), r->cpus);
+	bench_append(line, &len, ",\"place\":\"%s\",\"cpu_list\":\"%s\"",
+		     topo_place_names[bench_plan.place < TOPO_PLACE_COUNT ? bench_plan.place : 0],
+		     cpus);
 	if (spec->lockref) {
 		bench_append_fixed(line, &len, "retries_per_op",
 				   bench_muldiv(r->retries, BENCH_ONE, r->lockref_ops));
@@ -417,6 +425,8 @@ bool bench_run(struct bench_ctx *t, const struct bench_spec *spec, unsigned acti
 			bench_after_trial(t, spec, active, trial);
 	}
 	platform_irq_restore(irq);
+	if (cpu == 0 && spec->finish)
+		spec->finish(spec->arg);
 	if (!ok) {
 		bench_fail(t, "bench %s/%s at %u CPUs: a CPU did not reach the barrier in time",
 			   spec->bench, spec->impl, active);

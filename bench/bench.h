@@ -43,7 +43,7 @@
  *            "ns_per_op":..,"cycles_per_op":..,"jain":..,"min_mean":..,
  *            "overlap":..,"overlap_min":..,"max_gap_us":..,"batch_us":..,
  *            "overruns":..,
- *            "clock_end":"rdtscp"|"lfence-rdtsc",
+ *            "clock_end":"rdtscp"|"lfence-rdtsc","place":..,"cpu_list":..,
  *            <lockref forms: "retries_per_op":..,"fallbacks":..,"lockref_ops":..,>
  *            <the spec's extra members>}
  *
@@ -67,6 +67,9 @@
  *                  CPU in any measured trial; batch_us is the mean one.  A
  *                  max far above the mean means a CPU was stopped (a host
  *                  preempting its vCPU or descheduling a thread, an SMI).
+ *   place,         bench.place= (cores, compact, spread) and the CPUs the
+ *   cpu_list       active ranks ran on, as a CPU list ("0-3,8-11"): kernel
+ *                  CPU indices, or the host's CPU numbers (bench_plan.h)
  *   overruns       CPUs that did not see the stop flag in time and stopped
  *                  on their own (after BENCH_OVERRUN_FACTOR trial lengths).
  *   retries_per_op lockref forms: failed compare-exchanges per lockref
@@ -101,6 +104,7 @@ struct bench_ctx {
 	unsigned trials; /* measured trials, bench.trials= */
 	const void *id;	 /* the same for every CPU of one benchmark, new for the next */
 	void *runner;	 /* the runner's own state */
+	bool emulated;	 /* the CPUs are an emulator's (CPUID: TCG): figures describe it */
 };
 
 /*
@@ -151,6 +155,12 @@ struct bench_spec {
 	 * test then fails.
 	 */
 	bool (*check)(void *arg, char *why, size_t size);
+	/*
+	 * Optional: CPU 0, once after the last trial, also when a barrier failed
+	 * (check then never ran): undo what reset changed beyond the spec's own
+	 * object, e.g. the lock kind.
+	 */
+	void (*finish)(void *arg);
 	/* Optional: CPU 0 writes more members (",\"name\":value" ...) for the BENCH line. */
 	void (*extra)(void *arg, char *buf, size_t size);
 	void *arg;
@@ -186,12 +196,16 @@ uint64_t bench_cycles_to_ns(uint64_t cycles);
 uint64_t bench_cycles_from_us(uint64_t us);
 
 /*
- * The CPU counts of a scaling curve: 1, 2, ... @ncpus, or above
- * BENCH_SWEEP_EVERY_MAX CPUs the powers of two and @ncpus.  Returns the
- * count after @n, or 0 after @ncpus:
- *     for (unsigned n = 1; n; n = bench_sweep_next(n, t->ncpus))
+ * The CPU counts of a scaling curve: the runner's plan (bench_plan.h:
+ * bench.cpus=, ascending, installed in bench_sweep_points), else 1, 2, ...
+ * @ncpus, or above BENCH_SWEEP_EVERY_MAX CPUs the powers of two and
+ * @ncpus.  Returns the count after @n, or 0 after the last (none above
+ * @ncpus):
+ *     for (unsigned n = bench_sweep_next(0, t->ncpus); n; n = bench_sweep_next(n, t->ncpus))
  */
 #define BENCH_SWEEP_EVERY_MAX 16
+extern const unsigned *bench_sweep_points;
+extern unsigned bench_sweep_npoints;
 unsigned bench_sweep_next(unsigned n, unsigned ncpus);
 
 /*

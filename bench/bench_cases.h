@@ -23,6 +23,7 @@
 
 #define BENCH_CASES(X)                                                                             \
 	X(uncontended, "uncontended", BENCH_ONE_CPU)                                               \
+	X(c2c, "c2c", BENCH_ALL_CPUS)                                                              \
 	X(refcount_xadd, "refcount-xadd", BENCH_ALL_CPUS)                                          \
 	X(refcount_spinlock, "refcount-spinlock", BENCH_ALL_CPUS)                                  \
 	X(refcount_lockref, "refcount-lockref", BENCH_ALL_CPUS)                                    \
@@ -49,10 +50,22 @@
 	X(pathwalk_same_spinlock, "pathwalk-same-path-spinlock", BENCH_ALL_CPUS)                   \
 	X(pathwalk_own_lockref, "pathwalk-own-file-lockref", BENCH_ALL_CPUS)                       \
 	X(pathwalk_own_spinlock, "pathwalk-own-file-spinlock", BENCH_ALL_CPUS)                     \
+	X(pathwalk_same_lockref_refwalk, "pathwalk-same-path-lockref-refwalk", BENCH_ALL_CPUS)     \
+	X(pathwalk_same_spinlock_refwalk, "pathwalk-same-path-spinlock-refwalk", BENCH_ALL_CPUS)   \
+	X(pathwalk_own_lockref_refwalk, "pathwalk-own-file-lockref-refwalk", BENCH_ALL_CPUS)       \
+	X(pathwalk_own_spinlock_refwalk, "pathwalk-own-file-spinlock-refwalk", BENCH_ALL_CPUS)     \
+	X(pathwalk_mixed_lockref, "pathwalk-mixed-lockref", BENCH_ALL_CPUS)                        \
+	X(pathwalk_mixed_lockref_refwalk, "pathwalk-mixed-lockref-refwalk", BENCH_ALL_CPUS)        \
 	X(retry_table, "retry-table", BENCH_ALL_CPUS)
 
 #define BENCH_CASE_DECLARE(fn, name, cpus) void fn(struct bench_ctx *t);
 BENCH_CASES(BENCH_CASE_DECLARE)
 #undef BENCH_CASE_DECLARE
+
+/* The bench_run calls of the benchmarks that do not sweep: bench_plan.c's estimate. */
+unsigned uncontended_runs(void);
+unsigned retry_table_runs(void);
+/* c2c's time budget in ms: its pairs at @ncpus (bench_plan's topology) times bench.ms=. */
+uint64_t c2c_plan_ms(unsigned ncpus, unsigned ms);
 
 #endif /* KERNEL_BENCH_CASES_H */

@@ -282,9 +282,19 @@ static void ref_sum_pv(struct bench_ref *r)
 }
 
 /*
- * CPU 0, after a trial: every get was matched by a put, nothing was left
- * locked; the boot's lock mode and kind back.
+ * CPU 0, after the last trial, whether or not a barrier failed: the boot's
+ * lock mode (spinlock.pv=) and kind (spinlock.kind=) back.  The platform's
+ * own locks were usable under the trial's kind all along (spin_init_global).
  */
+static void ref_finish(void *arg)
+{
+	struct bench_ref *r = arg;
+
+	spin_pv_set(r->pv_boot);
+	spin_kind_set(r->kind_boot);
+}
+
+/* CPU 0, after a trial: every get was matched by a put, nothing was left locked. */
 static bool ref_check(void *arg, char *why, size_t size)
 {
 	struct bench_ref *r = arg;
@@ -293,7 +303,6 @@ static bool ref_check(void *arg, char *why, size_t size)
 	bool locked = false;
 	uint64_t warnings = lockref_warnings() - r->warnings;
 
-	spin_pv_set(r->pv_boot); /* between trials, the boot's mode (spinlock.pv=) */
 	ref_sum_pv(r);
 	switch (r->impl->kind) {
 	case BENCH_REF_XADD:
@@ -312,8 +321,6 @@ static bool ref_check(void *arg, char *why, size_t size)
 		locked = spin_is_locked(&o->lr16.lock);
 		break;
 	}
-	spin_kind_set(
-	    r->kind_boot); /* read under the trial's kind; now the boot's (spinlock.kind=) */
 	if (r->errors)
 		ksnprintf(why, size, "%llu puts found the last reference and came back locked",
 			  (unsigned long long)r->errors);
@@ -374,6 +381,7 @@ struct bench_spec bench_ref_spec(const char *bench, struct bench_ref *r)
 	    .run = r->pairs,
 	    .reset = ref_reset,
 	    .check = ref_check,
+	    .finish = ref_finish,
 	    .extra = ref_extra,
 	    .arg = r,
 	    .lockref = ref_is_lockref(r),

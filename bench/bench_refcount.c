@@ -51,7 +51,7 @@ static void refcount_sweep(struct bench_ctx *t, unsigned impl, bool convoy)
 	if (!bench_barrier(t, SETUP_TIMEOUT_MS))
 		return;
 	spec = convoy ? bench_ref_convoy_spec("convoy", r) : bench_ref_spec("refcount", r);
-	for (unsigned n = 1; n; n = bench_sweep_next(n, t->ncpus))
+	for (unsigned n = bench_sweep_next(0, t->ncpus); n; n = bench_sweep_next(n, t->ncpus))
 		if (!bench_run(t, &spec, n, NULL))
 			return;
 }

@@ -59,3 +59,8 @@ void retry_table(struct bench_ctx *t)
 			return;
 	}
 }
+
+unsigned retry_table_runs(void)
+{
+	return RETRY_POLICIES;
+}

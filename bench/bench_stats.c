@@ -84,10 +84,18 @@ int bench_fixed(char *buf, size_t size, uint64_t v)
 			 BENCH_DECIMALS, (unsigned long long)(v % BENCH_ONE));
 }
 
+const unsigned *bench_sweep_points;
+unsigned bench_sweep_npoints;
+
 unsigned bench_sweep_next(unsigned n, unsigned ncpus)
 {
-	if (n >= ncpus)
+	for (unsigned i = 0; i < bench_sweep_npoints; i++)
+		if (bench_sweep_points[i] > n)
+			return bench_sweep_points[i] <= ncpus ? bench_sweep_points[i] : 0;
+	if (bench_sweep_npoints || n >= ncpus)
 		return 0;
+	if (n == 0)
+		return 1;
 	if (ncpus <= BENCH_SWEEP_EVERY_MAX)
 		return n + 1;
 	return 2 * n < ncpus ? 2 * n : ncpus;

@@ -270,3 +270,8 @@ void uncontended(struct bench_ctx *t)
 		if (!uncontended_ref(t, impl))
 			return;
 }
+
+unsigned uncontended_runs(void)
+{
+	return INSNS + 3 * CAS_LOOPS + 3 * BENCH_IMPLS; /* as uncontended() calls bench_run */
+}

@@ -13,6 +13,8 @@
 
 #ifdef FS_BUSTED
 
+#include "atomic.h"
+
 /* Free retired objects at once, without a grace period: lookups read poison. */
 #define FS_BUG_NO_GRACE (1u << 0)
 /* rename takes the new parent's reference but keeps the old one: counts drift. */
@@ -21,11 +23,13 @@
 #define FS_BUG_UNLINK_BUSY (1u << 2)
 /* names over FS_NAME_MAX are silently truncated instead of refused. */
 #define FS_BUG_TRUNCATE (1u << 3)
+/* the RCU-walk hands out its last node without taking a reference on it. */
+#define FS_BUG_RCU_NO_GET (1u << 4)
 
 /* The bugs switched on now (FS_BUG_* bits); set only while no fs operation runs. */
 extern unsigned fs_busted;
 
-#define FS_BUG(bit) ((__atomic_load_n(&fs_busted, __ATOMIC_RELAXED) & (bit)) != 0)
+#define FS_BUG(bit) ((atomic_load32_relaxed(&fs_busted) & (bit)) != 0)
 
 #else
 

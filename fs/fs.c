@@ -12,6 +12,7 @@
  */
 #include "fs.h"
 
+#include "atomic.h"
 #include "busted.h"
 #include "errno.h"
 #include "fs_impl.h"
@@ -34,6 +35,24 @@ unsigned fs_busted;
 /* The FNV-1a constants (32-bit). */
 #define FNV_OFFSET 2166136261u
 #define FNV_PRIME  16777619u
+
+/* fs.walk= at boot: the walk of every fs whose config leaves it 0. */
+static uint32_t fs_walk_boot = FS_WALK_RCU;
+
+void fs_set_walk_default(enum fs_walk walk)
+{
+	atomic_store32(&fs_walk_boot, walk == FS_WALK_REF ? FS_WALK_REF : FS_WALK_RCU);
+}
+
+enum fs_walk fs_walk_default(void)
+{
+	return (enum fs_walk)atomic_load32(&fs_walk_boot);
+}
+
+const char *fs_walk_name(enum fs_walk walk)
+{
+	return walk == FS_WALK_REF ? "ref" : walk == FS_WALK_RCU ? "rcu" : "?";
+}
 
 const char *fs_errno_name(int err)
 {
@@ -66,11 +85,11 @@ const char *fs_errno_name(int err)
 
 bool fs_check_live(struct fs *fs, const void *obj, uint64_t magic, const char *where)
 {
-	uint64_t seen = __atomic_load_n((const uint64_t *)obj, __ATOMIC_ACQUIRE);
+	uint64_t seen = atomic_load64((const uint64_t *)obj);
 
 	if (seen == magic)
 		return true;
-	if (__atomic_fetch_add(&fs->poison_reads, 1, __ATOMIC_RELAXED) < FS_POISON_LOG_LIMIT)
+	if (atomic_xadd64(&fs->poison_reads, 1) < FS_POISON_LOG_LIMIT)
 		platform_log("fs: %s read freed memory at %p (magic %llx, want %llx) on cpu %u",
 			     where, obj, (unsigned long long)seen, (unsigned long long)magic,
 			     platform_cpu_id());
@@ -102,6 +121,9 @@ static void *fs_slot_alloc(struct fs *fs, enum fs_slot_kind kind)
 	return obj;
 }
 
+/* One lock class for every node, both forms (fs_impl.h: its subclasses). */
+static struct lock_class_key fs_node_class = {.name = "fs:node"};
+
 struct fs_node *fs_node_alloc(struct fs *fs, enum fs_type type)
 {
 	struct fs_node *n = fs_slot_alloc(fs, FS_SLOT_NODE);
@@ -109,11 +131,11 @@ struct fs_node *fs_node_alloc(struct fs *fs, enum fs_type type)
 	if (!n)
 		return NULL;
 	n->type = type;
-	n->ino = __atomic_fetch_add(&fs->next_ino, 1, __ATOMIC_RELAXED);
+	n->ino = atomic_xadd64(&fs->next_ino, 1);
 	if (type == FS_DIR)
-		lockref16_init(&n->dref);
+		lockref16_init_key(&n->dref, &fs_node_class);
 	else
-		lockref_init(&n->fref);
+		lockref_init_key(&n->fref, &fs_node_class);
 	n->magic = FS_NODE_MAGIC;
 	return n;
 }
@@ -189,6 +211,11 @@ struct fs *fs_new(const struct fs_config *cfg)
 			     FS_DIR_BUCKETS_MAX);
 		return NULL;
 	}
+	if (cfg->walk != 0 && cfg->walk != FS_WALK_RCU && cfg->walk != FS_WALK_REF) {
+		platform_log("fs: walk %d: want FS_WALK_RCU (%d), FS_WALK_REF (%d) or 0", cfg->walk,
+			     FS_WALK_RCU, FS_WALK_REF);
+		return NULL;
+	}
 	if (policy->retries > LOCKREF_RETRIES_MAX) {
 		platform_log("fs: policy %s asks for %u lockless attempts, more than %u",
 			     policy->name, policy->retries, LOCKREF_RETRIES_MAX);
@@ -207,12 +234,14 @@ struct fs *fs_new(const struct fs_config *cfg)
 	}
 	fs_rcu_init(&fs->rcu, fs);
 	fs->policy = policy;
+	fs->walk = cfg->walk ? cfg->walk : fs_walk_default();
 	fs->buckets = buckets;
-	spin_init(&fs->rename_lock);
+	spin_init_named(&fs->rename_lock, "fs:rename");
 	trace_name(&fs->rename_lock, "fs:rename");
 	fs->rename_seq = 0;
 	fs->next_ino = 1;
 	fs->poison_reads = fs->lookup_retries = fs->lookup_locked = fs->parent_locked = 0;
+	fs->walk_restarts = fs->walk_fallbacks = 0;
 	/* The root's count starts at 1: the fs's own reference, which keeps it forever. */
 	fs->root = fs_node_alloc(fs, FS_DIR);
 	fs->root->link = fs_link_alloc(fs, NULL, "/", 1, fs_name_hash("/", 1));
@@ -235,10 +264,25 @@ int fs_destroy(struct fs *fs)
 	return 0;
 }
 
-void fs_put(struct fs *fs, struct fs_node *node)
+/*
+ * Kill @node, locked, removed (nobody can find it any more) and with no
+ * reference left but the caller's: mark it dead, unlock it, retire it to
+ * the grace period.  Returns its
+ * parent, whose reference the caller now drops.
+ */
+static struct fs_node *fs_node_kill(struct fs *fs, struct fs_node *node) RELEASES(*node)
 {
 	struct fs_node *parent;
 
+	fs_node_mark_dead(node);
+	fs_node_unlock(node);
+	parent = fs_rcu_deref(node->link)->parent;
+	fs_node_retire(fs, node);
+	return parent;
+}
+
+void fs_put(struct fs *fs, struct fs_node *node)
+{
 	while (node) {
 		if (fs_node_put_or_lock(fs, node))
 			return;
@@ -248,14 +292,45 @@ void fs_put(struct fs *fs, struct fs_node *node)
 			fs_node_unlock(node);
 			return;
 		}
-		/* A removed node's last reference: nobody can find it, so it dies here. */
-		fs_node_mark_dead(node);
-		fs_node_unlock(node);
-		parent = fs_rcu_deref(node->link)->parent;
-		fs_node_retire(fs, node);
-		/* Its reference on the parent goes with it; that may be the parent's last. */
-		node = parent;
+		/*
+		 * A removed node's last reference: nobody can find it, so it dies
+		 * here; its reference on the parent goes with it, which may be the
+		 * parent's last.
+		 */
+		node = fs_node_kill(fs, node);
 	}
+}
+
+/*
+ * Linux's fast_dput (4.1): drop the reference without the lock even when
+ * it is the last, and look at the node only then.  A node still in the tree
+ * just stays cached at count 0.  One that was removed meanwhile must die,
+ * and exactly once: its remover kills it if it saw the count 0 under the
+ * node's lock, else the last put does.  So a put that brought a removed
+ * node to 0 takes the lock and kills it only if it is still at 0 and not
+ * dead.  The caller's read section keeps the node's memory valid for that
+ * look even if the remover killed and retired it in between.  (The
+ * decrement is a locked instruction: the load of `removed` after it cannot
+ * pass it; and the remover sets `removed` under the lock, which the lockless
+ * decrement cannot overlap.)
+ */
+void fs_put_rcu(struct fs *fs, struct fs_node *node)
+{
+	int64_t left = fs_node_put_return(fs, node);
+
+	if (left < 0) {
+		fs_put(fs, node);
+		return;
+	}
+	if (left > 0 || !fs_node_removed(node))
+		return;
+	fs_node_lock(node);
+	if (fs_node_count(node) != 0 || fs_node_is_dead(node)) {
+		/* Found again by a walk that stood on it (its put decides), or killed by the remover. */
+		fs_node_unlock(node);
+		return;
+	}
+	fs_put(fs, fs_node_kill(fs, node));
 }
 
 /* Lockless dget_parent: the parent's reference if nothing moved @node meanwhile, else NULL. */
@@ -349,12 +424,14 @@ void fs_stats(struct fs *fs, struct fs_stats *out)
 	out->frees = s.frees;
 	out->double_frees = s.double_frees;
 	out->poison_damaged = s.damaged;
-	out->poison_reads = __atomic_load_n(&fs->poison_reads, __ATOMIC_RELAXED);
+	out->poison_reads = atomic_load64_relaxed(&fs->poison_reads);
 	out->rcu_pending = fs_rcu_pending(&fs->rcu);
 	out->grace_periods = fs_rcu_grace_periods(&fs->rcu);
-	out->lookup_retries = __atomic_load_n(&fs->lookup_retries, __ATOMIC_RELAXED);
-	out->lookup_locked = __atomic_load_n(&fs->lookup_locked, __ATOMIC_RELAXED);
-	out->parent_locked = __atomic_load_n(&fs->parent_locked, __ATOMIC_RELAXED);
+	out->lookup_retries = atomic_load64_relaxed(&fs->lookup_retries);
+	out->lookup_locked = atomic_load64_relaxed(&fs->lookup_locked);
+	out->parent_locked = atomic_load64_relaxed(&fs->parent_locked);
+	out->walk_restarts = atomic_load64_relaxed(&fs->walk_restarts);
+	out->walk_fallbacks = atomic_load64_relaxed(&fs->walk_fallbacks);
 }
 
 int fs_synchronize(struct fs *fs)

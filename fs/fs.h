@@ -8,9 +8,11 @@
  * in the system.  This fs reproduces that use: nodes (files and
  * directories) with a name, a counted reference to their parent, a hashed
  * child table and a lockref whose lock guards the node.  Lookups walk
- * without locks, take each reference with a lockless get and drop the
- * previous one with a lockless put; only the last reference of a removed
- * node, and changes to the tree, take locks.
+ * without locks: by default Linux's RCU-walk, which passes the directories
+ * on the way without references and takes one lockless get on the last
+ * node (fs_walk_rcu.c), or (fs.walk=ref) taking each reference with a
+ * lockless get and dropping the previous one with a lockless put; only the
+ * last reference of a removed node, and changes to the tree, take locks.
  *
  * References.  A node's count is the number of references that exist:
  * one per child that names it as parent, one per holder (fs_lookup,
@@ -108,6 +110,32 @@ enum fs_type {
 struct fs;
 struct fs_node;
 
+/*
+ * How a path walk passes the directories on its way (docs/fs.md):
+ *   FS_WALK_RCU  Linux's RCU-walk: inside one read section, taking no
+ *                reference, each step validated by the directory's
+ *                generation (and the rename sequence for a miss); one
+ *                reference, on the last node.  A failed check tries again,
+ *                and after FS_WALK_RCU_TRIES failed tries the walk is done
+ *                as FS_WALK_REF (both counted in fs_stats).
+ *   FS_WALK_REF  a reference taken and dropped on every component.
+ * 0 in fs_config.walk means the boot's choice (fs_set_walk_default).
+ */
+enum fs_walk {
+	FS_WALK_RCU = 1,
+	FS_WALK_REF = 2,
+};
+
+/* RCU-walk tries of one lookup before it walks with references. */
+#define FS_WALK_RCU_TRIES 3
+
+/* The walk of every fs made later with walk 0 (fs.walk= at boot); FS_WALK_RCU until set. */
+void fs_set_walk_default(enum fs_walk walk);
+enum fs_walk fs_walk_default(void);
+
+/* "rcu" or "ref". */
+const char *fs_walk_name(enum fs_walk walk);
+
 struct fs_config {
 	/*
 	 * Node memory, in slots.  A node uses two (the node and its name), a
@@ -123,6 +151,8 @@ struct fs_config {
 	 * change (the pre-lockref way, for the benchmark's "spinlock" impl).
 	 */
 	const struct lockref_policy *policy;
+	/* How lookups walk: FS_WALK_RCU, FS_WALK_REF, or 0 for fs_walk_default(). */
+	enum fs_walk walk;
 };
 
 /*
@@ -245,6 +275,8 @@ struct fs_stats {
 	uint64_t lookup_retries; /* lockless steps that lost a race and looked again */
 	uint64_t lookup_locked;	 /* steps settled under the directory's lock */
 	uint64_t parent_locked;	 /* fs_get_parent steps that took the parent's lock */
+	uint64_t walk_restarts;	 /* RCU-walk tries that failed a check and were tried again */
+	uint64_t walk_fallbacks; /* walks done with references after FS_WALK_RCU_TRIES failed */
 };
 
 /* A snapshot of @fs's counters. */

@@ -56,15 +56,11 @@ static void fs_problem(struct fs_auditor *a, const char *fmt, ...)
 /* The slot number of @p if it is the start of a slot of @kind, else -1. */
 static long fs_slot_of(const struct fs *fs, const void *p, enum fs_slot_kind kind)
 {
-	const struct fs_slots *s = &fs->slots;
-	size_t off = (size_t)((const uint8_t *)p - s->base);
+	long slot = fs_slots_index(&fs->slots, p);
 
-	if (!p || (const uint8_t *)p < s->base || off % s->slot_size != 0 ||
-	    off / s->slot_size >= s->nslots)
+	if (slot < 0 || fs_slots_kind(&fs->slots, (unsigned)slot) != kind)
 		return -1;
-	if (fs_slots_kind(s, (unsigned)(off / s->slot_size)) != kind)
-		return -1;
-	return (long)(off / s->slot_size);
+	return slot;
 }
 
 /* The allocator's and readers' counters, and the poison of every free slot. */

@@ -2,9 +2,11 @@
 /*
  * fs_lookup.c - path walking: fs_lookup and the parent walk of the
  * operations that change the tree, and the child tables they search.
+ * Both walk in RCU-walk first when the fs does (fs_walk_rcu.c), and here,
+ * with references, when it does not or when that gave up.
  *
- * One step of a walk, from a directory D the walker holds a reference to,
- * to its child named N, first without any lock:
+ * One step of the ref-walk, from a directory D the walker holds a reference
+ * to, to its child named N, first without any lock:
  *
  *   1. Inside an RCU read section, scan D's bucket for N.  The chain may
  *      change under the scan: unlink and rename unhook nodes but leave
@@ -28,6 +30,7 @@
  * too many lost races are settled under D's lock, where D's table stands
  * still.  The walker then drops its reference on D with the lockless put.
  */
+#include "atomic.h"
 #include "busted.h"
 #include "errno.h"
 #include "fs.h"
@@ -39,20 +42,6 @@
 
 /* Lockless tries of one step that lost a race before it is settled under the lock. */
 #define FS_LOOKUP_TRIES 4
-/*
- * Chain entries one lockless scan may visit.  Renames can divert a scan
- * into other chains, even round a loop of them; past this many it gives
- * up and settles the step under the lock.
- */
-#define FS_SCAN_MAX 1024
-
-enum fs_step {
-	FS_STEP_FOUND,	/* a reference was taken */
-	FS_STEP_MISS,	/* not in the chain (if no rename moved anything meanwhile) */
-	FS_STEP_LONG,	/* the scan ran too long: ask under the lock */
-	FS_STEP_RACE,	/* seen, but it changed before the get: scan again */
-	FS_STEP_POISON, /* freed memory was read */
-};
 
 /* Does @l name the child @name of @dir? */
 static bool fs_link_matches(const struct fs_link *l, const struct fs_node *dir, const char *name,
@@ -62,27 +51,20 @@ static bool fs_link_matches(const struct fs_link *l, const struct fs_node *dir, 
 	       memcmp(l->name, name, len) == 0;
 }
 
-static enum fs_step fs_step_lockless(struct fs *fs, struct fs_node *dir, const char *name,
-				     uint32_t len, uint32_t hash, struct fs_node **out)
+enum fs_step fs_scan(struct fs *fs, struct fs_node *dir, const char *name, uint32_t len,
+		     uint32_t hash, struct fs_node **out, uint32_t *gen_out)
 {
-	enum fs_step step = FS_STEP_MISS;
 	unsigned visited = 0;
 	struct fs_node *c, *next;
 
-	fs_rcu_read_lock(&fs->rcu);
 	for (c = fs_rcu_deref(dir->table[fs_bucket(fs, hash)]); c; c = next) {
 		uint32_t gen = 0;
 		struct fs_link *l;
-		bool got;
 
-		if (++visited > FS_SCAN_MAX) {
-			step = FS_STEP_LONG;
-			break;
-		}
-		if (!fs_check_live(fs, c, FS_NODE_MAGIC, "lookup")) {
-			step = FS_STEP_POISON;
-			break;
-		}
+		if (++visited > FS_SCAN_MAX)
+			return FS_STEP_LONG;
+		if (!fs_check_live(fs, c, FS_NODE_MAGIC, "lookup"))
+			return FS_STEP_POISON;
 		/* The generation before the link: a rename stores the link, then bumps it. */
 		if (fs_is_dir(c))
 			gen = lockref16_gen(&c->dref);
@@ -90,20 +72,37 @@ static enum fs_step fs_step_lockless(struct fs *fs, struct fs_node *dir, const c
 		next = fs_rcu_deref(c->next);
 		/* C still live after those loads: they were not of poison (slots.h). */
 		if (!fs_check_live(fs, c, FS_NODE_MAGIC, "lookup") ||
-		    !fs_check_live(fs, l, FS_LINK_MAGIC, "lookup")) {
-			step = FS_STEP_POISON;
-			break;
+		    !fs_check_live(fs, l, FS_LINK_MAGIC, "lookup"))
+			return FS_STEP_POISON;
+		if (fs_link_matches(l, dir, name, len, hash)) {
+			*out = c;
+			*gen_out = gen;
+			return FS_STEP_FOUND;
 		}
-		if (!fs_link_matches(l, dir, name, len, hash))
-			continue;
+	}
+	return FS_STEP_MISS;
+}
+
+/* One lockless step: FS_STEP_FOUND with a reference in *@out, or why not. */
+static enum fs_step fs_step_lockless(struct fs *fs, struct fs_node *dir, const char *name,
+				     uint32_t len, uint32_t hash, struct fs_node **out)
+{
+	enum fs_step step;
+	struct fs_node *c;
+	uint32_t gen;
+	bool got;
+
+	fs_rcu_read_lock(&fs->rcu);
+	step = fs_scan(fs, dir, name, len, hash, &c, &gen);
+	if (step == FS_STEP_FOUND) {
 		if (fs_is_dir(c))
 			got = lockref16_get_if_gen_p(&c->dref, gen, fs->policy);
 		else
 			got = lockref_get_not_dead_p(&c->fref, fs->policy);
 		if (got)
 			*out = c;
-		step = got ? FS_STEP_FOUND : FS_STEP_RACE;
-		break;
+		else
+			step = FS_STEP_RACE;
 	}
 	fs_rcu_read_unlock(&fs->rcu);
 	return step;
@@ -154,7 +153,7 @@ static int fs_step_locked(struct fs *fs, struct fs_node *dir, const char *name, 
 	c = fs_child_locked(fs, dir, name, len, hash);
 	if (c) {
 		/* In the table, so not dead: removal unhooks and kills under this lock. */
-		fs_node_lock(c);
+		fs_node_lock_nested(c, FS_LOCK_CHILD);
 		fs_node_get_locked(c);
 		fs_node_unlock(c);
 	}
@@ -173,7 +172,7 @@ static int fs_step(struct fs *fs, struct fs_node *dir, const char *name, uint32_
 
 	for (unsigned i = 0; i < FS_LOOKUP_TRIES; i++) {
 		/* Acquire: the scan's loads come after this one, and the check's after them. */
-		uint32_t seq = __atomic_load_n(&fs->rename_seq, __ATOMIC_ACQUIRE);
+		uint32_t seq = atomic_load32(&fs->rename_seq);
 
 		switch (fs_step_lockless(fs, dir, name, len, hash, out)) {
 		case FS_STEP_FOUND:
@@ -181,8 +180,7 @@ static int fs_step(struct fs *fs, struct fs_node *dir, const char *name, uint32_
 		case FS_STEP_POISON:
 			return -FS_EIO;
 		case FS_STEP_MISS:
-			if (seq % 2 == 0 &&
-			    __atomic_load_n(&fs->rename_seq, __ATOMIC_ACQUIRE) == seq)
+			if (seq % 2 == 0 && atomic_load32(&fs->rename_seq) == seq)
 				return -FS_ENOENT;
 			i = FS_LOOKUP_TRIES;
 			break;
@@ -211,27 +209,8 @@ static int fs_path_check(const char *path, size_t *len)
 	return 0;
 }
 
-/* The length a component of @len bytes may have, or 0 if it is too long. */
-static uint32_t fs_name_ok(size_t len)
-{
-	if (len <= FS_NAME_MAX)
-		return (uint32_t)len;
-	/* Negative control: the truncation the rules forbid. */
-	return FS_BUG(FS_BUG_TRUNCATE) ? FS_NAME_MAX : 0;
-}
-
-static bool fs_is_dot(const char *s, size_t len)
-{
-	return len == 1 && s[0] == '.';
-}
-
-static bool fs_is_dotdot(const char *s, size_t len)
-{
-	return len == 2 && s[0] == '.' && s[1] == '.';
-}
-
-/* Resolve the components in [@p, @end) from the root: a reference in *@out, or an error. */
-static int fs_walk(struct fs *fs, const char *p, const char *end, struct fs_node **out)
+/* The ref-walk: a reference on every component on the way. */
+static int fs_walk_ref(struct fs *fs, const char *p, const char *end, struct fs_node **out)
 {
 	struct fs_node *cur = fs_root_get(fs), *next;
 	int err = 0;
@@ -240,12 +219,8 @@ static int fs_walk(struct fs *fs, const char *p, const char *end, struct fs_node
 		const char *s;
 		uint32_t len;
 
-		while (p < end && *p == '/')
-			p++;
-		if (p == end)
+		if (!fs_path_next(&p, end, &s))
 			break;
-		for (s = p; p < end && *p != '/'; p++)
-			;
 		if (!fs_is_dir(cur)) {
 			err = -FS_ENOTDIR;
 			break;
@@ -253,8 +228,7 @@ static int fs_walk(struct fs *fs, const char *p, const char *end, struct fs_node
 		len = fs_name_ok((size_t)(p - s));
 		if (!len) {
 			/* As in a lookup: a removed directory has no names, long or not. */
-			err = __atomic_load_n(&cur->removed, __ATOMIC_RELAXED) ? -FS_ENOENT
-									       : -FS_ENAMETOOLONG;
+			err = fs_node_removed(cur) ? -FS_ENOENT : -FS_ENAMETOOLONG;
 			break;
 		}
 		if (fs_is_dot(s, len))
@@ -274,6 +248,21 @@ static int fs_walk(struct fs *fs, const char *p, const char *end, struct fs_node
 	}
 	*out = cur;
 	return 0;
+}
+
+/*
+ * Resolve the components in [@p, @end) from the root: a reference in
+ * *@out, or an error.  RCU-walk first if the fs walks so (fs_walk_rcu.c).
+ */
+static int fs_walk(struct fs *fs, const char *p, const char *end, struct fs_node **out)
+{
+	if (fs->walk == FS_WALK_RCU) {
+		int err = fs_walk_rcu(fs, p, end, out);
+
+		if (err != FS_WALK_AGAIN)
+			return err;
+	}
+	return fs_walk_ref(fs, p, end, out);
 }
 
 int fs_lookup(struct fs *fs, const char *path, struct fs_node **node)

@@ -17,6 +17,7 @@
  * reference on the parent dropped; otherwise it lives on, detached and
  * marked removed, until fs_put drops the last reference.
  */
+#include "atomic.h"
 #include "busted.h"
 #include "errno.h"
 #include "fs.h"
@@ -29,7 +30,7 @@
 /* A node's child count, written under its lock and read as a snapshot by stat. */
 static void fs_set_nchildren(struct fs_node *dir, uint32_t n)
 {
-	__atomic_store_n(&dir->nchildren, n, __ATOMIC_RELAXED);
+	atomic_store32_relaxed(&dir->nchildren, n);
 }
 
 /*
@@ -53,8 +54,8 @@ static int fs_create_locked(struct fs *fs, struct fs_node *dir, const struct fs_
 	n->link = l;
 	trace_name(fs_node_spinlock(n), "fs:%s", path);
 	if (!out) {
-		/* Nobody can see it yet: its own lock is no lock-order concern. */
-		fs_node_lock(n);
+		/* Nobody can see it yet: no deadlock, but an order all the same (a child). */
+		fs_node_lock_nested(n, FS_LOCK_CHILD);
 		fs_node_put_locked(n);
 		fs_node_unlock(n);
 	} else {
@@ -110,7 +111,7 @@ static bool fs_detach_locked(struct fs *fs, struct fs_node *dir, struct fs_node 
 {
 	fs_table_remove(fs, dir, child);
 	fs_set_nchildren(dir, dir->nchildren - 1);
-	__atomic_store_n(&child->removed, true, __ATOMIC_RELAXED); /* stat reads it unlocked */
+	atomic_store8((uint8_t *)&child->removed, 1); /* stat reads it unlocked */
 	/* Lookups that read the old generation must not take a new reference now. */
 	if (fs_is_dir(child))
 		fs_dir_bump_gen(child);
@@ -170,7 +171,7 @@ static int fs_remove(struct fs *fs, const char *path, bool want_dir)
 	if (!err)
 		err = fs_remove_type_error(c, want_dir, last.trailing_slash);
 	if (!err) {
-		fs_node_lock(c);
+		fs_node_lock_nested(c, FS_LOCK_CHILD);
 		if (want_dir && c->nchildren)
 			err = -FS_ENOTEMPTY;
 		else
@@ -215,11 +216,15 @@ static bool fs_is_ancestor(struct fs *fs, const struct fs_node *a, struct fs_nod
 }
 
 /*
- * Lock @a and @b (either may be NULL or both the same), by address.
- * Exempt inside: how many locks it takes depends on the values, a rule
- * the analysis cannot state; callers are checked as if it took both.
+ * Lock @a and @b (either may be NULL or both the same), by address, the
+ * first as lock subclass @sub (the second as @sub + 1).  Exempt inside: how
+ * many locks it takes depends on the values, a rule the analysis cannot
+ * state; callers are checked as if it took both.
  */
-static LOCK_RULES_EXEMPT void fs_lock_two(struct fs_node *a, struct fs_node *b) ACQUIRES(*a, *b)
+static LOCK_RULES_EXEMPT("the values pick the locks") void fs_lock_two(struct fs_node *a,
+								       struct fs_node *b,
+								       enum fs_lock_subclass sub)
+    ACQUIRES(*a, *b)
 {
 	if (a && b && b < a) {
 		struct fs_node *t = a;
@@ -228,13 +233,15 @@ static LOCK_RULES_EXEMPT void fs_lock_two(struct fs_node *a, struct fs_node *b) 
 		b = t;
 	}
 	if (a)
-		fs_node_lock(a);
+		fs_node_lock_nested(a, sub);
 	if (b && b != a)
-		fs_node_lock(b);
+		fs_node_lock_nested(b, sub + 1);
 }
 
 /* Unlock what fs_lock_two(@a, @b) locked; exempt inside for the same reason. */
-static LOCK_RULES_EXEMPT void fs_unlock_two(struct fs_node *a, struct fs_node *b) RELEASES(*a, *b)
+static LOCK_RULES_EXEMPT("the values pick the locks") void fs_unlock_two(struct fs_node *a,
+									 struct fs_node *b)
+    RELEASES(*a, *b)
 {
 	if (a)
 		fs_node_unlock(a);
@@ -251,12 +258,12 @@ static void fs_lock_parents(struct fs *fs, struct fs_node *p1, struct fs_node *p
 {
 	if (p1 != p2 && fs_is_ancestor(fs, p1, p2)) {
 		fs_node_lock(p1);
-		fs_node_lock(p2);
+		fs_node_lock_nested(p2, FS_LOCK_PARENT2);
 	} else if (p1 != p2 && fs_is_ancestor(fs, p2, p1)) {
 		fs_node_lock(p2);
-		fs_node_lock(p1);
+		fs_node_lock_nested(p1, FS_LOCK_PARENT2);
 	} else {
-		fs_lock_two(p1, p2);
+		fs_lock_two(p1, p2, FS_LOCK_PARENT);
 	}
 }
 
@@ -304,7 +311,7 @@ static int fs_rename_locked(struct fs *fs, const struct fs_last *a, const struct
 	if (err)
 		goto unlock_parents;
 	/* s and t are children of locked parents and ancestors of neither: by address. */
-	fs_lock_two(s, t);
+	fs_lock_two(s, t, FS_LOCK_CHILD);
 	if (t && fs_is_dir(t) && t->nchildren) {
 		err = -FS_ENOTEMPTY;
 		goto unlock_all;
@@ -315,7 +322,7 @@ static int fs_rename_locked(struct fs *fs, const struct fs_last *a, const struct
 		goto unlock_all;
 	}
 	/* Odd while s moves between chains: lockless misses meanwhile are not trusted. */
-	__atomic_store_n(&fs->rename_seq, fs->rename_seq + 1, __ATOMIC_RELEASE);
+	atomic_store32(&fs->rename_seq, fs->rename_seq + 1);
 	fs_table_remove(fs, p1, s);
 	fs_set_nchildren(p1, p1->nchildren - 1);
 	if (t && fs_detach_locked(fs, p2, t))
@@ -326,7 +333,7 @@ static int fs_rename_locked(struct fs *fs, const struct fs_last *a, const struct
 	if (fs_is_dir(s))
 		fs_dir_bump_gen(s);
 	fs_table_insert(fs, p2, s);
-	__atomic_store_n(&fs->rename_seq, fs->rename_seq + 1, __ATOMIC_RELEASE);
+	atomic_store32(&fs->rename_seq, fs->rename_seq + 1);
 	fs_set_nchildren(p2, p2->nchildren + 1);
 	if (p1 != p2) {
 		/* The parent reference moves with the node. */

@@ -6,7 +6,8 @@
  * never change, and the child count and the removed flag are snapshots
  * (atomic loads of words written under the lock).  A stat loop therefore
  * costs exactly its path walk, which is what the path-walk benchmark
- * measures.  readdir holds the directory's lock while it copies, so the
+ * measures, and its put: lockless even when it is the node's last
+ * reference (fs_put_rcu), as Linux's dput has been since 4.1.  readdir holds the directory's lock while it copies, so the
  * entries it returns in one call are a consistent view.
  */
 #include "errno.h"
@@ -21,8 +22,8 @@ int fs_node_stat(struct fs *fs, struct fs_node *node, struct fs_stat *st)
 		return -FS_EINVAL;
 	st->ino = node->ino;
 	st->type = node->type;
-	st->nchildren = __atomic_load_n(&node->nchildren, __ATOMIC_RELAXED);
-	st->removed = __atomic_load_n(&node->removed, __ATOMIC_RELAXED);
+	st->nchildren = atomic_load32_relaxed(&node->nchildren);
+	st->removed = fs_node_removed(node);
 	return 0;
 }
 
@@ -31,14 +32,17 @@ int fs_stat(struct fs *fs, const char *path, struct fs_stat *st)
 	struct fs_node *n;
 	int err;
 
-	if (!st)
+	if (!st || !fs)
 		return -FS_EINVAL;
+	/* One read section around walk and put: the put may be the last, lockless (fs_put_rcu). */
+	fs_rcu_read_lock(&fs->rcu);
 	err = fs_lookup(fs, path, &n);
-	if (err)
-		return err;
-	fs_node_stat(fs, n, st);
-	fs_put(fs, n);
-	return 0;
+	if (!err) {
+		fs_node_stat(fs, n, st);
+		fs_put_rcu(fs, n);
+	}
+	fs_rcu_read_unlock(&fs->rcu);
+	return err;
 }
 
 int fs_node_name(struct fs *fs, struct fs_node *node, char *buf, size_t size)

@@ -16,6 +16,7 @@
  */
 #include "rcu.h"
 
+#include "atomic.h"
 #include "busted.h"
 #include "platform.h"
 #include "spinlock.h"
@@ -32,7 +33,7 @@ void fs_rcu_init(struct fs_rcu *rcu, void *owner)
 	rcu->epoch = 0;
 	rcu->cpus_seen = 0;
 	rcu->owner = owner;
-	spin_init(&rcu->lock);
+	spin_init_named(&rcu->lock, "fs:rcu");
 	for (unsigned i = 0; i < FS_RCU_LISTS; i++)
 		rcu->waiting[i] = NULL;
 	rcu->pending = 0;
@@ -46,10 +47,9 @@ void fs_rcu_init(struct fs_rcu *rcu, void *owner)
 /* Make sure advancers scan this CPU's word; raised once per CPU, so rarely contended. */
 static void fs_rcu_note_cpu(struct fs_rcu *rcu, unsigned cpu)
 {
-	unsigned seen = __atomic_load_n(&rcu->cpus_seen, __ATOMIC_ACQUIRE);
+	unsigned seen = atomic_load32(&rcu->cpus_seen);
 
-	while (seen <= cpu && !__atomic_compare_exchange_n(&rcu->cpus_seen, &seen, cpu + 1, false,
-							   __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE))
+	while (seen <= cpu && !atomic_cmpxchg32(&rcu->cpus_seen, &seen, cpu + 1))
 		;
 }
 
@@ -61,11 +61,11 @@ void fs_rcu_read_lock(struct fs_rcu *rcu)
 
 	if (me->nest++ > 0)
 		return;
-	if (__atomic_load_n(&rcu->cpus_seen, __ATOMIC_RELAXED) <= cpu)
+	if (atomic_load32_relaxed(&rcu->cpus_seen) <= cpu)
 		fs_rcu_note_cpu(rcu, cpu);
-	epoch = __atomic_load_n(&rcu->epoch, __ATOMIC_ACQUIRE);
+	epoch = atomic_load64(&rcu->epoch);
 	/* XCHG, not a plain store: the full barrier of the file comment. */
-	__atomic_exchange_n(&me->state, epoch << 1 | FS_RCU_READING, __ATOMIC_SEQ_CST);
+	atomic_xchg64(&me->state, epoch << 1 | FS_RCU_READING);
 }
 
 void fs_rcu_read_unlock(struct fs_rcu *rcu)
@@ -78,7 +78,7 @@ void fs_rcu_read_unlock(struct fs_rcu *rcu)
 	if (--me->nest > 0)
 		return;
 	/* Release: every read of the section happens before an advancer sees us leave. */
-	__atomic_store_n(&me->state, 0, __ATOMIC_RELEASE);
+	atomic_store64(&me->state, 0);
 }
 
 bool fs_rcu_reading(const struct fs_rcu *rcu)
@@ -105,14 +105,14 @@ static struct fs_rcu_head *fs_rcu_advance_locked(struct fs_rcu *rcu, bool *advan
     REQUIRES(rcu->lock)
 {
 	uint64_t epoch = rcu->epoch;
-	unsigned seen = __atomic_load_n(&rcu->cpus_seen, __ATOMIC_ACQUIRE);
+	unsigned seen = atomic_load32(&rcu->cpus_seen);
 	unsigned slot = (unsigned)((epoch + FS_RCU_LISTS - 1) % FS_RCU_LISTS);
 	struct fs_rcu_head *safe;
 	uint64_t freed = 0;
 
 	*advanced = false;
 	for (unsigned cpu = 0; cpu < seen; cpu++) {
-		uint64_t state = __atomic_load_n(&rcu->cpu[cpu].state, __ATOMIC_SEQ_CST);
+		uint64_t state = atomic_load64(&rcu->cpu[cpu].state);
 
 		if ((state & FS_RCU_READING) && state >> 1 != epoch)
 			return NULL;
@@ -128,7 +128,7 @@ static struct fs_rcu_head *fs_rcu_advance_locked(struct fs_rcu *rcu, bool *advan
 		freed++;
 	rcu->pending -= freed;
 	rcu->grace_periods++;
-	__atomic_store_n(&rcu->epoch, epoch + 1, __ATOMIC_RELEASE);
+	atomic_store64(&rcu->epoch, epoch + 1);
 	*advanced = true;
 	return safe;
 }
@@ -169,11 +169,11 @@ void fs_rcu_retire(struct fs_rcu *rcu, struct fs_rcu_head *head,
 /* One line naming the CPUs that keep the epoch at @epoch. */
 static void fs_rcu_report_stuck(struct fs_rcu *rcu, uint64_t epoch, uint64_t waited_ns)
 {
-	unsigned seen = __atomic_load_n(&rcu->cpus_seen, __ATOMIC_ACQUIRE);
+	unsigned seen = atomic_load32(&rcu->cpus_seen);
 	unsigned named = 0;
 
 	for (unsigned cpu = 0; cpu < seen; cpu++) {
-		uint64_t state = __atomic_load_n(&rcu->cpu[cpu].state, __ATOMIC_ACQUIRE);
+		uint64_t state = atomic_load64(&rcu->cpu[cpu].state);
 
 		if ((state & FS_RCU_READING) && state >> 1 != epoch) {
 			platform_log("fs rcu %p: grace period stuck at epoch %llu for %llu ms: "
@@ -203,17 +203,15 @@ bool fs_rcu_synchronize(struct fs_rcu *rcu, uint64_t timeout_ns)
 		return false;
 	}
 	/* What was retired before now sits in epoch `start` or earlier: freed by start + 2. */
-	start = __atomic_load_n(&rcu->epoch, __ATOMIC_ACQUIRE);
+	start = atomic_load64(&rcu->epoch);
 	target = start + FS_RCU_GRACE_ADVANCES;
-	while (__atomic_load_n(&rcu->epoch, __ATOMIC_ACQUIRE) < target) {
+	while (atomic_load64(&rcu->epoch) < target) {
 		if (fs_rcu_poll(rcu))
 			continue;
 		if (++polls % FS_RCU_CLOCK_EVERY == 0) {
 			now = platform_now_ns();
 			if (now - begin > timeout_ns) {
-				fs_rcu_report_stuck(rcu,
-						    __atomic_load_n(&rcu->epoch, __ATOMIC_ACQUIRE),
-						    now - begin);
+				fs_rcu_report_stuck(rcu, atomic_load64(&rcu->epoch), now - begin);
 				return false;
 			}
 		}

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atomic.h"
 #include "platform.h"
 #include "spinlock.h"
 
@@ -110,9 +111,10 @@ uint64_t fs_rcu_grace_periods(struct fs_rcu *rcu);
  * Publish and read RCU-protected pointers.  The release store makes the
  * object's initialisation visible before the pointer; the acquire load
  * orders every later read of the object after it (on x86 both are plain
- * moves; the builtins keep the compiler, and ThreadSanitizer, informed).
+ * moves; lib/atomic.h's forms keep the compiler, and ThreadSanitizer,
+ * informed).
  */
-#define fs_rcu_assign(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
-#define fs_rcu_deref(p)	    __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define fs_rcu_assign(p, v) atomic_store_ptr(&(p), (v))
+#define fs_rcu_deref(p)	    atomic_load_ptr(&(p))
 
 #endif /* FS_RCU_H */

@@ -9,6 +9,7 @@
  */
 #include "slots.h"
 
+#include "atomic.h"
 #include "errno.h"
 #include "platform.h"
 #include "spinlock.h"
@@ -22,7 +23,7 @@ static size_t fs_round_up(size_t n, size_t align)
 
 int fs_slots_init(struct fs_slots *s, unsigned nslots, size_t slot_size)
 {
-	spin_init(&s->lock);
+	spin_init_named(&s->lock, "fs:slots");
 	s->slot_size = fs_round_up(slot_size, FS_SLOT_ALIGN);
 	s->nslots = nslots;
 	s->base = platform_alloc(s->slot_size * nslots, FS_SLOT_ALIGN);
@@ -102,12 +103,22 @@ void *fs_slots_alloc(struct fs_slots *s, enum fs_slot_kind kind)
 	return obj;
 }
 
+long fs_slots_index(const struct fs_slots *s, const void *p)
+{
+	uintptr_t a = (uintptr_t)p, base = (uintptr_t)s->base;
+
+	if (!p || a < base || a - base >= (uintptr_t)s->nslots * s->slot_size ||
+	    (a - base) % s->slot_size != 0)
+		return -1;
+	return (long)((a - base) / s->slot_size);
+}
+
 void fs_slots_free(struct fs_slots *s, void *obj)
 {
-	size_t off = (size_t)((uint8_t *)obj - s->base);
-	unsigned i = (unsigned)(off / s->slot_size);
+	long slot = fs_slots_index(s, obj);
+	unsigned i = (unsigned)slot;
 
-	if ((uint8_t *)obj < s->base || off % s->slot_size != 0 || i >= s->nslots) {
+	if (slot < 0) {
 		platform_log("fs: free of %p, which is no node slot", obj);
 		spin_lock(&s->lock);
 		s->double_frees++;
@@ -122,7 +133,7 @@ void fs_slots_free(struct fs_slots *s, void *obj)
 		return;
 	}
 	/* The magic word first: see the top of slots.h. */
-	__atomic_store_n((uint64_t *)obj, FS_POISON_WORD, __ATOMIC_RELEASE);
+	atomic_store64((uint64_t *)obj, FS_POISON_WORD);
 	memset((uint8_t *)obj + sizeof(uint64_t), FS_POISON_BYTE, s->slot_size - sizeof(uint64_t));
 	s->kind[i] = FS_SLOT_FREE;
 	s->queue[(s->head + s->nfree) % s->nslots] = i;

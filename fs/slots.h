@@ -73,6 +73,13 @@ void *fs_slots_alloc(struct fs_slots *s, enum fs_slot_kind kind);
  */
 void fs_slots_free(struct fs_slots *s, void *obj);
 
+/*
+ * The number of the slot that @p starts, or -1 for NULL, a pointer outside
+ * the slots or inside one.  Compares addresses as integers: subtracting or
+ * ordering pointers into different objects is undefined in ISO C.
+ */
+long fs_slots_index(const struct fs_slots *s, const void *p);
+
 /* Slot @i's object and kind; for the audit, while nothing allocates or frees. */
 void *fs_slots_at(const struct fs_slots *s, unsigned i);
 enum fs_slot_kind fs_slots_kind(const struct fs_slots *s, unsigned i);

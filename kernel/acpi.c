@@ -12,7 +12,7 @@
 
 #include "console.h"
 #include "cpu.h"
-#include "platform.h" /* MAX_CPUS */
+#include "limits.h"
 #include "printf.h"
 #include "string.h"
 #include "vm.h"

@@ -7,6 +7,7 @@
  */
 #include "apic.h"
 
+#include "atomic.h"
 #include "console.h"
 #include "cpu.h"
 #include "percpu.h"
@@ -190,7 +191,7 @@ void apic_send_nmi_others(void)
 		return;
 	uint32_t self = apic_id();
 	for (unsigned i = 0; i < MAX_CPUS; i++)
-		if (__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE) && cpus[i].apic_id != self)
+		if (atomic_load8(&cpus[i].online) && cpus[i].apic_id != self)
 			icr_send(cpus[i].apic_id, ICR_NMI | ICR_ASSERT);
 }
 

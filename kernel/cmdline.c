@@ -78,7 +78,8 @@ static int lookup(const char *s, const char *const *names)
 	return -1;
 }
 
-static const char *const suite_names[] = {"boot", "spinlock", "lockref", "fs", "bench", NULL};
+static const char *const suite_names[] = {"boot",  "spinlock", "lockref", "fs",
+					  "bench", "lockdep",  NULL};
 
 /* A word of a comma list that stands for several bits at once ("all"). */
 struct word_mask {
@@ -179,6 +180,7 @@ static void set_torture_s(uint64_t v)
 static const char *const busted_names[] = {"lockref",
 					   "spinlock",
 					   "qspinlock",
+					   "abba",
 					   "qspinlock-skip-head",
 					   "qspinlock-early-handoff",
 					   "qspinlock-plain-tail",
@@ -198,6 +200,8 @@ static const char *const pv_names[] = {"auto", "on", "off", NULL};
 static const char *const console_names[] = {"serial", "screen", "both", NULL};
 static const char *const policy_names[] = {"mainline", "v7", "locked", NULL};
 static const char *const bool_names[] = {"0", "1", NULL};
+/* lockdep= and lockdep.panic=: index 1 is on. */
+static const char *const on_off_names[] = {"off", "on", NULL};
 /* Indexed by enum lockref_cas (lib/lockref.h); the boot log and # ENV use it too. */
 const char *const lockref_cas_names[] = {
     [LOCKREF_CAS_CMPXCHG8B] = "cmpxchg8b",
@@ -206,6 +210,12 @@ const char *const lockref_cas_names[] = {
 };
 
 DEFINE_SETTER(set_trace_events, trace_events, unsigned, 0)
+DEFINE_SETTER(set_lockdep, lockdep, int, 0)
+DEFINE_SETTER(set_lockdep_panic, lockdep_panic, bool, 0)
+DEFINE_SETTER(set_fs_walk, fs_walk, unsigned, 0)
+
+/* fs.walk=: RCU-walk (the default) or a reference on every component (fs/fs.h). */
+const char *const fs_walk_names[] = {"rcu", "ref", NULL};
 
 /* The groups of trace=, in TRACE_GROUP_* bit order. */
 static const char *const trace_group_names[] = {"spin", "lockref", "pv", "barrier", "test", NULL};
@@ -233,6 +243,97 @@ static bool parse_trace_test(const char *v)
 	return true;
 }
 
+/* Indexed by enum stall_where (cmdline.h); ktest.c names the point in its lines. */
+const char *const stall_where_names[] = {
+    [STALL_NONE] = "",
+    [STALL_START] = "start",
+    [STALL_FS_START] = "fs-start",
+    [STALL_DEADLINE] = "deadline",
+    NULL,
+};
+
+/*
+ * selftest.stall=CPU:MS[:where]: CPU 1 .. MAX_CPUS-1 (the boot CPU runs
+ * the runner; whether the CPU is online is checked once the CPUs are
+ * counted), MS 1 .. STALL_MS_MAX, where one of stall_where_names (start
+ * if left out).  All or nothing: a bad part keeps the default, no stall.
+ */
+static bool parse_stall(const char *v)
+{
+	char num[24];
+	uint64_t cpu, ms;
+	int where = STALL_START;
+	const char *colon = strchr(v, ':'), *second;
+	size_t n;
+
+	if (!colon || (size_t)(colon - v) >= sizeof(num))
+		return false;
+	memcpy(num, v, (size_t)(colon - v));
+	num[colon - v] = '\0';
+	if (!parse_u64(num, 1, MAX_CPUS - 1, &cpu))
+		return false;
+	second = strchr(colon + 1, ':');
+	n = second ? (size_t)(second - colon - 1) : strlen(colon + 1);
+	if (n >= sizeof(num))
+		return false;
+	memcpy(num, colon + 1, n);
+	num[n] = '\0';
+	if (!parse_u64(num, 1, STALL_MS_MAX, &ms))
+		return false;
+	if (second && ((where = lookup(second + 1, stall_where_names)) <= STALL_NONE))
+		return false;
+	opts.stall_cpu = (unsigned)cpu;
+	opts.stall_ms = (unsigned)ms;
+	opts.stall_where = (enum stall_where)where;
+	return true;
+}
+
+DEFINE_SETTER(set_bench_place, bench_place, unsigned, 0)
+DEFINE_SETTER(set_bench_plan, bench_plan, bool, 0)
+/* In enum topo_place order (lib/topology.h). */
+static const char *const place_names[] = {"cores", "compact", "spread", NULL};
+
+/* bench.cpus=geo, all, or a comma list of CPU counts from 1 to MAX_CPUS, kept ascending. */
+static bool parse_bench_cpus(const char *v)
+{
+	uint16_t list[BENCH_CPUS_LIST_MAX];
+	unsigned n = 0;
+
+	if (strcmp(v, "geo") == 0 || strcmp(v, "all") == 0) {
+		opts.bench_cpus = v[0] == 'g' ? BENCH_CPUS_GEO : BENCH_CPUS_ALL;
+		return true;
+	}
+	while (*v) {
+		char num[8];
+		size_t len = 0;
+		uint64_t c;
+		unsigned at;
+
+		while (v[len] && v[len] != ',')
+			len++;
+		if (len == 0 || len >= sizeof(num) || n == BENCH_CPUS_LIST_MAX)
+			return false;
+		memcpy(num, v, len);
+		num[len] = '\0';
+		if (!parse_u64(num, 1, MAX_CPUS, &c))
+			return false;
+		for (at = 0; at < n && list[at] < c; at++)
+			;
+		if (at == n || list[at] != c) {
+			memmove(&list[at + 1], &list[at], (n - at) * sizeof(list[0]));
+			list[at] = (uint16_t)c;
+			n++;
+		}
+		v += len + (v[len] == ',');
+	}
+	if (n == 0)
+		return false;
+	opts.bench_cpus = BENCH_CPUS_LIST;
+	opts.bench_cpus_n = n;
+	memcpy(opts.bench_cpus_list, list, sizeof(list));
+	return true;
+}
+
 static void set_policy(uint64_t v)
 {
 	memcpy(opts.lockref_policy, policy_names[v], strlen(policy_names[v]) + 1);
@@ -247,7 +348,9 @@ static const struct option options[] = {
     {"bench.ms", OPT_NUMBER, "milliseconds from 1 to 60000", 1, 60000, NULL, set_bench_ms},
     {"bench.trials", OPT_NUMBER, "a count from 1 to 101", 1, 101, NULL, set_trials},
     {"lockref.policy", OPT_CHOICE, "mainline, v7 or locked", 0, 0, policy_names, set_policy},
-    {"lockref.retries", OPT_NUMBER, "a count from 1 to 1000000", 1, 1000000, NULL, set_retries},
+    /* The library's own limit (lockref_set_policy refuses more): one range, checked here. */
+    {"lockref.retries", OPT_NUMBER, "a count from 1 to 1000 (LOCKREF_RETRIES_MAX)", 1,
+     LOCKREF_RETRIES_MAX, NULL, set_retries},
     {"lockref.wait", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_wait},
     {"lockref.cas", OPT_CHOICE, "cmpxchg8b or cmpxchgq", 0, 0, lockref_cas_names, set_cas},
     {"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
@@ -266,6 +369,17 @@ static const struct option options[] = {
     {"trace.events", OPT_NUMBER, "events per CPU from 16 to 65536", TRACE_EVENTS_MIN,
      TRACE_EVENTS_MAX, NULL, set_trace_events},
     {"trace.test", OPT_SPECIAL, "a test's name (up to 39 characters)", 0, 0, NULL, NULL},
+    {"lockdep", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_lockdep},
+    {"lockdep.panic", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_lockdep_panic},
+    {"fs.walk", OPT_CHOICE, "rcu or ref", 0, 0, fs_walk_names, set_fs_walk},
+    {"selftest.stall", OPT_SPECIAL,
+     "CPU:MS[:where]: a CPU from 1 to 255, milliseconds from 1 to 60000, where start, fs-start "
+     "or deadline",
+     0, 0, NULL, NULL},
+    {"bench.place", OPT_CHOICE, "cores, compact or spread", 0, 0, place_names, set_bench_place},
+    {"bench.cpus", OPT_SPECIAL, "geo, all, or a comma list of CPU counts from 1 to 256", 0, 0, NULL,
+     NULL},
+    {"bench.plan", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_bench_plan},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -312,6 +426,8 @@ static void parse_word(char *word)
 		case OPT_SPECIAL:
 			ok = value && (strcmp(o->key, "trace") == 0	   ? parse_trace(value)
 				       : strcmp(o->key, "trace.test") == 0 ? parse_trace_test(value)
+				       : strcmp(o->key, "selftest.stall") == 0 ? parse_stall(value)
+				       : strcmp(o->key, "bench.cpus") == 0 ? parse_bench_cpus(value)
 									   : parse_run(value));
 			break;
 		case OPT_NUMBER:
@@ -356,6 +472,7 @@ void cmdline_parse(const char *line)
 	    .spinlock_pv = PV_AUTO,
 	    .spinlock_kind = SPIN_KIND_TICKET,
 	    .trace_events = TRACE_EVENTS_DEFAULT,
+	    .lockdep = -1,
 	};
 	if (len == CMDLINE_MAX) {
 		platform_log("cmdline: longer than %u bytes; the rest is ignored", CMDLINE_MAX - 1);
@@ -386,4 +503,7 @@ void cmdline_parse(const char *line)
 		opts.bench_ms = opts.quick ? QUICK_BENCH_MS : DEFAULT_BENCH_MS;
 	if (!opts.bench_trials)
 		opts.bench_trials = opts.quick ? QUICK_TRIALS : DEFAULT_TRIALS;
+	/* Checking locks while measuring them would measure the checker: off for bench alone. */
+	if (opts.lockdep < 0)
+		opts.lockdep = opts.run != SUITE_BENCH;
 }

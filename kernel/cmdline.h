@@ -26,11 +26,16 @@
 #define SUITES_TESTS   (SUITE_BOOT | SUITE_SPINLOCK | SUITE_LOCKREF | SUITE_FS)
 #define SUITES_ALL     (SUITES_TESTS | SUITE_BENCH)
 
+/* Planted lock-order mistakes the checker must report (kernel/test/test_lockdep.c): by name only. */
+#define SUITE_LOCKDEP (1u << 5)
+
+/* The queue's three (kernel/test/qspinlock_busted.h) come last: the torture tests >= SKIP_HEAD. */
 enum busted_kind {
 	BUSTED_NONE,
 	BUSTED_LOCKREF,
 	BUSTED_SPINLOCK,
 	BUSTED_QSPINLOCK,
+	BUSTED_ABBA,
 	BUSTED_QSPINLOCK_SKIP_HEAD,
 	BUSTED_QSPINLOCK_EARLY_HANDOFF,
 	BUSTED_QSPINLOCK_PLAIN_TAIL,
@@ -38,6 +43,11 @@ enum busted_kind {
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
 enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */
+/* selftest.stall=: where the CPU stalls (ktest.c). */
+enum stall_where { STALL_NONE, STALL_START, STALL_FS_START, STALL_DEADLINE };
+#define STALL_MS_MAX 60000u
+enum bench_cpus_kind { BENCH_CPUS_GEO, BENCH_CPUS_ALL, BENCH_CPUS_LIST };
+#define BENCH_CPUS_LIST_MAX 64 /* counts bench.cpus= may list */
 
 struct kernel_options {
 	unsigned run;		 /* SUITE_* mask */
@@ -62,7 +72,17 @@ struct kernel_options {
 	unsigned trace_groups;		 /* TRACE_GROUP_* (lib/trace.h); 0: off */
 	unsigned trace_events;		 /* per CPU */
 	char trace_test[TRACE_NAME_MAX]; /* trace this test only; "": every test */
+	int lockdep;			 /* lockdep=: 1 on, 0 off, -1 not given */
+	bool lockdep_panic;		 /* lockdep.panic=: a report panics */
+	unsigned fs_walk;		 /* index into fs_walk_names: 0 rcu (default), 1 ref */
 	const char *raw;		 /* the command line as given */
+	enum stall_where stall_where;	 /* selftest.stall=: STALL_NONE, or where CPU stall_cpu */
+	unsigned stall_cpu, stall_ms;	 /* stalls stall_ms ms, once */
+	unsigned bench_place;		 /* enum topo_place (lib/topology.h): 0 cores (default) */
+	unsigned bench_cpus;		 /* BENCH_CPUS_GEO (default), _ALL or _LIST */
+	unsigned bench_cpus_n;		 /* bench.cpus=LIST: how many counts, ascending */
+	uint16_t bench_cpus_list[BENCH_CPUS_LIST_MAX];
+	bool bench_plan; /* bench.plan=1: print the sweep and its estimate, run nothing */
 };
 
 extern struct kernel_options opts;
@@ -75,15 +95,17 @@ void cmdline_parse(const char *line);
  * lockref.retries=, lockref.wait= and lockref.cas= (CMPXCHGQ where the CPU
  * lacks CMPXCHG8B, with one line saying so), and the 16-byte form on
  * CMPXCHG16B where the CPU has it (platform_facts); prints one line saying
- * which.
+ * which.  Afterwards opts.lockref_policy and opts.lockref_cas name what the
+ * library runs (so does # ENV), even where it refused what was asked.
+ * Then the fs's path walk from fs.walk= (fs_set_walk_default), and one line
+ * saying which.
  */
 void cmdline_apply_lockref(void);
 
 /*
  * Before any other CPU takes a lock: spinlock.kind=, and spinlock.pv= (auto
- * is @auto_on, for the reason @why; paravirtual is ticket-only, so on with
- * the queued kind gives one cmdline: line and stays off); prints one line
- * saying which.  Only CPU 0 runs, and no lock is held: right after setting
+ * is @auto_on, for the reason @why; it means the same for both kinds);
+ * prints one line saying which.  Only CPU 0 runs, and no lock is held: right after setting
  * the kind it calls @locks_reinit (if not NULL), which must spin_init every
  * lock the platform took before, since a free ticket lock's word need not
  * be 0, the queued kind's only free word.
@@ -96,9 +118,21 @@ void cmdline_apply_spinlock(bool auto_on, const char *why, void (*locks_reinit)(
  */
 void cmdline_apply_trace(void);
 
+/*
+ * Before any other CPU takes a lock, and before the boot's locks are
+ * initialised again (cmdline_apply_spinlock), so they get their classes:
+ * lockdep= and lockdep.panic= (lib/lockdep.h); prints one line.
+ */
+void cmdline_apply_lockdep(void);
+
 /* The names of enum lockref_cas ("cmpxchg8b", "cmpxchgq"), for logs and # ENV. */
 extern const char *const lockref_cas_names[];
 /* The names of enum exit_kind ("auto", "halt", "reboot", "poweroff"). */
 extern const char *const exit_names[];
+
+/* The choices of fs.walk= ("rcu", "ref"), indexed by opts.fs_walk, for logs and # ENV. */
+extern const char *const fs_walk_names[];
+/* The names of enum stall_where ("start", "fs-start", "deadline"), for selftest.stall=. */
+extern const char *const stall_where_names[];
 
 #endif /* KERNEL_CMDLINE_H */

@@ -10,10 +10,13 @@
  */
 #include "cmdline.h"
 
+#include "lockdep.h"
+#include "fs.h"
 #include "lockref.h"
 #include "lockref16.h"
 #include "platform.h"
 #include "spinlock.h"
+#include "string.h"
 #include "trace.h"
 
 /*
@@ -61,12 +64,23 @@ void cmdline_apply_lockref(void)
 		opts.lockref_cas = LOCKREF_CAS_CMPXCHGQ;
 	}
 	p.cas = (enum lockref_cas)opts.lockref_cas;
-	lockref_set_policy(&p);
+	if (!lockref_set_policy(&p))
+		platform_log("cmdline: lockref.policy=%s with %u lockless attempts: refused by the "
+			     "library (expected at most %u); the policy below is in force",
+			     opts.lockref_policy, p.retries, LOCKREF_RETRIES_MAX);
 	lockref16_set_cx16(cpu.cx16);
-	platform_log("lockref: policy %s, %u lockless attempts, %s, %s; 16-byte form on %s",
-		     opts.lockref_policy, p.retries,
-		     p.wait_unlocked ? "waits for the lock to be free" : "no wait",
+	/* What the library took, not what was asked: the log, # ENV and reports label by it. */
+	p = *lockref_get_policy();
+	size_t n = strnlen(p.name, sizeof(opts.lockref_policy) - 1);
+	memcpy(opts.lockref_policy, p.name, n);
+	opts.lockref_policy[n] = '\0';
+	opts.lockref_cas = p.cas;
+	platform_log("lockref: policy %s, %u lockless attempts, %s, %s; 16-byte form on %s", p.name,
+		     p.retries, p.wait_unlocked ? "waits for the lock to be free" : "no wait",
 		     lockref_cas_names[p.cas], cpu.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
+	fs_set_walk_default(opts.fs_walk ? FS_WALK_REF : FS_WALK_RCU);
+	platform_log("fs: path walk %s (fs.walk=%s)", fs_walk_name(fs_walk_default()),
+		     fs_walk_names[opts.fs_walk]);
 }
 
 void cmdline_apply_trace(void)
@@ -77,4 +91,14 @@ void cmdline_apply_trace(void)
 		platform_log("trace: groups %x, %u events per CPU%s%s", opts.trace_groups,
 			     opts.trace_events, opts.trace_test[0] ? ", test " : "",
 			     opts.trace_test);
+}
+
+void cmdline_apply_lockdep(void)
+{
+	lockdep_set(opts.lockdep == 1);
+	lockdep_set_panic(opts.lockdep_panic);
+	platform_log("lockdep: lock-order checking %s (lockdep=%s), a report %s (lockdep.panic=%s)",
+		     opts.lockdep == 1 ? "on" : "off", opts.lockdep == 1 ? "on" : "off",
+		     opts.lockdep_panic ? "panics" : "is printed and the run goes on",
+		     opts.lockdep_panic ? "on" : "off");
 }

@@ -119,7 +119,7 @@ void vprintk(const char *fmt, va_list ap)
 
 void console_lock_reinit(void)
 {
-	spin_init(&console_lock);
+	spin_init_global_named(&console_lock, "kernel:console");
 }
 
 void console_lock_name(void)

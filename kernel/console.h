@@ -84,6 +84,7 @@ void console_show_results(bool pass, const char *footer, bool dump);
  * Make the console's lock free under the spinlock kind just set
  * (spin_kind_set): a free ticket lock's word is head == tail, which the
  * queued kind would read as held.  CPU 0 alone, at boot, the lock free.
+ * From then on every spin_kind_set does it (spin_init_global).
  */
 void console_lock_reinit(void);
 

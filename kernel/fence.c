@@ -23,13 +23,15 @@
  */
 #include "fence.h"
 
+#include "atomic.h"
 #include "apic.h"
 #include "cpu.h"
 #include "percpu.h"
+#include "platform.h"
 #include "panic.h"
 #include "tsc.h"
 
-static bool fence_busy;
+static uint8_t fence_busy;
 
 /* True once a wait that began at TSC @start has outlasted PLATFORM_FENCE_MAX_NS. */
 static bool fence_overdue(uint64_t start)
@@ -42,7 +44,7 @@ static void fence_claim(void)
 {
 	uint64_t start = tsc_now();
 
-	while (__atomic_exchange_n(&fence_busy, true, __ATOMIC_ACQUIRE)) {
+	while (atomic_xchg8(&fence_busy, 1)) {
 		cpu_relax();
 		if (fence_overdue(start))
 			panic("fence: CPU %u waited over %llu s for another CPU's round "
@@ -59,9 +61,9 @@ static void fence_claim(void)
  */
 static void fence_wait_answer(const struct cpu *c, uint64_t start)
 {
-	uint64_t asked = __atomic_load_n(&c->fence_asked, __ATOMIC_RELAXED);
+	uint64_t asked = atomic_load64_relaxed(&c->fence_asked);
 
-	while (__atomic_load_n(&c->fence_answered, __ATOMIC_ACQUIRE) != asked) {
+	while (atomic_load64(&c->fence_answered) != asked) {
 		cpu_relax();
 		if (fence_overdue(start))
 			panic("fence: CPU %u (APIC id %u) did not answer a fence NMI "
@@ -78,26 +80,26 @@ void fence_others(void)
 
 	fence_claim();
 	for (unsigned i = 0; i < MAX_CPUS; i++) {
-		if (i == self || !__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE))
+		if (i == self || !atomic_load8(&cpus[i].online))
 			continue;
-		__atomic_add_fetch(&cpus[i].fence_asked, 1, __ATOMIC_SEQ_CST);
+		atomic_xadd64(&cpus[i].fence_asked, 1);
 		apic_send_nmi(cpus[i].apic_id);
 	}
 	start = tsc_now();
 	for (unsigned i = 0; i < MAX_CPUS; i++)
 		if (i != self)
 			fence_wait_answer(&cpus[i], start);
-	__atomic_store_n(&fence_busy, false, __ATOMIC_RELEASE);
+	atomic_store8(&fence_busy, 0);
 }
 
 bool fence_answer_nmi(void)
 {
 	struct cpu *c = this_cpu();
-	uint64_t asked = __atomic_load_n(&c->fence_asked, __ATOMIC_ACQUIRE);
+	uint64_t asked = atomic_load64(&c->fence_asked);
 
-	if (asked == __atomic_load_n(&c->fence_answered, __ATOMIC_RELAXED))
+	if (asked == atomic_load64_relaxed(&c->fence_answered))
 		return false;
 	/* XCHG: the locked instruction that is the fence. */
-	__atomic_exchange_n(&c->fence_answered, asked, __ATOMIC_SEQ_CST);
+	atomic_xchg64(&c->fence_answered, asked);
 	return true;
 }

@@ -47,7 +47,7 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 
 void heap_lock_reinit(void)
 {
-	spin_init(&heap_lock);
+	spin_init_global_named(&heap_lock, "kernel:heap");
 }
 
 void heap_lock_name(void)
@@ -131,6 +131,9 @@ static size_t effective_size(size_t size, size_t align)
 void *heap_alloc(size_t size, size_t align)
 {
 	if (align > PAGE_SIZE || (align & (align - 1)))
+		return NULL;
+	/* Rounded up to whole pages below, such a size would wrap to 0 bytes and "succeed". */
+	if (size > SIZE_MAX - PAGE_SIZE + 1)
 		return NULL;
 	size_t block = effective_size(size, align);
 	spin_lock(&heap_lock);

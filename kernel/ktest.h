@@ -29,10 +29,18 @@ struct ktest {
 	unsigned flags;
 };
 
+/*
+ * Every CPU's context lives in the runner's state for the test, not on the
+ * CPU's stack: a report made through another CPU's context (a callback's
+ * argument) stays valid after that CPU left the test.  A CPU still in a
+ * test after it ended is late: what it reports then is one "late" line,
+ * and it writes nothing the runner keeps (the generation tells).
+ */
 struct ktest_ctx {
 	const struct ktest *test;
-	unsigned cpu;	/* this CPU's index (0 .. ncpus-1) */
-	unsigned ncpus; /* CPUs running this test: 1, or every online CPU */
+	unsigned cpu;	     /* this CPU's index (0 .. ncpus-1) */
+	unsigned ncpus;	     /* CPUs running this test: 1, or every online CPU */
+	uint32_t generation; /* of the test run this context belongs to */
 	struct ktest_shared *shared;
 };
 
@@ -52,6 +60,12 @@ typedef void (*ktest_setup_fn)(void);
 	static const ktest_setup_fn ktest_setup_##fn_                                              \
 	    __attribute__((used, section(".ktest_setups"), aligned(8))) = fn_
 
+/*
+ * How long each test of @suite should take, for the status line: a setup
+ * hook's call (the bench suite's plan knows its benchmarks' lengths).
+ */
+void ktest_expect(const char *suite, uint64_t (*expected_ms)(const struct ktest *test));
+
 /* Report a failed check (one "# " diagnostic line) and mark the test failed. Any CPU. */
 void ktest_fail(struct ktest_ctx *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -62,6 +76,9 @@ void ktest_diag(struct ktest_ctx *t, const char *fmt, ...) __attribute__((format
 void ktest_skip(struct ktest_ctx *t, const char *reason);
 
 bool ktest_failed(const struct ktest_ctx *t);
+
+/* The calling CPU's context in the same test as @t (for callbacks handed one CPU's context). */
+struct ktest_ctx *ktest_this_cpu(struct ktest_ctx *t);
 
 /*
  * Wait for every CPU of an all-CPU test (a no-op for single-CPU tests).

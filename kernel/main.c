@@ -20,43 +20,36 @@
 #include "printf.h"
 #include "smp.h"
 #include "spinlock.h"
+#include "topology_read.h"
 #include "trap.h"
 #include "tsc.h"
 #include "vm.h"
 
 #define IDENTITY_LIMIT (4ull << 30)
 
-/*
- * GRUB gives no framebuffer tag when it leaves a BIOS machine in text mode
- * (gfxpayload=text, or no VBE): the screen is then the standard VGA text
- * buffer.  UEFI has no text mode, so there this is never assumed.
- */
-static const struct screen_fb vga_text_mode = {
-    .addr = 0xb8000,
-    .pitch = 160,
-    .width = 80,
-    .height = 25,
-    .bpp = 16,
-    .type = SCREEN_FB_EGA_TEXT,
-};
-
 static void print_env(void)
 {
 	char cmdline_json[CMDLINE_MAX * 2], model_json[sizeof(cpuinfo.brand) * 2];
+	char topo_json[TOPO_ENV_JSON_MAX], llc_json[TOPO_ENV_LLC_MAX];
 
 	json_escape(cmdline_json, sizeof(cmdline_json), opts.raw);
 	json_escape(model_json, sizeof(model_json), cpuinfo.brand);
+	topology_env_json(topo_json, sizeof(topo_json), kernel_topology());
+	topology_env_llc_json(llc_json, sizeof(llc_json), kernel_topology());
 	printk("# ENV "
-	       "{\"platform\":\"kernel\",\"cpus_found\":%u,\"cpus_online\":%u,\"apic\":\"%s\","
+	       "{\"platform\":\"kernel\",\"cpus_found\":%u,\"cpus_online\":%u%s,\"apic\":\"%s\","
 	       "\"tsc_khz\":%lu,"
 	       "\"tsc_source\":\"%s\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\",\"cx16\":%s,"
 	       "\"cmdline\":\"%s\",\"seed\":%lu,\"lockref_policy\":\"%s\",\"lockref_cas\":\"%s\","
-	       "\"spinlock_pv\":%s,\"spinlock_kind\":\"%s\",\"cpu_model\":\"%s\"}\n",
-	       smp_cpus_found(), smp_cpus_online(), apic_is_x2apic() ? "x2apic" : "xapic",
-	       tsc_khz(), tsc_source(), tsc_is_invariant() ? "true" : "false",
-	       cpuinfo_hypervisor_name(), cpuinfo.cx16 ? "true" : "false", cmdline_json, opts.seed,
-	       opts.lockref_policy, lockref_cas_names[opts.lockref_cas],
-	       spin_pv_enabled() ? "true" : "false", spin_kind_names[spin_kind()], model_json);
+	       "\"spinlock_pv\":%s,\"spinlock_kind\":\"%s\",\"lockdep\":%s,\"fs_walk\":\"%s\","
+	       "\"cpu_model\":\"%s\"%s}\n",
+	       smp_cpus_found(), smp_cpus_online(), topo_json,
+	       apic_is_x2apic() ? "x2apic" : "xapic", tsc_khz(), tsc_source(),
+	       tsc_is_invariant() ? "true" : "false", cpuinfo_hypervisor_name(),
+	       cpuinfo.cx16 ? "true" : "false", cmdline_json, opts.seed, opts.lockref_policy,
+	       lockref_cas_names[opts.lockref_cas], spin_pv_enabled() ? "true" : "false",
+	       spin_kind_names[spin_kind()], opts.lockdep == 1 ? "true" : "false",
+	       fs_walk_names[opts.fs_walk], model_json, llc_json);
 }
 
 /* The locks taken before spinlock.kind= applies, made free under the kind it sets. */
@@ -83,9 +76,11 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 		machine_exit(false);
 	}
 	cmdline_parse(bi.cmdline); /* opts */
-	if (bi.has_fb && bi.fb.addr + (uint64_t)bi.fb.pitch * bi.fb.height > IDENTITY_LIMIT)
-		vm_map_identity(bi.fb.addr, (uint64_t)bi.fb.pitch * bi.fb.height);
-	console_attach_screen(bi.has_fb ? &bi.fb : bi.efi ? NULL : &vga_text_mode);
+	const struct screen_fb *screen = mb2_screen(&bi, IDENTITY_LIMIT, vm_map_identity);
+	if (bi.has_fb && !screen)
+		printk("boot: the framebuffer at 0x%lx cannot be mapped: no screen, serial only\n",
+		       bi.fb.addr);
+	console_attach_screen(screen);
 	console_select(opts.console ? opts.console : CONSOLE_SERIAL | CONSOLE_SCREEN);
 	printk("boot: loader '%s', command line '%s', seed %lu\n", bi.loader, opts.raw, opts.seed);
 	cpuinfo_init(); /* CPUID, leaf limits checked */
@@ -98,12 +93,15 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 				      .pm_timer = acpi.pm_timer,
 				      .pm_timer_32 = acpi.pm_timer_32}); /* time for AP start-up */
 	apic_timer_calibrate(); /* bounds sleeping waits (platform_cpu_wait) */
+	/* lockdep=: on before the boot's locks are initialised again, so they get their classes. */
+	cmdline_apply_lockdep();
 	cmdline_apply_spinlock(cpuinfo.hypervisor,
 			       cpuinfo.hypervisor ? "CPUID reports a hypervisor"
 						  : "no hypervisor in CPUID",
 			       boot_locks_reinit);
 	cmdline_apply_lockref();	/* lockref.*=: the boot policy */
 	smp_start_aps(&bi, info_range); /* every CPU, or a line saying why not */
+	topology_init();		/* CPUID on every CPU: packages, cores, LLC groups */
 	print_env();
 	cmdline_apply_trace();	    /* trace=: the rings, now that every CPU is counted */
 	pass = ktest_run(opts.run); /* KTAP (selftest.fault= after its plan) */

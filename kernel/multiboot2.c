@@ -167,3 +167,31 @@ const char *mb2_parse(uint32_t magic, const void *info, struct boot_info *out)
 		off += (size + MB2_TAG_ALIGN - 1) & ~(uint32_t)(MB2_TAG_ALIGN - 1);
 	}
 }
+
+/*
+ * GRUB gives no framebuffer tag when it leaves a BIOS machine in text mode
+ * (gfxpayload=text, or no VBE): the screen is then the standard VGA text
+ * buffer.  UEFI has no text mode, so there this is never assumed.
+ */
+static const struct screen_fb vga_text_mode = {
+    .addr = 0xb8000,
+    .pitch = 160,
+    .width = 80,
+    .height = 25,
+    .bpp = 16,
+    .type = SCREEN_FB_EGA_TEXT,
+};
+
+const struct screen_fb *mb2_screen(const struct boot_info *bi, uint64_t identity_limit,
+				   bool (*map)(uint64_t phys, uint64_t len))
+{
+	uint64_t len;
+
+	if (!bi->has_fb)
+		return bi->efi ? NULL : &vga_text_mode;
+	len = (uint64_t)bi->fb.pitch * bi->fb.height;
+	/* Not the VGA text buffer either: the machine shows the framebuffer, which is out of reach. */
+	if (bi->fb.addr + len > identity_limit && !map(bi->fb.addr, len))
+		return NULL;
+	return &bi->fb;
+}

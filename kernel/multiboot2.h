@@ -52,6 +52,15 @@ struct boot_info {
  */
 const char *mb2_parse(uint32_t magic, const void *info, struct boot_info *out);
 
+/*
+ * The screen to draw on: the framebuffer of @bi, if it ends within
+ * @identity_limit (the boot's identity map) or @map makes it addressable;
+ * NULL when @map fails (the run is then serial-only), or on UEFI without a
+ * framebuffer; the VGA text buffer on a BIOS machine left in text mode.
+ */
+const struct screen_fb *mb2_screen(const struct boot_info *bi, uint64_t identity_limit,
+				   bool (*map)(uint64_t phys, uint64_t len));
+
 /* Entry @i of the memory map (i < mmap_count). */
 static inline const struct mb2_mmap_entry *mb2_mmap_at(const struct boot_info *bi, uint32_t i)
 {

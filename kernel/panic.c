@@ -11,6 +11,7 @@
  */
 #include "panic.h"
 
+#include "atomic.h"
 #include "apic.h"
 #include "console.h"
 #include "cpu.h"
@@ -18,23 +19,22 @@
 #include "power.h"
 
 #define BACKTRACE_MAX_FRAMES 16
-#define NO_PANIC	     (-1)
+#define NO_PANIC	     UINT32_MAX
 
-static volatile int panicking_cpu = NO_PANIC;
+static uint32_t panicking_cpu = NO_PANIC; /* the CPU index that owns the panic */
 
 /* First CPU to get here owns the panic; any later one just stops. */
 bool panic_in_progress(void)
 {
-	return panicking_cpu != NO_PANIC;
+	return atomic_load32(&panicking_cpu) != NO_PANIC;
 }
 
 void panic_begin(void)
 {
-	int expected = NO_PANIC;
+	uint32_t expected = NO_PANIC;
 
 	cli();
-	if (!__atomic_compare_exchange_n(&panicking_cpu, &expected, (int)this_cpu_index(), false,
-					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+	if (!atomic_cmpxchg32(&panicking_cpu, &expected, this_cpu_index()))
 		cpu_halt_forever();
 	console_enter_panic();
 	apic_send_nmi_others(); /* their NMI handler sees panicking_cpu and halts */

@@ -4,13 +4,13 @@
  *
  * Each CPU points its GS base at its own struct cpu (kernel_main for the
  * boot CPU, ap_entry for the others) before anything reads it, so
- * this_cpu_index() is one load: the "CPU id" of lib/platform.h, inline
- * in platform_cpu.h.
+ * this_cpu_index() is one load, and platform_cpu.h forwards the "CPU id"
+ * of lib/platform.h to it.
  */
 #ifndef KERNEL_PERCPU_H
 #define KERNEL_PERCPU_H
 
-#include "platform.h"
+#include "limits.h"
 
 #include <stdalign.h>
 #include <stdbool.h>
@@ -22,28 +22,38 @@ struct cpu {
 	struct cpu *self; /* offset 0: %gs:0 */
 	uint32_t index;	  /* offset 8: dense CPU number, boot CPU = 0 */
 	uint32_t apic_id; /* local APIC id (x2APIC ids may exceed 255) */
-	volatile bool online;
+	uint8_t online;	  /* 1 once the CPU runs: atomic_load8/store8 */
 	uint8_t *stack_top;
 	/* Work handed over by smp_run_on_all(); see smp.c. */
 	volatile cpu_work_fn work;
 	void *volatile work_arg;
-	volatile uint64_t work_seq;  /* bumped by the sender for each job */
-	volatile uint64_t done_seq;  /* set to work_seq by the CPU when finished */
+	uint64_t work_seq;	     /* bumped by the sender for each job (lib/atomic.h) */
+	uint64_t done_seq;	     /* set to work_seq by the CPU when finished */
 	volatile uint64_t ipis_seen; /* test IPIs received (boot suite) */
 	/* Fence NMIs asked of this CPU by another, and answered by it; see fence.c. */
 	uint64_t fence_asked;
 	uint64_t fence_answered;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
-_Static_assert(__builtin_offsetof(struct cpu, index) == PLATFORM_CPU_INDEX_GS_OFFSET,
-	       "platform_cpu_id reads the index at this offset");
+/* Where struct cpu keeps the dense index, from the GS base. */
+#define PERCPU_INDEX_GS_OFFSET 8
+_Static_assert(__builtin_offsetof(struct cpu, index) == PERCPU_INDEX_GS_OFFSET,
+	       "this_cpu_index reads the index at this offset");
 
 extern struct cpu cpus[MAX_CPUS];
 
-/* Index of the calling CPU (platform_cpu.h reads it). */
+/*
+ * Index of the calling CPU: one GS-relative load (platform_cpu_id forwards
+ * here).  volatile: the index never changes on a CPU, but the read goes
+ * through the GS base, which percpu_install sets; the compiler must not
+ * move or merge the read across that.
+ */
 static inline unsigned this_cpu_index(void)
 {
-	return platform_cpu_id();
+	unsigned v;
+
+	__asm__ volatile("movl %%gs:%c1, %0" : "=r"(v) : "i"(PERCPU_INDEX_GS_OFFSET));
+	return v;
 }
 
 static inline struct cpu *this_cpu(void)

@@ -3,15 +3,17 @@
  * results.c - the status line and the results page; see results.h.
  *
  * Everything is read off the lines the kernel prints (KTAP version 1 with
- * one subtest block per suite at 4 spaces, and "# BENCH {json}"), so the
- * page shows exactly what the serial log says, and a log replayed through
- * results_observe on the host gives the same page.  Lines are interpreted
+ * one subtest block per suite, indented by KTAP_INDENT, and "# BENCH {json}"),
+ * so the page shows exactly what the serial log says, and a log replayed
+ * through results_observe on the host gives the same page.  Lines are interpreted
  * by their first bytes only: a line cut at RESULTS_LINE_MAX still counts.
  */
 #include "results.h"
 
 #include "printf.h"
 #include "string.h"
+
+#include <stdarg.h>
 
 #define SUBTEST_INDENT (sizeof(KTAP_INDENT) - 1) /* a suite's tests sit one level in */
 #define BAR_WIDTH      20
@@ -25,42 +27,6 @@ static const struct {
 #define NIMPLS	 (sizeof(table_impls) / sizeof(table_impls[0]))
 #define NBENCHES (sizeof(table_benches) / sizeof(table_benches[0]))
 
-static bool starts(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* Copy @s into @dst (@size bytes with the NUL), cutting it. */
-static void copy(char *dst, size_t size, const char *s)
-{
-	size_t n = strnlen(s, size - 1);
-
-	memcpy(dst, s, n);
-	dst[n] = '\0';
-}
-
-/* The first occurrence of @needle in @s, or NULL. */
-static const char *find(const char *s, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; *s; s++)
-		if (strncmp(s, needle, n) == 0)
-			return s;
-	return NULL;
-}
-
-/* A decimal number at @s (the integer part of a JSON number); @ok false if none. */
-static uint64_t number(const char *s, bool *ok)
-{
-	uint64_t v = 0;
-
-	*ok = *s >= '0' && *s <= '9';
-	for (; *s >= '0' && *s <= '9'; s++)
-		v = v * 10 + (uint64_t)(*s - '0');
-	return v;
-}
-
 /* The value of "key": in a flat JSON object, or NULL. */
 static const char *json_value(const char *json, const char *key)
 {
@@ -68,7 +34,7 @@ static const char *json_value(const char *json, const char *key)
 	const char *at;
 
 	ksnprintf(pattern, sizeof(pattern), "\"%s\":", key);
-	at = find(json, pattern);
+	at = strstr(json, pattern);
 	return at ? at + strlen(pattern) : NULL;
 }
 
@@ -104,20 +70,42 @@ static bool tabled(const char *json, const struct results_bench *b)
 	return bench && impl;
 }
 
+static const char *const relation_names[RESULTS_RELATIONS] = {"same-core", "same-llc", "other-llc",
+							      "other-package"};
+
+/* A c2c line: its one-way ns (whole ns) under its relation. */
+static void observe_c2c(struct results *r, const char *json)
+{
+	char rel[RESULTS_NAME_MAX];
+	const char *v = json_value(json, "oneway_ns");
+	bool ok = false;
+	uint64_t ns = v ? str_decimal(v, &ok) : 0;
+
+	if (!ok || !json_string(json, "relation", rel, sizeof(rel)))
+		return;
+	for (unsigned i = 0; i < RESULTS_RELATIONS; i++)
+		if (strcmp(rel, relation_names[i]) == 0 && r->c2c[i].n < RESULTS_C2C_MAX)
+			r->c2c[i].ns[r->c2c[i].n++] = (uint32_t)ns;
+}
+
 static void observe_bench(struct results *r, const char *json)
 {
 	struct results_bench b = {0};
 	const char *v;
 	bool ok_cpus = false, ok_ops = false;
 
+	if (json_string(json, "bench", b.bench, sizeof(b.bench)) && strcmp(b.bench, "c2c") == 0) {
+		observe_c2c(r, json);
+		return;
+	}
 	if (r->nbench == RESULTS_BENCH_MAX ||
 	    !json_string(json, "bench", b.bench, sizeof(b.bench)) ||
 	    !json_string(json, "impl", b.impl, sizeof(b.impl)) || !tabled(json, &b))
 		return;
 	v = json_value(json, "cpus");
-	b.cpus = v ? (unsigned)number(v, &ok_cpus) : 0;
+	b.cpus = v ? (unsigned)str_decimal(v, &ok_cpus) : 0;
 	v = json_value(json, "ops_per_sec");
-	b.ops_per_sec = v ? number(v, &ok_ops) : 0;
+	b.ops_per_sec = v ? str_decimal(v, &ok_ops) : 0;
 	if (v && ok_cpus && ok_ops)
 		r->bench[r->nbench++] = b;
 }
@@ -127,7 +115,7 @@ static uint64_t json_number(const char *json, const char *key)
 	const char *v = json_value(json, key);
 	bool ok;
 
-	return v ? number(v, &ok) : 0;
+	return v ? str_decimal(v, &ok) : 0;
 }
 
 static void observe_env(struct results *r, const char *json)
@@ -144,12 +132,16 @@ static void observe_env(struct results *r, const char *json)
 	m->cpus_found = (unsigned)json_number(json, "cpus_found");
 	m->tsc_khz = json_number(json, "tsc_khz");
 	m->seed = json_number(json, "seed");
+	m->packages = (unsigned)json_number(json, "packages");
+	m->cores_per_package = (unsigned)json_number(json, "cores_per_package");
+	m->threads_per_core = (unsigned)json_number(json, "threads_per_core");
+	m->llc_groups = (unsigned)json_number(json, "llc_groups");
 }
 
 /* "ok N name ..." or "not ok N name ...": @name gets the name; returns the verdict. */
 static bool result_line(const char *t, char *name, size_t size, bool *skip)
 {
-	bool ok = starts(t, "ok ");
+	bool ok = str_starts(t, "ok ");
 	const char *p = t + (ok ? 3 : 7);
 	size_t n = 0;
 
@@ -163,18 +155,18 @@ static bool result_line(const char *t, char *name, size_t size, bool *skip)
 		n = size - 1;
 	memcpy(name, p, n);
 	name[n] = '\0';
-	*skip = find(p, "# SKIP") != NULL;
+	*skip = strstr(p, "# SKIP") != NULL;
 	return ok;
 }
 
 static void note_reason(struct results *r, const char *t)
 {
-	const char *inv = find(t, "invariant ");
+	const char *inv = strstr(t, "invariant ");
 
 	if (inv && !r->first_invariant[0])
-		copy(r->first_invariant, sizeof(r->first_invariant), inv);
-	else if (!r->first_reason[0] && (find(t, "FAIL") || starts(t, "PANIC:")))
-		copy(r->first_reason, sizeof(r->first_reason), t);
+		str_copy(r->first_invariant, sizeof(r->first_invariant), inv);
+	else if (!r->first_reason[0] && (strstr(t, "FAIL") || str_starts(t, "PANIC:")))
+		str_copy(r->first_reason, sizeof(r->first_reason), t);
 }
 
 static void observe_line(struct results *r, const char *line)
@@ -187,26 +179,26 @@ static void observe_line(struct results *r, const char *line)
 
 	while (*t == ' ')
 		t++, indent++;
-	if (starts(t, "# BENCH {")) {
+	if (str_starts(t, "# BENCH {")) {
 		observe_bench(r, t + 8);
-	} else if (indent == 0 && starts(t, "# ENV {")) {
+	} else if (indent == 0 && str_starts(t, "# ENV {")) {
 		observe_env(r, t + 6);
-	} else if (indent == SUBTEST_INDENT && starts(t, "# Subtest: ")) {
+	} else if (indent == SUBTEST_INDENT && str_starts(t, "# Subtest: ")) {
 		if (r->nsuites < RESULTS_SUITES_MAX) {
 			cur = &r->suites[r->nsuites++];
 			memset(cur, 0, sizeof(*cur));
-			copy(cur->name, sizeof(cur->name), t + 11);
+			str_copy(cur->name, sizeof(cur->name), t + 11);
 		}
 		r->test[0] = '\0';
-	} else if (starts(t, "1..")) {
+	} else if (str_starts(t, "1..")) {
 		bool valid;
-		unsigned n = (unsigned)number(t + 3, &valid);
+		unsigned n = (unsigned)str_decimal(t + 3, &valid);
 
 		if (valid && indent == 0 && !r->suites_planned)
 			r->suites_planned = n;
 		else if (valid && indent == SUBTEST_INDENT && cur && !cur->planned)
 			cur->planned = n;
-	} else if (starts(t, "ok ") || starts(t, "not ok ")) {
+	} else if (str_starts(t, "ok ") || str_starts(t, "not ok ")) {
 		ok = result_line(t, name, sizeof(name), &skip);
 		if (indent == SUBTEST_INDENT && cur) {
 			if (!ok)
@@ -226,7 +218,7 @@ static void observe_line(struct results *r, const char *line)
 							       : skip ? SUITE_SKIPPED
 								      : SUITE_OK;
 		}
-	} else if (starts(t, "# ") || starts(t, "PANIC:")) {
+	} else if (str_starts(t, "# ") || str_starts(t, "PANIC:")) {
 		note_reason(r, t);
 	}
 }
@@ -247,7 +239,7 @@ void results_observe(struct results *r, const char *s, size_t len)
 void results_test_start(struct results *r, const char *name, unsigned number, uint64_t now_ms,
 			uint64_t expected_ms)
 {
-	copy(r->test, sizeof(r->test), name);
+	str_copy(r->test, sizeof(r->test), name);
 	r->test_number = number;
 	r->test_start_ms = now_ms;
 	r->test_expected_ms = expected_ms;
@@ -355,6 +347,37 @@ static unsigned bench_cpu_counts(const struct results *r, const char *bench, uns
 	return n;
 }
 
+/* The page's names of the c2c relations, short enough for two a row. */
+static const char *const relation_labels[RESULTS_RELATIONS] = {"core", "LLC", "other LLC",
+							       "other package"};
+
+/* "core 12/14/20, LLC 40/45/50" for relations @from .. @to-1 measured, into @out; false if none. */
+static bool c2c_summary(const struct results *r, unsigned from, unsigned to, char *out, size_t size)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (unsigned i = from; i < to; i++) {
+		const struct results_c2c *c = &r->c2c[i];
+		uint32_t v[RESULTS_C2C_MAX];
+
+		if (!c->n)
+			continue;
+		memcpy(v, c->ns, c->n * sizeof(v[0]));
+		for (unsigned a = 1; a < c->n; a++)
+			for (unsigned b = a; b > 0 && v[b - 1] > v[b]; b--) {
+				uint32_t x = v[b];
+
+				v[b] = v[b - 1];
+				v[b - 1] = x;
+			}
+		len += (size_t)ksnprintf(out + len, len < size ? size - len : 0, "%s%s %u/%u/%u",
+					 len ? ", " : "", relation_labels[i], v[0], v[c->n / 2],
+					 v[c->n - 1]);
+	}
+	return len > 0;
+}
+
 static const char *const verdict_names[] = {
     [SUITE_RUNNING] = "did not finish",
     [SUITE_OK] = "ok",
@@ -362,80 +385,134 @@ static const char *const verdict_names[] = {
     [SUITE_SKIPPED] = "skipped",
 };
 
-void results_page(const struct results *r, bool pass, const char *footer, char *page, unsigned rows,
-		  unsigned cols)
+/* The page being written: rows of @cols characters (and a NUL), the last kept for the footer. */
+struct page {
+	char *text;
+	unsigned row, last, cols;
+};
+
+/* One formatted row, cut to the width; nothing once only the footer's row is left. */
+static __attribute__((format(printf, 2, 3))) void page_line(struct page *p, const char *fmt, ...)
+{
+	char text[RESULTS_LINE_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	kvsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (p->row < p->last)
+		fill_row(p->text + (size_t)p->row++ * (p->cols + 1), p->cols, text);
+}
+
+/* The verdict and the machine the run had (its # ENV line). */
+static void page_machine(struct page *p, const struct results *r, bool pass)
 {
 	const struct results_machine *m = &r->machine;
-	char text[RESULTS_LINE_MAX];
-	unsigned row = 0, last = rows - 1; /* the footer's row */
-	unsigned cpus[RESULTS_BENCH_MAX];
+	char text2[RESULTS_LINE_MAX / 2];
 
-#define LINE(...)                                                                                  \
-	do {                                                                                       \
-		ksnprintf(text, sizeof(text), __VA_ARGS__);                                        \
-		if (row < last)                                                                    \
-			fill_row(page + (size_t)row++ * (cols + 1), cols, text);                   \
-	} while (0)
-
-	LINE(" lockref demo kernel: RESULT %s", pass ? "PASS" : "FAIL");
-	LINE("%s", "");
+	page_line(p, " lockref demo kernel: RESULT %s", pass ? "PASS" : "FAIL");
+	page_line(p, "%s", "");
 	if (m->known) {
-		LINE(" CPU   %s", m->cpu_model[0] ? m->cpu_model : "(no brand string in CPUID)");
-		LINE("       %u of %u CPUs online, %s, TSC %lu.%03lu MHz from %s, hypervisor %s",
-		     m->cpus_online, m->cpus_found, m->apic, m->tsc_khz / 1000, m->tsc_khz % 1000,
-		     m->tsc_source, m->hypervisor);
+		page_line(p, " CPU   %s",
+			  m->cpu_model[0] ? m->cpu_model : "(no brand string in CPUID)");
+		page_line(
+		    p, "       %u of %u CPUs online, %s, TSC %lu.%03lu MHz from %s, hypervisor %s",
+		    m->cpus_online, m->cpus_found, m->apic, m->tsc_khz / 1000, m->tsc_khz % 1000,
+		    m->tsc_source, m->hypervisor);
+		if (m->packages)
+			page_line(
+			    p, "       %u package(s) x %u core(s) x %u thread(s), %u LLC group(s)",
+			    m->packages, m->cores_per_package, m->threads_per_core, m->llc_groups);
+		/* The cache-line hop by relation; under TCG it measures the emulator. */
+		for (unsigned i = 0; i < RESULTS_RELATIONS; i += 2)
+			if (c2c_summary(r, i, i + 2, text2, sizeof(text2)))
+				page_line(p, "       c2c ns min/med/max: %s%s", text2,
+					  strcmp(m->hypervisor, "tcg") == 0 ? " (emulator)" : "");
 	} else {
-		LINE(" CPU   (the run ended before its # ENV line)");
+		page_line(p, " CPU   (the run ended before its # ENV line)");
 	}
-	LINE("%s", "");
-	LINE(" %-10s %-15s %7s %7s %7s %7s", "suite", "verdict", "tests", "passed", "failed",
-	     "skipped");
+}
+
+/* One row per suite with its counts, then the first failure and its seed. */
+static void page_suites(struct page *p, const struct results *r)
+{
+	page_line(p, "%s", "");
+	page_line(p, " %-10s %-15s %7s %7s %7s %7s", "suite", "verdict", "tests", "passed",
+		  "failed", "skipped");
 	for (unsigned i = 0; i < r->nsuites; i++) {
 		const struct results_suite *s = &r->suites[i];
 
-		LINE(" %-10s %-15s %7u %7u %7u %7u", s->name, verdict_names[s->verdict], s->planned,
-		     s->passed, s->failed, s->skipped);
+		page_line(p, " %-10s %-15s %7u %7u %7u %7u", s->name, verdict_names[s->verdict],
+			  s->planned, s->passed, s->failed, s->skipped);
 	}
 	if (r->first_failure[0] || r->first_invariant[0] || r->first_reason[0]) {
-		LINE(" first failure: %s (seed %lu)",
-		     r->first_failure[0] ? r->first_failure : "before any test ended", m->seed);
-		LINE("   %s", r->first_invariant[0] ? r->first_invariant : r->first_reason);
+		page_line(p, " first failure: %s (seed %lu)",
+			  r->first_failure[0] ? r->first_failure : "before any test ended",
+			  r->machine.seed);
+		page_line(p, "   %s", r->first_invariant[0] ? r->first_invariant : r->first_reason);
 	} else {
-		LINE(" no failures (seed %lu)", m->seed);
+		page_line(p, " no failures (seed %lu)", r->machine.seed);
 	}
+}
+
+/* One row of a benchmark table: each implementation's rate at @cpus, and lockref/spinlock. */
+static void page_bench_row(struct page *p, const struct results *r, const char *bench,
+			   unsigned cpus)
+{
+	char cell[NIMPLS][16], ratio[16] = "-";
+	uint64_t ops[NIMPLS];
+
+	for (unsigned k = 0; k < NIMPLS; k++) {
+		ops[k] = bench_ops(r, bench, table_impls[k], cpus);
+		if (ops[k])
+			rate(cell[k], sizeof(cell[k]), ops[k]);
+		else
+			str_copy(cell[k], sizeof(cell[k]), "-");
+	}
+	if (ops[1] && ops[2])
+		ksnprintf(ratio, sizeof(ratio), "%lu.%02lu", ops[2] / ops[1],
+			  ops[2] % ops[1] * 100 / ops[1]);
+	page_line(p, " %-9s %4u %11s %11s %11s %17s", "", cpus, cell[0], cell[1], cell[2], ratio);
+}
+
+/* A table per benchmark measured (refcount, pathwalk): a row per CPU count, as many as fit. */
+static void page_benches(struct page *p, const struct results *r)
+{
+	unsigned cpus[RESULTS_BENCH_MAX];
+
 	for (unsigned b = 0; b < NBENCHES; b++) {
 		unsigned n = bench_cpu_counts(r, table_benches[b].bench, cpus, RESULTS_BENCH_MAX);
 
 		if (!n)
 			continue;
-		LINE("%s", "");
-		LINE(" %-9s %4s %11s %11s %11s %17s", table_benches[b].bench, "CPUs", "xadd/s",
-		     "spinlock/s", "lockref/s", "lockref/spinlock");
+		if (p->row + 3 > p->last) { /* no room for a blank row, the header and one count */
+			page_line(p, " %-9s (%u more CPU counts in the serial log)",
+				  table_benches[b].bench, n);
+			continue;
+		}
+		page_line(p, "%s", "");
+		page_line(p, " %-9s %4s %11s %11s %11s %17s", table_benches[b].bench, "CPUs",
+			  "xadd/s", "spinlock/s", "lockref/s", "lockref/spinlock");
 		for (unsigned i = 0; i < n; i++) {
-			char cell[NIMPLS][16], ratio[16] = "-";
-			uint64_t ops[NIMPLS];
-
-			if (row + 1 == last && i + 1 < n) {
-				LINE(" %-9s (%u more CPU counts in the serial log)", "", n - i);
+			if (p->row + 1 == p->last && i + 1 < n) {
+				page_line(p, " %-9s (%u more CPU counts in the serial log)", "",
+					  n - i);
 				break;
 			}
-			for (unsigned k = 0; k < NIMPLS; k++) {
-				ops[k] =
-				    bench_ops(r, table_benches[b].bench, table_impls[k], cpus[i]);
-				if (ops[k])
-					rate(cell[k], sizeof(cell[k]), ops[k]);
-				else
-					copy(cell[k], sizeof(cell[k]), "-");
-			}
-			if (ops[1] && ops[2])
-				ksnprintf(ratio, sizeof(ratio), "%lu.%02lu", ops[2] / ops[1],
-					  ops[2] % ops[1] * 100 / ops[1]);
-			LINE(" %-9s %4u %11s %11s %11s %17s", "", cpus[i], cell[0], cell[1],
-			     cell[2], ratio);
+			page_bench_row(p, r, table_benches[b].bench, cpus[i]);
 		}
 	}
-#undef LINE
-	while (row < last)
-		fill_row(page + (size_t)row++ * (cols + 1), cols, "");
-	fill_row(page + (size_t)last * (cols + 1), cols, footer);
+}
+
+void results_page(const struct results *r, bool pass, const char *footer, char *page, unsigned rows,
+		  unsigned cols)
+{
+	struct page p = {page, 0, rows - 1, cols};
+
+	page_machine(&p, r, pass);
+	page_suites(&p, r);
+	page_benches(&p, r);
+	while (p.row < p.last)
+		fill_row(page + (size_t)p.row++ * (cols + 1), cols, "");
+	fill_row(page + (size_t)p.last * (cols + 1), cols, footer);
 }

@@ -48,6 +48,15 @@ struct results_machine {
 	unsigned cpus_online, cpus_found;
 	char apic[RESULTS_NAME_MAX], tsc_source[RESULTS_NAME_MAX], hypervisor[RESULTS_NAME_MAX];
 	uint64_t tsc_khz, seed;
+	unsigned packages, cores_per_package, threads_per_core, llc_groups; /* 0: not in ENV */
+};
+
+/* c2c's one-way latencies (ns) by relation: same-core, same-llc, other-llc, other-package. */
+#define RESULTS_RELATIONS 4
+#define RESULTS_C2C_MAX	  128 /* pairs kept per relation: the first ones */
+struct results_c2c {
+	unsigned n;
+	uint32_t ns[RESULTS_C2C_MAX];
 };
 
 struct results {
@@ -60,6 +69,7 @@ struct results {
 	char first_reason[RESULTS_NOTE_MAX];	/* else the first FAIL or PANIC line */
 	unsigned nbench;
 	struct results_bench bench[RESULTS_BENCH_MAX];
+	struct results_c2c c2c[RESULTS_RELATIONS];
 	/* The test running now (results_test_start). */
 	char test[RESULTS_NAME_MAX];
 	unsigned test_number;

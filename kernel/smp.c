@@ -19,6 +19,7 @@
 #include "smp.h"
 
 #include "acpi.h"
+#include "atomic.h"
 #include "apic.h"
 #include "cmdline.h"
 #include "console.h"
@@ -70,11 +71,12 @@ struct gdt_pointer {
 extern const struct gdt_pointer gdt64_pointer;
 extern const char trampoline_image_start[], trampoline_image_end[], trampoline_long_mode[];
 
-static unsigned ncpus_online = 1, ncpus_found = 1;
+static uint32_t ncpus_online = 1;
+static unsigned ncpus_found = 1;
 
 unsigned smp_cpus_online(void)
 {
-	return __atomic_load_n(&ncpus_online, __ATOMIC_ACQUIRE);
+	return atomic_load32(&ncpus_online);
 }
 
 unsigned smp_cpus_found(void)
@@ -102,7 +104,7 @@ void smp_wait(const uint32_t *addr, uint32_t expected)
 
 	cli();
 	if (apic_timer_arm_us(PLATFORM_WAIT_MAX_NS / 1000, VEC_KICK)) {
-		if (__atomic_load_n(addr, __ATOMIC_ACQUIRE) == expected)
+		if (atomic_load32(addr) == expected)
 			sti_hlt();
 		cli();
 		apic_timer_stop();
@@ -114,7 +116,7 @@ void smp_wait(const uint32_t *addr, uint32_t expected)
 void smp_kick(unsigned cpu)
 {
 	/* The caller's stores first: a WRMSR to the x2APIC ICR does not order them (SDM 11.12.3). */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	atomic_full_fence();
 	apic_send_ipi(cpus[cpu].apic_id, VEC_KICK);
 }
 
@@ -123,10 +125,10 @@ __attribute__((noreturn)) static void idle_loop(struct cpu *c)
 {
 	for (;;) {
 		cli();
-		uint64_t seq = __atomic_load_n(&c->work_seq, __ATOMIC_ACQUIRE);
+		uint64_t seq = atomic_load64(&c->work_seq);
 		if (seq != c->done_seq) {
 			c->work(c->work_arg);
-			__atomic_store_n(&c->done_seq, seq, __ATOMIC_RELEASE);
+			atomic_store64(&c->done_seq, seq);
 			smp_kick(0); /* smp_run_on_all may be asleep waiting */
 			continue;
 		}
@@ -144,14 +146,14 @@ __attribute__((noreturn)) static void ap_entry(uint64_t index)
 	idt_load();
 	apic_init_this_cpu();
 	c->apic_id = apic_id();
-	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
+	atomic_store8(&c->online, 1);
 	idle_loop(c);
 }
 
 void smp_init_boot_cpu(void)
 {
 	percpu_install(&cpus[0], 0);
-	cpus[0].online = true;
+	atomic_store8(&cpus[0].online, 1);
 }
 
 static bool wait_online(struct cpu *c, uint64_t us)
@@ -159,9 +161,9 @@ static bool wait_online(struct cpu *c, uint64_t us)
 	uint64_t end = tsc_now() + tsc_from_us(us);
 
 	while (tsc_now() < end)
-		if (__atomic_load_n(&c->online, __ATOMIC_ACQUIRE))
+		if (atomic_load8(&c->online))
 			return true;
-	return __atomic_load_n(&c->online, __ATOMIC_ACQUIRE);
+	return atomic_load8(&c->online);
 }
 
 static bool start_ap(struct trampoline_params *tp, uint8_t page, unsigned index, uint32_t id)
@@ -177,7 +179,7 @@ static bool start_ap(struct trampoline_params *tp, uint8_t page, unsigned index,
 	c->stack_top = stack + AP_STACK_SIZE;
 	tp->stack = (uint64_t)(uintptr_t)c->stack_top;
 	tp->arg = index;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* parameters visible before the AP runs */
+	atomic_full_fence(); /* parameters visible before the AP runs */
 
 	apic_send_init(id);
 	udelay(INIT_DELAY_US);
@@ -196,7 +198,7 @@ static bool start_ap(struct trampoline_params *tp, uint8_t page, unsigned index,
 			 * it, or the next CPU would count as started whether it
 			 * answers or not, and this one would get its NMIs.
 			 */
-			__atomic_store_n(&c->online, false, __ATOMIC_RELEASE);
+			atomic_store8(&c->online, 0);
 			heap_free(stack, AP_STACK_SIZE);
 			return false;
 		}
@@ -291,7 +293,7 @@ void smp_start_aps(const struct boot_info *bi, struct mem_range info)
 			continue;
 		}
 		if (start_ap(tp, (uint8_t)(base >> PAGE_SHIFT), next, id))
-			__atomic_store_n(&ncpus_online, ++next, __ATOMIC_RELEASE);
+			atomic_store32(&ncpus_online, ++next);
 	}
 	if (skipped)
 		printk("smp: smp.max=%u: left %u CPUs unstarted\n", opts.smp_max, skipped);
@@ -307,7 +309,7 @@ bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *
 
 		c->work = fn;
 		c->work_arg = arg;
-		__atomic_store_n(&c->work_seq, c->work_seq + 1, __ATOMIC_RELEASE);
+		atomic_store64(&c->work_seq, c->work_seq + 1);
 		apic_send_ipi(c->apic_id, VEC_WAKE);
 	}
 	fn(arg);
@@ -317,7 +319,7 @@ bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *
 
 		uint64_t done;
 
-		while ((done = __atomic_load_n(&c->done_seq, __ATOMIC_ACQUIRE)) != c->work_seq) {
+		while ((done = atomic_load64(&c->done_seq)) != c->work_seq) {
 			if (tsc_now() > deadline) {
 				printk(
 				    "smp: CPU %u (APIC id %u) did not finish '%s' within %lu ms\n",
@@ -330,4 +332,23 @@ bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *
 		}
 	}
 	return ok;
+}
+
+unsigned smp_wait_idle(uint64_t timeout_ms)
+{
+	uint64_t deadline = tsc_now() + tsc_from_us(timeout_ms * 1000);
+	unsigned n = smp_cpus_online();
+
+	for (unsigned i = 1; i < n; i++) {
+		struct cpu *c = &cpus[i];
+		uint64_t done;
+
+		/* Each AP kicks CPU 0 when it finishes (idle_loop). */
+		while ((done = atomic_load64(&c->done_seq)) != c->work_seq) {
+			if (tsc_now() > deadline)
+				return i;
+			smp_wait((const uint32_t *)&c->done_seq, (uint32_t)done);
+		}
+	}
+	return 0;
 }

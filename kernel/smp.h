@@ -32,6 +32,13 @@ unsigned smp_cpus_found(void);
 bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *what);
 
 /*
+ * Wait until every other online CPU has finished the work smp_run_on_all
+ * gave it (a CPU that missed its deadline may still be in it), for at most
+ * @timeout_ms.  Returns 0 when all are idle, else the first busy CPU's index.
+ */
+unsigned smp_wait_idle(uint64_t timeout_ms);
+
+/*
  * Sleep while *@addr == @expected: until smp_kick names this CPU, or at most
  * PLATFORM_WAIT_MAX_NS (the local APIC timer); may return early.  The
  * kernel's side of platform_cpu_wait, for kernel code and lib/ alike.

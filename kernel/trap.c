@@ -9,6 +9,7 @@
  */
 #include "trap.h"
 
+#include "atomic.h"
 #include "apic.h"
 #include "console.h"
 #include "cpu.h"
@@ -78,17 +79,18 @@ __attribute__((noreturn)) static void panic_exception(const struct trap_frame *t
 	machine_exit(false);
 }
 
-static trap_fixup_fn exception_fixup;
-static void (*tick_fn)(void);
+/* Installed by one CPU while others may take the trap: function pointers held as words. */
+static uint64_t exception_fixup; /* trap_fixup_fn */
+static uint64_t tick_fn;	 /* void (*)(void) */
 
 void trap_set_tick(void (*fn)(void))
 {
-	__atomic_store_n(&tick_fn, fn, __ATOMIC_RELEASE);
+	atomic_store64(&tick_fn, (uint64_t)(uintptr_t)fn);
 }
 
 void trap_set_fixup(trap_fixup_fn fn)
 {
-	__atomic_store_n(&exception_fixup, fn, __ATOMIC_RELEASE);
+	atomic_store64(&exception_fixup, (uint64_t)(uintptr_t)fn);
 }
 
 void trap_dispatch(struct trap_frame *tf)
@@ -107,7 +109,7 @@ void trap_dispatch(struct trap_frame *tf)
 		apic_eoi();
 		return;
 	case VEC_TICK: {
-		void (*fn)(void) = __atomic_load_n(&tick_fn, __ATOMIC_ACQUIRE);
+		void (*fn)(void) = (void (*)(void))(uintptr_t)atomic_load64(&tick_fn);
 
 		if (fn)
 			fn();
@@ -120,7 +122,8 @@ void trap_dispatch(struct trap_frame *tf)
 		return;
 	default:
 		if (tf->vector < EXCEPTION_VECS) {
-			trap_fixup_fn fixup = __atomic_load_n(&exception_fixup, __ATOMIC_ACQUIRE);
+			trap_fixup_fn fixup =
+			    (trap_fixup_fn)(uintptr_t)atomic_load64(&exception_fixup);
 			if (!fixup || !fixup(tf))
 				panic_exception(tf);
 			return;

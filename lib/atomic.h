@@ -190,6 +190,35 @@ static inline uint32_t atomic_xchg32(uint32_t *p, uint32_t v)
 	return v;
 }
 
+static inline uint64_t atomic_xchg64(uint64_t *p, uint64_t v)
+{
+	__asm__ __volatile__("xchgq %0, %1" : "+r"(v), "+m"(*p) : : "memory");
+	return v;
+}
+
+/*
+ * Pointers of any type, for RCU's publish and dereference (fs/rcu.h) and
+ * pointer exchanges: the same plain moves and XCHG as above, typed by the
+ * pointer they access.
+ */
+#define atomic_load_ptr(pp)                                                                        \
+	({                                                                                         \
+		__typeof__(*(pp)) v_ = *(volatile __typeof__(*(pp)) *)(pp);                        \
+		atomic_compiler_barrier();                                                         \
+		v_;                                                                                \
+	})
+#define atomic_store_ptr(pp, v)                                                                    \
+	do {                                                                                       \
+		atomic_compiler_barrier();                                                         \
+		*(volatile __typeof__(*(pp)) *)(pp) = (v);                                         \
+	} while (0)
+#define atomic_xchg_ptr(pp, v)                                                                     \
+	({                                                                                         \
+		__typeof__(*(pp)) v_ = (v);                                                        \
+		__asm__ __volatile__("xchgq %0, %1" : "+r"(v_), "+m"(*(pp)) : : "memory");         \
+		v_;                                                                                \
+	})
+
 /* Add @v to *@p; returns the value *@p held before. */
 static inline uint32_t atomic_xadd32(uint32_t *p, uint32_t v)
 {
@@ -207,6 +236,19 @@ static inline uint64_t atomic_xadd64(uint64_t *p, uint64_t v)
 {
 	__asm__ __volatile__("lock xaddq %0, %1" : "+r"(v), "+m"(*p) : : "memory", "cc");
 	return v;
+}
+
+/*
+ * Set bit @bit of *@p and return whether it was set before: LOCK BTS, one
+ * locked instruction (a full barrier) that cannot fail, where a
+ * compare-exchange loop could be made to retry without end.
+ */
+static inline bool atomic_test_and_set_bit32(uint32_t *p, unsigned bit)
+{
+	bool was;
+
+	__asm__ __volatile__("lock btsl %2, %1" : "=@ccc"(was), "+m"(*p) : "Ir"(bit) : "memory");
+	return was;
 }
 
 /*
@@ -368,6 +410,15 @@ static inline uint32_t atomic_xchg32(uint32_t *p, uint32_t v)
 	return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
 }
 
+static inline uint64_t atomic_xchg64(uint64_t *p, uint64_t v)
+{
+	return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+}
+
+#define atomic_load_ptr(pp)	__atomic_load_n((pp), __ATOMIC_ACQUIRE)
+#define atomic_store_ptr(pp, v) __atomic_store_n((pp), (v), __ATOMIC_RELEASE)
+#define atomic_xchg_ptr(pp, v)	__atomic_exchange_n((pp), (v), __ATOMIC_SEQ_CST)
+
 static inline uint16_t atomic_xadd16(uint16_t *p, uint16_t v)
 {
 	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
@@ -381,6 +432,11 @@ static inline uint32_t atomic_xadd32(uint32_t *p, uint32_t v)
 static inline uint64_t atomic_xadd64(uint64_t *p, uint64_t v)
 {
 	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+
+static inline bool atomic_test_and_set_bit32(uint32_t *p, unsigned bit)
+{
+	return (__atomic_fetch_or(p, 1u << bit, __ATOMIC_SEQ_CST) >> bit) & 1u;
 }
 
 static inline bool atomic_cmpxchg8(uint8_t *p, uint8_t *old, uint8_t new)

@@ -23,6 +23,13 @@
 /* Spins (PAUSE) between looks at the clock and, after the first, sleeps. */
 #define BARRIER_SPINS 256u
 
+static void (*arrive_hook)(const char *what);
+
+void barrier_set_arrive_hook(void (*fn)(const char *what))
+{
+	atomic_store_ptr(&arrive_hook, fn);
+}
+
 void barrier_init(struct barrier *b, unsigned total)
 {
 	b->total = total;
@@ -70,6 +77,10 @@ static void sleep_while_sense(struct barrier *b, unsigned me, uint32_t old_sense
 
 bool barrier_wait(struct barrier *b, uint64_t timeout_ns, const char *what)
 {
+	void (*hook)(const char *what) = atomic_load_ptr(&arrive_hook);
+
+	if (hook)
+		hook(what); /* before reading the barrier: as a CPU that really came late */
 	unsigned me = platform_cpu_id();
 	unsigned round = atomic_load32(&b->round);
 	uint32_t old_sense = atomic_load32(&b->sense);

@@ -46,4 +46,11 @@ void barrier_init(struct barrier *b, unsigned total);
  */
 bool barrier_wait(struct barrier *b, uint64_t timeout_ns, const char *what);
 
+/*
+ * Fault injection (the kernel's selftest.stall=): @fn, if not NULL, runs on
+ * each CPU as it comes to any barrier, before it arrives, with the
+ * barrier's @what; it may hold the CPU up to make it late on purpose.
+ */
+void barrier_set_arrive_hook(void (*fn)(const char *what));
+
 #endif /* LIB_BARRIER_H */

@@ -52,7 +52,9 @@
 
 /*
  * The one exemption.  Put on a function whose locking the analysis cannot
- * follow, with a comment saying why; these are the only kinds:
+ * follow, with its reason as the argument, a string (as Linux's
+ * __context_unsafe(comment)), and a comment where the reason needs more
+ * words; these are the only kinds:
  *   - a lock's own implementation (spin_lock takes the lock with an
  *     atomic exchange, which the analysis cannot see as a lock);
  *   - a path that takes the lock on one branch and hands it on on another
@@ -61,6 +63,7 @@
  *   - a test or negative control that breaks a rule on purpose, to see the
  *     run-time check catch it.
  */
-#define LOCK_RULES_EXEMPT LOCK_RULE(no_thread_safety_analysis)
+#define LOCK_RULES_EXEMPT(why)                                                                     \
+	LOCK_RULE(no_thread_safety_analysis) LOCK_RULE(annotate("lock rules exempt: " why))
 
 #endif /* LIB_LOCK_RULES_H */

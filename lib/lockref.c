@@ -269,12 +269,14 @@ static inline __attribute__((always_inline)) int64_t lockref_run(struct lockref 
 #define LOCKREF_PLAIN(ref, op)	     lockref_run(ref, op, &lockref_boot.policy, lockref_boot.mode8)
 #define LOCKREF_EXPLICIT(ref, op, p) lockref_run(ref, op, p, lockref_mode_of(p))
 
-void lockref_init(struct lockref *ref)
+void lockref_init_key(struct lockref *ref, struct lock_class_key *key)
 {
 	struct lockref fresh = {.lock = SPINLOCK_INIT, .count = 1};
 
 	atomic_store64(&ref->lock_count, fresh.lock_count);
 	trace_ev(TR_SPIN_INIT, &ref->lock, 0);
+	if (lockdep_enabled())
+		lockdep_init_lock(&ref->lock, key);
 }
 
 LOCKREF_FAST_PATH void lockref_get(struct lockref *ref)
@@ -368,12 +370,17 @@ int lockref_count(const struct lockref *ref)
 
 void lockref_lock(struct lockref *ref)
 {
-	form_lock(ref);
+	form_lock(ref, 0, LOCKDEP_SITE());
+}
+
+void lockref_lock_nested(struct lockref *ref, unsigned subclass)
+{
+	form_lock(ref, subclass, LOCKDEP_SITE());
 }
 
 void lockref_unlock(struct lockref *ref)
 {
-	form_unlock(ref);
+	form_unlock(ref, LOCKDEP_SITE());
 }
 
 /* ---- statistics (both forms) ---- */

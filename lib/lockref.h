@@ -120,8 +120,14 @@ bool lockref_set_policy(const struct lockref_policy *policy);
 /* The policy the plain operations use. */
 const struct lockref_policy *lockref_get_policy(void);
 
-/* Count 1, unlocked.  Only for a lockref nobody else can see yet. */
-void lockref_init(struct lockref *ref);
+/*
+ * Count 1, unlocked, its lock of @key's class (lib/lockdep.h).  Only for a
+ * lockref nobody else can see yet.  lockref_init names the class after the
+ * argument's text at the call site, lockref_init_named after @name.
+ */
+void lockref_init_key(struct lockref *ref, struct lock_class_key *key);
+#define lockref_init(ref)	      lockref_init_key((ref), LOCKDEP_KEY(#ref))
+#define lockref_init_named(ref, name) lockref_init_key((ref), LOCKDEP_KEY(name))
 
 /*
  * Take a reference unconditionally.  On a dead lockref: warns, no change.
@@ -207,6 +213,9 @@ void lockref_lock(struct lockref *ref) ACQUIRES(ref->lock);
 
 /* Release the lock the caller holds. */
 void lockref_unlock(struct lockref *ref) RELEASES(ref->lock);
+
+/* lockref_lock under lock subclass @subclass: a lock of a class the caller holds (spin_lock_nested). */
+void lockref_lock_nested(struct lockref *ref, unsigned subclass) ACQUIRES(ref->lock);
 
 /*
  * The same operations with an explicit policy instead of the boot one, for

@@ -119,7 +119,7 @@ static inline __attribute__((always_inline)) int64_t lockref16_run(struct lockre
 		      lockref_boot.cx16 && (p)->retries ? LOCKREF_MODE_CMPXCHG16B                  \
 							: LOCKREF_MODE_LOCKED)
 
-void lockref16_init(struct lockref16 *ref)
+void lockref16_init_key(struct lockref16 *ref, struct lock_class_key *key)
 {
 	struct lockref16 fresh = {.count = 1, .lock = SPINLOCK_INIT, .gen = 0};
 	uint64_t *half = (uint64_t *)&ref->whole;
@@ -127,6 +127,8 @@ void lockref16_init(struct lockref16 *ref)
 	atomic_store64(&half[0], (uint64_t)fresh.whole);
 	atomic_store64(&half[1], (uint64_t)(fresh.whole >> 64));
 	trace_ev(TR_SPIN_INIT, &ref->lock, 0);
+	if (lockdep_enabled())
+		lockdep_init_lock(&ref->lock, key);
 }
 
 LOCKREF_FAST_PATH void lockref16_get(struct lockref16 *ref)
@@ -236,10 +238,15 @@ int64_t lockref16_count(const struct lockref16 *ref)
 
 void lockref16_lock(struct lockref16 *ref)
 {
-	form_lock(ref);
+	form_lock(ref, 0, LOCKDEP_SITE());
+}
+
+void lockref16_lock_nested(struct lockref16 *ref, unsigned subclass)
+{
+	form_lock(ref, subclass, LOCKDEP_SITE());
 }
 
 void lockref16_unlock(struct lockref16 *ref)
 {
-	form_unlock(ref);
+	form_unlock(ref, LOCKDEP_SITE());
 }

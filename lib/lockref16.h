@@ -55,8 +55,13 @@ _Static_assert(_Alignof(struct lockref16) == 16, "CMPXCHG16B faults on a misalig
  */
 void lockref16_set_cx16(bool have_cx16);
 
-/* Count 1, generation 0, unlocked.  Only for a lockref16 nobody else can see yet. */
-void lockref16_init(struct lockref16 *ref);
+/*
+ * Count 1, generation 0, unlocked, its lock of @key's class (lib/lockdep.h).
+ * Only for a lockref16 nobody else can see yet.  As lockref_init(_named).
+ */
+void lockref16_init_key(struct lockref16 *ref, struct lock_class_key *key);
+#define lockref16_init(ref)		lockref16_init_key((ref), LOCKDEP_KEY(#ref))
+#define lockref16_init_named(ref, name) lockref16_init_key((ref), LOCKDEP_KEY(name))
 
 /* Take a reference unconditionally.  Dead: warns, no change. */
 void lockref16_get(struct lockref16 *ref);
@@ -125,6 +130,8 @@ int64_t lockref16_count(const struct lockref16 *ref);
 /* Take the lock (returns with it held) / release the lock the caller holds. */
 void lockref16_lock(struct lockref16 *ref) ACQUIRES(ref->lock);
 void lockref16_unlock(struct lockref16 *ref) RELEASES(ref->lock);
+/* lockref16_lock under lock subclass @subclass (lockref_lock_nested). */
+void lockref16_lock_nested(struct lockref16 *ref, unsigned subclass) ACQUIRES(ref->lock);
 
 /* Explicit-policy forms, as in lockref.h. */
 void lockref16_get_p(struct lockref16 *ref, const struct lockref_policy *policy);

@@ -174,16 +174,17 @@ static void form_mark_dead(FORM_REF *ref)
 	form_store_count(ref, FORM_DEAD);
 }
 
-static void form_lock(FORM_REF *ref) ACQUIRES(ref->lock)
+/* The lock, for the caller's caller at @site (lockref_lock's), under lock class @subclass. */
+static void form_lock(FORM_REF *ref, unsigned subclass, uintptr_t site) ACQUIRES(ref->lock)
 {
-	spin_lock(&ref->lock);
+	spin_lock_from(&ref->lock, subclass, site);
 	lockref_held_add(ref);
 }
 
-static void form_unlock(FORM_REF *ref) RELEASES(ref->lock)
+static void form_unlock(FORM_REF *ref, uintptr_t site) RELEASES(ref->lock)
 {
 	lockref_held_remove(ref);
-	spin_unlock(&ref->lock);
+	spin_unlock_from(&ref->lock, site);
 }
 
 /*
@@ -196,8 +197,8 @@ static void form_unlock(FORM_REF *ref) RELEASES(ref->lock)
  * rule the analysis cannot state; the public calls state it per operation
  * (lockref.h), and their callers are checked against that.
  */
-static LOCK_RULES_EXEMPT __attribute__((noinline)) int64_t
-form_locked(FORM_REF *ref, enum lockref_op op, uint32_t gen)
+static LOCK_RULES_EXEMPT("@op picks the held state") __attribute__((noinline)) int64_t
+    form_locked(FORM_REF *ref, enum lockref_op op, uint32_t gen)
 {
 	int64_t count, next = 0, result = true;
 
@@ -209,8 +210,11 @@ form_locked(FORM_REF *ref, enum lockref_op op, uint32_t gen)
 		lockref_held_add(ref);
 		return false;
 	} else if (count == FORM_MAX && op != LOCKREF_PUT_NOT_ZERO && op != LOCKREF_PUT_OR_LOCK) {
-		/* A conditional get on a saturated count succeeds without counting. */
-		lockref_warn_saturated(ref);
+		/* A conditional get on a saturated count succeeds without counting; get_if_gen
+		 * only in its generation, as the lockless step decides. */
+		result = op != LOCKREF_GET_IF_GEN || form_load_gen(ref) == gen;
+		if (result)
+			lockref_warn_saturated(ref);
 	} else if (lockref_decide(op, count, op != LOCKREF_GET_IF_GEN || form_load_gen(ref) == gen,
 				  FORM_MAX, &next, &result) == LOCKREF_STEP_CHANGE) {
 		form_store_count(ref, next);

@@ -7,24 +7,19 @@
  * into host test programs (tests/host/platform_host.c implements it with
  * pthreads).  Portable code includes this header and nothing from kernel/;
  * that split is what lets the very same lock be stress-tested on the host,
- * under sanitizers, and tortured on every CPU at boot.
+ * under sanitizers, and tortured on every CPU at boot.  It declares
+ * functions, with the bounds of their contracts; the machine's numbers
+ * (MAX_CPUS, cache geometry) live in lib/limits.h.
  */
 #ifndef LIB_PLATFORM_H
 #define LIB_PLATFORM_H
+
+#include "limits.h" /* MAX_CPUS, the bound of platform_cpu_id */
 
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/*
- * The most CPUs (or host threads) portable code must handle.  The ticket
- * lock's 16-bit tickets and every per-CPU array are sized from this.
- */
-#define MAX_CPUS 256
-
-/* One cache-line pair: Intel's adjacent-line prefetcher pulls lines in 128-byte pairs. */
-#define CACHE_PAIR_BYTES 128
 
 /*
  * unsigned platform_cpu_id(void): dense index of the calling CPU (host:

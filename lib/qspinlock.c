@@ -8,13 +8,20 @@
  * Steps, named in the comments and in tests/model/qspinlock.pml:
  *
  *   F  fast path: compare-exchange 0 -> LOCKED.
- *   P1 the word has only the locked byte: set pending (compare-exchange);
- *      we are next.  P2 wait until the locked byte is 0.  P3 take the lock
- *      and drop pending in one 16-bit store of LOCKED to the low half: only
- *      the pending owner writes that half now (every other path either
- *      compare-exchanges a word that has pending set, which fails, or waits
- *      for pending to clear), so the store cannot lose anyone's update, and
- *      the lock is never seen free in between.
+ *   P0 a word that is exactly PENDING is a hand-over in flight (P2->P3
+ *      takes a few instructions): re-read it a bounded number of times.
+ *   P1 the word has at most the locked byte: set pending with one LOCK BTS,
+ *      which cannot fail or retry (Linux's form since 4.18; the
+ *      compare-exchange loop before it could be made to retry for ever by
+ *      CPUs passing the lock around).  If the word then shows another
+ *      pending CPU or a queue, back out (clear pending, if the bit was
+ *      ours: only its owner writes the pending byte) and queue (Q1).
+ *      Otherwise we own pending and are next.  P2 wait until the locked
+ *      byte is 0.  P3 take the lock and drop pending in one 16-bit store of
+ *      LOCKED to the low half: only the pending owner writes that half now
+ *      (the unlock stores the locked byte only while held, and the queue
+ *      head waits for pending to clear), so the store cannot lose anyone's
+ *      update, and the lock is never seen free in between.
  *   Q1 anything more (pending or a tail): take a node of this CPU,
  *      initialise it, and only then publish it as the tail (XCHG of the
  *      upper half: locked, so a full barrier, SDM Vol. 3A 8.2.2 and
@@ -29,8 +36,9 @@
  *   U  unlock: a byte store of 0 to the locked byte (x86 stores are
  *      releases, SDM Vol. 3A 8.2.2); it must not touch pending or the tail.
  *
- * Every wait is bounded: SPIN_TIMEOUT_NS without the lock word changing
- * panics naming the lock, the CPU and what it waited for.
+ * Every wait is bounded: P0 by a count, and P2, Q2, Q3 and Q5 by
+ * spinlock_wait.h: SPIN_TIMEOUT_NS without the lock word changing panics
+ * naming the lock, the CPU and what it waited for.  Nothing else loops.
  *
  * Trace events (trace.h, docs/tracing.md): the slow path's start, the tail
  * XCHG done (naming the predecessor), the acquisition and how it happened,
@@ -48,10 +56,7 @@
 #include "spinlock_wait.h"
 #include "trace.h"
 
-/*
- * P0: a word that is exactly PENDING is a hand-over in flight (P2->P3 takes
- * a few instructions); re-reading it this many times is cheaper than queueing.
- */
+/* P0: re-reading a hand-over in flight this many times is cheaper than queueing. */
 #define QSPIN_HANDOVER_SPINS 64
 
 /*
@@ -162,6 +167,18 @@ out:
 	atomic_store32_relaxed(&c->depth, atomic_load32_relaxed(&c->depth) - 1);
 }
 
+/*
+ * P1: set pending and return the word as it was, pending as the BTS found it
+ * and the rest as read just after (x86 has no fetch-or; the rest may have
+ * moved on since, which only makes the caller queue when it need not).
+ */
+static uint32_t qspin_fetch_set_pending(spinlock_t *lock)
+{
+	uint32_t was = atomic_test_and_set_bit32(&lock->val, QSPIN_PENDING_BIT) ? QSPIN_PENDING : 0;
+
+	return was | (atomic_load32(&lock->val) & ~QSPIN_PENDING);
+}
+
 /* P0-P3, or Q1-Q5 through qspin_queue: the slow path of both copies of qspin_lock_body. */
 __attribute__((noinline)) void qspin_lock_slow(spinlock_t *lock, uint32_t val)
 {
@@ -173,24 +190,21 @@ __attribute__((noinline)) void qspin_lock_slow(spinlock_t *lock, uint32_t val)
 		platform_relax();
 		val = atomic_load32(&lock->val);
 	}
-	for (;;) {
-		if (val & ~QSPIN_LOCKED_MASK) {
-			qspin_queue(lock, &w);
-			return;
-		}
-		if (val == 0) {
-			if (atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED)) {
-				trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
-				return;
-			}
-		} else if (atomic_cmpxchg32(&lock->val, &val, val | QSPIN_PENDING)) { /* P1 */
-			break;
-		}
+	if (val & ~QSPIN_LOCKED_MASK)
+		goto queue;		     /* someone pends or queues already */
+	val = qspin_fetch_set_pending(lock); /* P1 */
+	if (val & ~QSPIN_LOCKED_MASK) {
+		if (!(val & QSPIN_PENDING))
+			atomic_store8(&lock->queued.pending, 0); /* ours: back out */
+		goto queue;
 	}
 	while (atomic_load8(&lock->queued.locked)) /* P2 */
 		qspin_wait_step(&w, lock, "the holder to go (pending waiter)", -1);
 	atomic_store16(&lock->queued.locked_pending, QSPIN_LOCKED); /* P3 */
 	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_PENDING);
+	return;
+queue:
+	qspin_queue(lock, &w);
 }
 
 /* Traced copies out of line, so the untraced ones keep no call; the test before the CMPXCHG. */

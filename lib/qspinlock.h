@@ -49,6 +49,7 @@
 #define QSPIN_LOCKED	     1u		 /* the locked byte's value while held */
 #define QSPIN_LOCKED_MASK    0x000000ffu /* the locked byte */
 #define QSPIN_PENDING	     0x00000100u /* the pending bit (bits 9-15 stay 0) */
+#define QSPIN_PENDING_BIT    8
 #define QSPIN_LOCKED_PENDING 0x0000ffffu /* both: the holder and the pending CPU */
 #define QSPIN_TAIL_MASK	     0xffff0000u /* the tail: the last queued CPU's node */
 #define QSPIN_TAIL_SHIFT     16

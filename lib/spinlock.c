@@ -33,6 +33,7 @@
 #include "spinlock.h"
 
 #include "atomic.h"
+#include "lockdep.h"
 #include "platform.h"
 #include "qspinlock.h"
 #include "spinlock_debug.h"
@@ -52,9 +53,37 @@ static void spin_mode_update(uint8_t bits, bool on)
 		;
 }
 
+/* The locks that outlive a kind switch (spin_init_global); written by CPU 0 at boot. */
+static spinlock_t *spin_globals[SPIN_GLOBALS_MAX];
+static unsigned spin_nglobals;
+
+void spin_init_global_key(spinlock_t *lock, struct lock_class_key *key)
+{
+	spin_init_key(lock, key);
+	for (unsigned i = 0; i < spin_nglobals; i++)
+		if (spin_globals[i] == lock)
+			return;
+	if (spin_nglobals == SPIN_GLOBALS_MAX)
+		platform_panic("spinlock %p: more than %u locks outlive kind switches "
+			       "(SPIN_GLOBALS_MAX)",
+			       (void *)lock, SPIN_GLOBALS_MAX);
+	spin_globals[spin_nglobals++] = lock;
+}
+
 void spin_kind_set(enum spin_kind kind)
 {
+	if (kind == spin_kind())
+		return;
+	for (unsigned i = 0; i < spin_nglobals; i++)
+		if (spin_is_locked(spin_globals[i]))
+			platform_panic("spinlock %p: held (word %#x) while cpu %u makes every lock "
+				       "%s: switch kinds only while no lock is held",
+				       (void *)spin_globals[i],
+				       atomic_load32(&spin_globals[i]->val), platform_cpu_id(),
+				       spin_kind_names[kind]);
 	spin_mode_update(SPIN_MODE_QUEUED, kind == SPIN_KIND_QSPINLOCK);
+	for (unsigned i = 0; i < spin_nglobals; i++)
+		atomic_store32(&spin_globals[i]->val, 0); /* free under either kind; class kept */
 }
 
 void spin_trace_set(bool traced)
@@ -62,10 +91,17 @@ void spin_trace_set(bool traced)
 	spin_mode_update(SPIN_MODE_TRACED, traced);
 }
 
-void spin_init(spinlock_t *lock)
+void spin_check_set(bool on)
+{
+	spin_mode_update(SPIN_MODE_CHECKED, on);
+}
+
+void spin_init_key(spinlock_t *lock, struct lock_class_key *key)
 {
 	atomic_store32(&lock->val, 0);
 	trace_ev(TR_SPIN_INIT, lock, 0);
+	if (spin_mode() & SPIN_MODE_CHECKED)
+		lockdep_init_lock(lock, key);
 }
 
 void spin_wait_check(struct spin_wait *w, uint32_t progress, const char *what, int who)
@@ -188,25 +224,64 @@ static inline __attribute__((always_inline)) bool ticket_trylock(spinlock_t *loc
 	return true;
 }
 
-/* The traced copies, out of line: the untraced ones are inline in the entry points. */
-static __attribute__((noinline)) void ticket_lock_traced(spinlock_t *lock)
+/*
+ * The one dispatch, written once for lock and unlock: for operation @op it
+ * defines the traced copies of both kinds' bodies, out of line, and
+ * spin_@op_kinds(lock, mode), which picks one of {ticket, queued} x
+ * {untraced, traced}; the untraced bodies are inline in it, without a trace
+ * hook, so the common case makes no call.
+ */
+#define SPIN_DISPATCH(op, ticket_body, queued_body)                                                \
+	static __attribute__((noinline)) void ticket_##op##_traced(spinlock_t *lock)               \
+	{                                                                                          \
+		ticket_body(lock, true);                                                           \
+	}                                                                                          \
+	static __attribute__((noinline)) void queued_##op##_traced(spinlock_t *lock)               \
+	{                                                                                          \
+		queued_body(lock, true);                                                           \
+	}                                                                                          \
+	static inline __attribute__((always_inline)) void spin_##op##_kinds(spinlock_t *lock,      \
+									    enum spin_mode mode)   \
+	{                                                                                          \
+		switch (__builtin_expect(mode, SPIN_TICKET)) {                                     \
+		case SPIN_TICKET:                                                                  \
+			ticket_body(lock, false);                                                  \
+			break;                                                                     \
+		case SPIN_QUEUED:                                                                  \
+			queued_body(lock, false);                                                  \
+			break;                                                                     \
+		case SPIN_TICKET_TRACED:                                                           \
+			ticket_##op##_traced(lock);                                                \
+			break;                                                                     \
+		case SPIN_QUEUED_TRACED:                                                           \
+			queued_##op##_traced(lock);                                                \
+			break;                                                                     \
+		}                                                                                  \
+	}
+
+SPIN_DISPATCH(lock, ticket_lock, qspin_lock_body)
+SPIN_DISPATCH(unlock, ticket_unlock, qspin_unlock_body)
+
+/*
+ * The dispatch while lock orders are checked (SPIN_MODE_CHECKED in @mode),
+ * out of line: the checker first, before any wait, so that it reports a
+ * deadlock before it happens; then the kind's body as the entry point
+ * would run it.  @site is the acquisition's code address.
+ */
+static __attribute__((noinline)) void spin_lock_checked(spinlock_t *lock, enum spin_mode mode,
+							unsigned subclass, uintptr_t site)
 {
-	ticket_lock(lock, true);
+	if (mode & SPIN_MODE_CHECKED)
+		lockdep_acquire(lock, subclass, false, site);
+	spin_lock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED));
 }
 
-static __attribute__((noinline)) void ticket_unlock_traced(spinlock_t *lock)
+static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, enum spin_mode mode,
+							  uintptr_t site)
 {
-	ticket_unlock(lock, true);
-}
-
-static __attribute__((noinline)) void queued_lock_traced(spinlock_t *lock)
-{
-	qspin_lock_body(lock, true);
-}
-
-static __attribute__((noinline)) void queued_unlock_traced(spinlock_t *lock)
-{
-	qspin_unlock_body(lock, true);
+	if (mode & SPIN_MODE_CHECKED)
+		lockdep_release(lock, site);
+	spin_unlock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED));
 }
 
 /*
@@ -214,53 +289,53 @@ static __attribute__((noinline)) void queued_unlock_traced(spinlock_t *lock)
  * instruction the analysis cannot see.  The mode is read before that
  * instruction: after it, the load waited for the locked instruction and
  * made every uncontended acquisition slower (tools/trace_cost.py measured
- * it).
+ * it).  The spin_debug_* calls are the hook points common to both kinds.
  */
-LOCK_RULES_EXEMPT void spin_lock(spinlock_t *lock)
+LOCK_RULES_EXEMPT("the lock itself") void spin_lock(spinlock_t *lock)
 {
 	enum spin_mode mode = spin_mode();
 
 	spin_debug_before_lock(lock);
-	switch (__builtin_expect(mode, SPIN_TICKET)) {
-	case SPIN_TICKET:
-		ticket_lock(lock, false);
-		break;
-	case SPIN_QUEUED:
-		qspin_lock_body(lock, false);
-		break;
-	case SPIN_TICKET_TRACED:
-		ticket_lock_traced(lock);
-		break;
-	case SPIN_QUEUED_TRACED:
-		queued_lock_traced(lock);
-		break;
-	}
+	if (__builtin_expect(mode & SPIN_MODE_CHECKED, 0))
+		spin_lock_checked(lock, mode, 0, LOCKDEP_SITE());
+	else
+		spin_lock_kinds(lock, mode);
 	spin_debug_acquired(lock);
 }
 
-LOCK_RULES_EXEMPT void spin_unlock(spinlock_t *lock)
+/* spin_lock with a declared subclass, from @site (lockref passes its own caller's). */
+LOCK_RULES_EXEMPT("the lock itself")
+void spin_lock_at(spinlock_t *lock, unsigned subclass, uintptr_t site)
+{
+	spin_debug_before_lock(lock);
+	spin_lock_checked(lock, spin_mode(), subclass, site);
+	spin_debug_acquired(lock);
+}
+
+LOCK_RULES_EXEMPT("the lock itself") void spin_lock_nested(spinlock_t *lock, unsigned subclass)
+{
+	spin_lock_at(lock, subclass, LOCKDEP_SITE());
+}
+
+LOCK_RULES_EXEMPT("the lock itself") void spin_unlock_at(spinlock_t *lock, uintptr_t site)
+{
+	spin_debug_release(lock);
+	spin_unlock_checked(lock, spin_mode(), site);
+}
+
+LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
 {
 	enum spin_mode mode = spin_mode();
 
 	spin_debug_release(lock);
-	switch (__builtin_expect(mode, SPIN_TICKET)) {
-	case SPIN_TICKET:
-		ticket_unlock(lock, false);
-		break;
-	case SPIN_QUEUED:
-		qspin_unlock_body(lock, false);
-		break;
-	case SPIN_TICKET_TRACED:
-		ticket_unlock_traced(lock);
-		break;
-	case SPIN_QUEUED_TRACED:
-		queued_unlock_traced(lock);
-		break;
-	}
+	if (__builtin_expect(mode & SPIN_MODE_CHECKED, 0))
+		spin_unlock_checked(lock, mode, LOCKDEP_SITE());
+	else
+		spin_unlock_kinds(lock, mode);
 }
 
 /* Not on a hot path: the bodies inline with @traced read at run time. */
-LOCK_RULES_EXEMPT bool spin_trylock(spinlock_t *lock)
+LOCK_RULES_EXEMPT("the lock itself") bool spin_trylock(spinlock_t *lock)
 {
 	enum spin_mode mode = spin_mode();
 	bool traced = mode & SPIN_MODE_TRACED, taken;
@@ -269,9 +344,13 @@ LOCK_RULES_EXEMPT bool spin_trylock(spinlock_t *lock)
 		taken = qspin_trylock_body(lock, traced);
 	else
 		taken = ticket_trylock(lock, traced);
-	if (taken)
-		spin_debug_acquired(lock);
-	return taken;
+	if (!taken)
+		return false;
+	/* A trylock never waits: onto the checker's stack, with no order. */
+	if (mode & SPIN_MODE_CHECKED)
+		lockdep_acquire(lock, 0, true, LOCKDEP_SITE());
+	spin_debug_acquired(lock);
+	return true;
 }
 
 bool spin_is_locked(const spinlock_t *lock)

@@ -50,6 +50,7 @@
 
 #include "atomic.h"
 #include "lock_rules.h"
+#include "lockdep.h"
 #include "platform.h"
 
 typedef struct LOCK_TYPE("spinlock") spinlock {
@@ -100,8 +101,16 @@ _Static_assert(MAX_CPUS < (1u << SPIN_TICKET_BITS) / SPIN_TICKET_STEP,
 		.val = 0                                                                           \
 	}
 
-/* Make @lock free.  Only for a lock nobody else can be using yet. */
-void spin_init(spinlock_t *lock);
+/*
+ * Make @lock free, of @key's lock class (lib/lockdep.h).  Only for a lock
+ * nobody else can be using yet.  spin_init names the class after the
+ * argument's text at the call site ("&fs->rename_lock"), spin_init_named
+ * after @name ("fs:rename"); every lock initialised at one site shares its
+ * class, as in Linux.
+ */
+void spin_init_key(spinlock_t *lock, struct lock_class_key *key);
+#define spin_init(lock)		    spin_init_key((lock), LOCKDEP_KEY(#lock))
+#define spin_init_named(lock, name) spin_init_key((lock), LOCKDEP_KEY(name))
 
 /*
  * Take @lock, waiting (with PAUSE, and in paravirtual mode halting after a
@@ -116,6 +125,23 @@ void spin_lock(spinlock_t *lock) ACQUIRES(*lock);
  * sleeps.  Debug build: panics if the caller does not hold it.
  */
 void spin_unlock(spinlock_t *lock) RELEASES(*lock);
+
+/*
+ * spin_lock for a lock of the same class as one the caller holds: the
+ * lock-order checker takes it as class @subclass (1 to LOCKDEP_SUBCLASSES
+ * - 1, a class of its own), so the nesting is checked as an order
+ * (Linux's spin_lock_nested).  fs/ nests parent and child nodes so.
+ */
+void spin_lock_nested(spinlock_t *lock, unsigned subclass) ACQUIRES(*lock);
+
+/*
+ * spin_lock_nested and spin_unlock naming @site as the code address of the
+ * acquisition (LOCKDEP_SITE()), for a lock taken on someone's behalf: the
+ * lockref passes its caller's, so reports name the fs line, not lockref.c.
+ * Always out of line: spin_lock_from (below) chooses them only while checking.
+ */
+void spin_lock_at(spinlock_t *lock, unsigned subclass, uintptr_t site) ACQUIRES(*lock);
+void spin_unlock_at(spinlock_t *lock, uintptr_t site) RELEASES(*lock);
 
 /*
  * Paravirtual mode on or off, for every lock.  Switch only while no lock
@@ -182,6 +208,8 @@ static const char *const spin_kind_names[] = {
  */
 #define SPIN_MODE_QUEUED 1u /* bit of spin_switches.mode: the queued kind */
 #define SPIN_MODE_TRACED 2u /* bit of spin_switches.mode: spin events are recorded */
+/* Bit of spin_switches.mode: lock orders are checked (lib/lockdep.h); out of line, each kind. */
+#define SPIN_MODE_CHECKED 4u
 enum spin_mode {
 	SPIN_TICKET = 0, /* the plain ticket lock, the case the dispatch tests first */
 	SPIN_QUEUED = SPIN_MODE_QUEUED,
@@ -214,9 +242,23 @@ static inline enum spin_kind spin_kind(void)
  * qspinlock, every lock used before must be spin_init'ed again before its
  * next use: a free ticket lock is head == tail, not necessarily 0, and the
  * queued kind reads any non-zero word as held.  The other way needs
- * nothing (0 is free to both).
+ * nothing (0 is free to both).  The locks of spin_init_global are
+ * re-initialised here, so the platform's own locks stay usable.
  */
 void spin_kind_set(enum spin_kind kind);
+
+/*
+ * spin_init (spin_init_named with @name), and remember @lock as one that outlives kind switches (the
+ * console's, the heap's: any CPU may take them at any time, a failure
+ * report in the middle of a benchmark trial included).  spin_kind_set makes
+ * every such lock free under the new kind: it panics, naming the lock, if
+ * one is held then.  At most SPIN_GLOBALS_MAX; calling it again for the
+ * same lock only re-initialises it.
+ */
+#define SPIN_GLOBALS_MAX 8
+void spin_init_global_key(spinlock_t *lock, struct lock_class_key *key);
+#define spin_init_global(lock)		   spin_init_global_key((lock), LOCKDEP_KEY(#lock))
+#define spin_init_global_named(lock, name) spin_init_global_key((lock), LOCKDEP_KEY(name))
 
 /*
  * The tracer's setter (lib/trace.c): @traced true while spin events are
@@ -253,6 +295,34 @@ static inline unsigned spin_value_waiters(spinlock_t copy)
 	uint16_t queued = (uint16_t)((copy.tickets.tail & ~SPIN_TAIL_SLEEPERS) - copy.tickets.head);
 
 	return queued ? queued / SPIN_TICKET_STEP - 1 : 0;
+}
+
+/*
+ * Lock-order checking on or off for every lock (lockdep_set calls it): the
+ * SPIN_MODE_CHECKED bit, so that while it is off the dispatch's one test
+ * covers it and checking costs the locks nothing.
+ */
+void spin_check_set(bool on);
+
+/* While orders are checked, spin_lock_at(@lock, @subclass, @site); else spin_lock. */
+static inline __attribute__((always_inline)) void spin_lock_from(spinlock_t *lock,
+								 unsigned subclass, uintptr_t site)
+    ACQUIRES(*lock)
+{
+	if (__builtin_expect(spin_mode() & SPIN_MODE_CHECKED, 0))
+		spin_lock_at(lock, subclass, site);
+	else
+		spin_lock(lock);
+}
+
+/* While orders are checked, spin_unlock_at(@lock, @site); else spin_unlock. */
+static inline __attribute__((always_inline)) void spin_unlock_from(spinlock_t *lock, uintptr_t site)
+    RELEASES(*lock)
+{
+	if (__builtin_expect(spin_mode() & SPIN_MODE_CHECKED, 0))
+		spin_unlock_at(lock, site);
+	else
+		spin_unlock(lock);
 }
 
 #endif /* LIB_SPINLOCK_H */

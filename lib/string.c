@@ -3,9 +3,13 @@
  * string.c - byte-at-a-time string and memory routines for the kernel.
  *
  * Simple on purpose: nothing on a hot path copies much memory, and simple
- * loops are easy to trust.  Built only into the kernel (hosts use libc).
+ * loops are easy to trust.  The <string.h> routines are the kernel's own; a
+ * host program (HOST_TEST) keeps libc's and builds only the str_* helpers
+ * at the end, which libc does not have.
  */
 #include "string.h"
+
+#ifndef HOST_TEST
 
 void *memcpy(void *dst, const void *src, size_t n)
 {
@@ -95,4 +99,38 @@ char *strchr(const char *s, int c)
 		if (!*s)
 			return NULL;
 	}
+}
+
+char *strstr(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *s; s++)
+		if (strncmp(s, needle, n) == 0)
+			return (char *)s;
+	return n ? NULL : (char *)s;
+}
+#endif /* HOST_TEST */
+
+bool str_starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+void str_copy(char *dst, size_t size, const char *s)
+{
+	size_t n = strnlen(s, size - 1);
+
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+uint64_t str_decimal(const char *s, bool *ok)
+{
+	uint64_t v = 0;
+
+	*ok = *s >= '0' && *s <= '9';
+	for (; *s >= '0' && *s <= '9'; s++)
+		v = v * 10 + (uint64_t)(*s - '0');
+	return v;
 }

@@ -15,6 +15,8 @@ of the native program that runs the same benchmarks on the host's cores
     OUTDIR/scaling.png    operations per second against CPUs, one line per
                           implementation (gnuplot, tools/bench_scaling.gp)
     OUTDIR/scaling.dat    the plotted data
+    OUTDIR/c2c.png        with c2c lines: the one-way latency heatmap
+                          (bench_c2c.py, tools/bench_c2c.gp), c2c.dat its matrix
 
 With --against, LOG2 is the other kind of log (a guest's beside a native
 one): the report adds a table setting every benchmark and implementation
@@ -39,6 +41,9 @@ import shutil
 import subprocess
 import sys
 
+import kernel_log
+from bench_c2c import section_c2c, write_heatmap
+from bench_curve import plan_bounds, section_curves
 from bench_goals import judge
 from bench_log import InputError, SCALING_BENCHES, accelerator, benches, host_info, \
     is_native, judged_emulated, parse_log, scaling_grid, table
@@ -46,7 +51,7 @@ from bench_sections import environment_warnings, hardware_statement, quality_war
     section_side_by_side, sections
 
 
-def build_report(env, result, results, notes, host, against=None):
+def build_report(env, result, results, notes, host, against=None, bounds=None):
     label, _ = accelerator(env)
     emulated = judged_emulated(env, results)
     native = is_native(env)
@@ -93,6 +98,9 @@ def build_report(env, result, results, notes, host, against=None):
                        for g in info])]
     for section in sections(results):
         parts += ["", section]
+    for extra in (section_c2c(env, results, emulated), section_curves(results, bounds)):
+        if extra:
+            parts += ["", extra]
     if against:
         parts += ["", section_side_by_side((env, results), against)]
     parts += ["", "![operations per second against CPUs](scaling.png)", ""]
@@ -156,11 +164,15 @@ def main(argv=None):
             other_env, _, other_results, _ = parse_log(args.against)
             against = (other_env, other_results)
         os.makedirs(args.outdir, exist_ok=True)
+        bounds = plan_bounds(kernel_log.read(args.log)[0])
         report, judged = build_report(env, result, results, notes, host_info(args.host_cpus),
-                                      against)
+                                      against, bounds)
         with open(os.path.join(args.outdir, "report.md"), "w") as f:
             f.write(report)
         write_plot(results, args.outdir)
+        problem = write_heatmap(results, args.outdir)
+        if problem:
+            raise InputError(problem)
     except InputError as e:
         print(f"bench_report: {e}", file=sys.stderr)
         return 1

@@ -11,6 +11,7 @@ appended there.
 
 import re
 
+from bench_pathwalk import section_pathwalk
 from bench_log import (INSN_ORDER, LOCK_KINDS, NATIVE_XADD_MAX_NS, OP_ORDER,
                        accelerator, base_label, cas_loop_limits, fallback_fraction, fmt_overlap,
                        benches, fmt_pct, fmt_rate, fmt_ratio, impl_key, is_native, judged_emulated,
@@ -330,7 +331,7 @@ def section_side_by_side(mine, other):
 
 
 # Sections across benchmarks, after the per-benchmark ones, in this order.
-EXTRA_SECTIONS = [section_lock_kinds]
+EXTRA_SECTIONS = [section_lock_kinds, section_pathwalk]
 
 
 def sections(results):
@@ -341,6 +342,8 @@ def sections(results):
             out.append(section_uncontended(results))
         elif bench == "retry-table":
             out.append(section_retry(results))
+        elif bench == "c2c":
+            continue  # bench_c2c.section_c2c, which needs the ENV line
         else:
             out.append(section_scaling(results, bench, BLURBS.get(bench, "")))
     out += [extra(results) for extra in EXTRA_SECTIONS]

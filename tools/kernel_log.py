@@ -12,6 +12,9 @@ screendump, trace_parse, trace_cost and the benchmark report.  It gives
     verdict(LINES)              the final verdict word ("pass", "fail"), or None
     parse(PATH)                 the KTAP tree: suites, tests, crashes, problems
 
+The `# TRACE` lines are no JSON but a compact record of their own; trace_parse.py
+reads them from the lines this module gives.
+
 Why one tolerant reader: the serial line is the transport, and a log can be
 cut (a crash, a timeout), hold NUL bytes or bytes that are not UTF-8, run two
 lines together, or carry a line of garbage.  Each such defect is a problem

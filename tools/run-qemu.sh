@@ -30,7 +30,9 @@ die() { echo "run-qemu: $*" >&2; exit 3; }
 # MACHINE may carry QEMU machine options after the type: q35,pit=off,hpet=off.
 case "${MACHINE%%,*}" in q35|pc) ;; *) die "MACHINE=$MACHINE: expected q35 or pc, optionally with ,OPTION=VALUE..." ;; esac
 case "$FIRMWARE" in bios|uefi) ;; *) die "FIRMWARE=$FIRMWARE: expected bios or uefi" ;; esac
-[[ "$SMP" =~ ^[0-9]+$ ]] && [ "$SMP" -ge 1 ] || die "SMP=$SMP: expected a CPU count >= 1"
+# SMP may carry QEMU's topology after the count: 8,sockets=2,cores=2,threads=2.
+[[ "$SMP" =~ ^[0-9]+(,(sockets|dies|cores|threads)=[0-9]+)*$ ]] && [ "${SMP%%,*}" -ge 1 ] ||
+    die "SMP=$SMP: expected a CPU count >= 1, optionally followed by ,sockets=N ,dies=N ,cores=N ,threads=N"
 [[ "$TIMEOUT" =~ ^[0-9]+$ ]] || die "TIMEOUT=$TIMEOUT: expected seconds"
 
 kvm_usable() {

@@ -12,6 +12,10 @@
 # the last line "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
+# Every tool the checks need, before anything runs: a missing one is named here, with
+# `make deps`, not found as one failed check deep in the run.
+tools/deps.sh check || exit 2
+make -s all || { echo "the build failed: no checks run"; exit 1; }
 LOGDIR=build/test
 mkdir -p "$LOGDIR"
 rm -f "$LOGDIR"/*.check "$LOGDIR/checks.list" "$LOGDIR/junit.xml"
@@ -85,6 +89,10 @@ check lock-rules make -s lock-rules
 check lock-rules-planted tests/lock_rules/run.sh
 # Every command-line word documented once, in docs/interface.md, and parsed as documented.
 check cmdline-documented-once tools/cmdline_doc_check.py
+# Every Makefile recipe at most 3 lines (pipelines are scripts in tools/), every target in make help.
+check makefile-short tools/makefile_check.py
+# README's layout tables name every top-level folder and every lib/ file.
+check readme-layout tools/readme_check.py
 while read -r name expect cmd; do
     [ -n "$name" ] || continue
     if [ "$expect" = pass ]; then
@@ -104,10 +112,13 @@ fi
 # The one serial-log reader on damaged logs, and every tool that reads a log on them.
 check kernel-log-tool python3 tools/tests/test_kernel_log.py
 check bench-report-tool python3 tools/tests/test_bench_report.py
+check bench-c2c-tool python3 tools/tests/test_bench_c2c.py
 # The trace judge and converter on made-up traces: each violation alone, damaged input.
 check trace-tools python3 tools/tests/test_trace_tools.py
 # The trace-cost tool's reading and statistics on made-up runs, damaged ones included.
 check trace-cost-tool python3 tools/tests/test_trace_cost.py
+# The lockdep report decoder on a planted ABBA of the host checker, against its debug info.
+check lockdep-decode-tool python3 tools/tests/test_lockdep_decode.py
 # The benchmarks on the host's cores (make bench-native), short: they must build without
 # kernel headers and pass their own checks; the figures are not judged here.
 # Its report (tables and plot) is kept with the logs, for the CI summary and artifact.
@@ -117,6 +128,17 @@ check bench-native sh -c 'make -s build/bench-native/bench_native && \
     build/bench-native/bench_native run=bench quick > "$0" && tools/ktap_check.py "$0" && \
     python3 tools/bench_report.py "$0" "$1"' \
     "$LOGDIR/bench-native.serial" "$LOGDIR/bench-native"
+# bench_native's options: --help exits 0, an unknown one 2 before running anything, and
+# --plan on the written 256-CPU fixture tree plans at most 24 counts and an estimate.
+check bench-native-plan sh -c 'make -s build/bench-native/bench_native && \
+    make -s -C tests/host ../../build/host/plain/test_topology && \
+    build/bench-native/bench_native --help | grep -q "^usage: bench_native" && \
+    { build/bench-native/bench_native --bogus run=bench; [ $? = 2 ]; } && \
+    d=$(mktemp -d) && trap "rm -rf $d" EXIT && build/host/plain/test_topology --write big-256 "$d" && \
+    build/bench-native/bench_native --plan --sysfs="$d" --cpus=256 > "$0" && \
+    grep -Eq "^# plan: ([1-9]|1[0-9]|2[0-4]) points per sweeping benchmark:" "$0" && \
+    grep -Eq "^# plan: [0-9]+ benchmarks, estimated [0-9]+ s" "$0" && ! grep -q "# BENCH" "$0"' \
+    "$LOGDIR/bench-native-plan.out"
 # The trace hooks' cost step of make bench-native, quick (about a second): three builds by
 # turns, its table and goal line present and its ratios numbers; the figures are not judged.
 check trace-cost sh -c 'make -s build/bench-native/bench_native \
@@ -174,29 +196,49 @@ for machine in q35,pit=off q35,pit=off,hpet=off; do
     check "$name-tsc" tools/tsc_check.py "$LOGDIR/tcg-smp2.serial" "$LOGDIR/$name.serial"
 done
 boot uefi-smp2-quick ACCEL=tcg SMP=2 FIRMWARE=uefi CMDLINE="quick"
-boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe trace=sometimes trace.events=5"
+boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe trace=sometimes trace.events=5 lockdep=maybe fs.walk=fast selftest.stall=1:3000:nowhere selftest.stall=1:60001 selftest.stall=5:100 bench.cpus=0,4 bench.place=far"
 check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
 check bad-pv-reported grep -q "cmdline: 'spinlock.pv=maybe': expected auto, on or off; keeping the default" "$LOGDIR/bad-cmdline.serial"
+check bad-lockdep-reported sh -c 'grep -q "cmdline: .lockdep=maybe.: expected on or off; keeping the default" "$0" && grep -q "lock-order checking on (lockdep=on)" "$0"' "$LOGDIR/bad-cmdline.serial"
+check bad-fs-walk-reported sh -c 'grep -q "cmdline: .fs.walk=fast.: expected rcu or ref; keeping the default" "$0" && grep -q "\"fs_walk\":\"rcu\"" "$0"' "$LOGDIR/bad-cmdline.serial"
+check bad-bench-words-reported sh -c 'grep -q "^cmdline: .bench.cpus=0,4.: expected geo, all, or a comma list" "$0" &&
+    grep -q "^cmdline: .bench.place=far.: expected cores, compact or spread" "$0"' "$LOGDIR/bad-cmdline.serial"
 # Every spinlock (the lockrefs', the fs's, the kernel's own) as the queued spinlock, short.
 boot tcg-smp2-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=tests quick spinlock.kind=qspinlock spinlock.kind=mcs spinlock.pv=on"
 check qspinlock-reported grep -q "spinlock: kind qspinlock (spinlock.kind=qspinlock)" "$LOGDIR/tcg-smp2-qspinlock.serial"
 check bad-kind-reported grep -q "cmdline: 'spinlock.kind=mcs': expected ticket or qspinlock; keeping the default" "$LOGDIR/tcg-smp2-qspinlock.serial"
 check pv-on-qspinlock-reported grep -q "spinlock: paravirtual (spin, then halt until kicked) on (spinlock.pv=on)" "$LOGDIR/tcg-smp2-qspinlock.serial"
-# Its qspinlock torture traced: the queue order judged on 3 CPUs queueing, and the
-# paravirtual queue's halts (pv auto: on under TCG) each ended by a kick or the time bound.
-boot tcg-smp4-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=qspinlock trace=all trace.test=qspinlock_torture"
+# ... and the fs suite with the ref-walk (fs.walk=ref; every other boot walks RCU-walk); its
+# qspinlock torture traced: the queue order judged on 3 CPUs queueing, and the paravirtual
+# queue's halts (pv auto: on under TCG) each ended by a kick or the time bound.
+boot tcg-smp4-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=qspinlock fs.walk=ref trace=all trace.test=qspinlock_torture"
+check fs-walk-ref-reported sh -c 'grep -q "^fs: path walk ref (fs.walk=ref)" "$0" && grep -q "\"fs_walk\":\"ref\"" "$0"' "$LOGDIR/tcg-smp4-qspinlock.serial"
 check tcg-smp4-qspinlock-queue-judged sh -c 'tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq " [1-9][0-9]* queued acquisitions judged" "$0.check" && grep -Eq "; [1-9][0-9]* on a qspinlock\)" "$0.check" && grep -Eq "qspinlock: deepest queue: [3-9]" "$0"' "$LOGDIR/tcg-smp4-qspinlock.serial"
 boot tcg-smp16-qspinlock ACCEL=tcg SMP=16 CMDLINE="run=fs quick spinlock.kind=qspinlock"
 check bad-trace-reported sh -c 'grep -q "cmdline: .trace=sometimes.: expected off, all, or a comma list" "$0" && grep -q "cmdline: .trace.events=5.: expected events per CPU from 16 to 65536" "$0" && ! grep -q "# TRACE" "$0"' "$LOGDIR/bad-cmdline.serial"
 # Oversubscribed: many more vCPUs than host cores (the paravirtual lock and
 # progress-based barrier timeouts are what let these finish).
 boot tcg-smp16-boot ACCEL=tcg SMP=16 CMDLINE="run=boot"
+# The CPU topology QEMU was told, read back from CPUID on every CPU (lib/topology_cpuid.c):
+# leaf 0xB without a cache leaf (TCG's max CPU is AuthenticAMD), then leaf 0xB with leaf 4's L3.
+boot topo-smp8-2s2c2t ACCEL=tcg SMP=8,sockets=2,cores=2,threads=2 CMDLINE="run=boot quick"
+check topo-smp8-2s2c2t-env sh -c 'grep -q "\"packages\":2,\"cores_per_package\":2,\"threads_per_core\":2,\"llc_groups\":2,\"topology_source\":\"cpuid 0xb\"" "$0" &&
+    grep -q "\"llc_cpus\":\[\"0-3\",\"4-7\"\]}" "$0"' "$LOGDIR/topo-smp8-2s2c2t.serial"
+boot topo-smp12-3s4c ACCEL=tcg SMP=12,sockets=3,cores=4 CPU=max,vendor=GenuineIntel CMDLINE="run=boot quick"
+check topo-smp12-3s4c-env sh -c 'grep -q "^topology: cpuid 0xb: smt shift 0, package shift 2; cache leaf 4: L3 shared by 4 ids" "$0" &&
+    grep -q "\"packages\":3,\"cores_per_package\":4,\"threads_per_core\":1,\"llc_groups\":3,\"topology_source\":\"cpuid 0xb\"" "$0" &&
+    grep -q "\"llc_cpus\":\[\"0-3\",\"4-7\",\"8-11\"\]}" "$0"' "$LOGDIR/topo-smp12-3s4c.serial"
 boot tcg-smp64-tests-quick ACCEL=tcg SMP=64 MEM=2G CMDLINE="run=tests quick"
 boot tcg-smp255-boot ACCEL=tcg SMP=255 MEM=4G CMDLINE="run=boot"
 # CPUID's hypervisor bit hidden: the debug-exit device is probed, not inferred, so
 # run-qemu.sh still sees the verdict (status 33), and the hypervisor is "none".
-boot tcg-no-hv-bit ACCEL=tcg SMP=2 CPU=max,-hypervisor CMDLINE="run=boot"
+# Also the lockdep suite: planted lock-order mistakes, each reported (docs/lockdep.md); the
+# ABBA's four acquisitions must decode to test_lockdep.c lines, and no address to nothing.
+boot tcg-no-hv-bit ACCEL=tcg SMP=2 CPU=max,-hypervisor CMDLINE="run=boot,lockdep"
 check no-hv-bit-named grep -q '"hypervisor":"none"' "$LOGDIR/tcg-no-hv-bit.serial"
+check lockdep-planted-decoded sh -c 'tools/lockdep_decode.py build/kernel.elf "$0" > "$0.decoded" &&
+    [ "$(grep -c "at 0x[0-9a-f]* (abba_two_cpus test_lockdep.c:[0-9]*).* at 0x[0-9a-f]* (abba_two_cpus test_lockdep.c:[0-9]*)" "$0.decoded")" = 2 ] &&
+    ! grep "lockdep:.*??" "$0.decoded"' "$LOGDIR/tcg-no-hv-bit.serial"
 # A CPU without long mode: boot/entry.asm says so and ends QEMU through debug-exit
 # with the failure value (run-qemu.sh status 1, QEMU's 35), not by a timeout.
 check no-long-mode env ACCEL=tcg SMP=1 CPU=max,-lm TIMEOUT=120 sh -c \
@@ -235,6 +277,11 @@ for bug in skip-head early-handoff plain-tail; do
         --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold|lost-waiter) broken"
 done
 check busted-qspinlock-skip-head-trace sh -c '! tools/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -Eq "FAIL (queue order|overlap): lock torture:spinlock" "$0.check"' "$LOGDIR/busted-qspinlock-skip-head.serial"
+# A planted ABBA that can really deadlock: the lock-order checker must report it (and panic,
+# lockdep.panic=on) before the spinlock's 20-second "deadlock?" panic could come.
+boot busted-abba ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=abba lockdep.panic=on quick" -- \
+    --expect-fail "PANIC: .*lockdep: possible deadlock"
+check busted-abba-before-timeout sh -c '! grep -q "deadlock?" "$0"' "$LOGDIR/busted-abba.serial"
 # The trace, a second judge that trusts no counter, must catch both on its own (docs/tracing.md):
 # the busted lock's overlapping holds, or (when TCG ran the two vCPUs in turns over the span
 # both rings still hold) the one ticket it grants again and again.
@@ -248,7 +295,7 @@ check traced-lockref-converted sh -c 'tools/trace_convert.py "$0" "$1" && tools/
 # The timeline's window shows what the trace is for: a fallback to the lock, a pv sleep and its kick.
 check traced-lockref-window grep -Eq "trace_convert: window .* shows: fallbacks=[1-9][0-9]* sleeps=[1-9][0-9]* kicked_sleeps=[1-9]" "$LOGDIR/traced-lockref-converted.log"
 # The queued spinlock traced under every lock: overlap, lockless-in-hold and queue order judged.
-boot traced-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=lockref quick spinlock.kind=qspinlock trace=all"
+boot traced-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=lockref quick spinlock.kind=qspinlock trace=all trace.events=65536"
 check traced-qspinlock-judged sh -c 'tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq "of a qspinlock.* [1-9][0-9]* queued acquisitions judged" "$0.check"' "$LOGDIR/traced-qspinlock.serial"
 boot traced-spinlock-pv ACCEL=tcg SMP=2 CMDLINE="run=spinlock quick trace=all spinlock.pv=on"
 check traced-spinlock-judged tools/trace_check.py "$LOGDIR/traced-spinlock-pv.serial"
@@ -264,6 +311,31 @@ check panic-leaves-trace sh -c 'sed -n "/^PANIC: CPU 0/,\$p" "$0" | grep -q "^# 
 check selftest-fault-is-crashed-test sh -c 'python3 tools/ktap_junit.py --run "$0" --status 1 \
     -o "$1" && grep -q "type=\"crashed\"" "$1"' "$LOGDIR/selftest-fault-gp.serial" \
     "$LOGDIR/selftest-fault-gp.junit.xml"
+# The runner's failure paths, on purpose (selftest.stall=): a CPU held past the fs torture's
+# start barrier is named in its own report (not CPU 0's) and the fs still audits and tears
+# down clean, the trace judged too; a CPU held past a test's deadline fails that test with
+# one "late" line, comes back, and every later test passes.
+boot stall-fs-start ACCEL=tcg SMP=2 CMDLINE="run=fs quick selftest.stall=1:12000:fs-start trace=all trace.test=torture" -- \
+    --expect-fail "^  # FAIL cpu 1: cpu 1: not every CPU came to the start"
+check stall-fs-start-clean sh -c '[ "$(grep -c "^  # FAIL" "$0")" = 2 ] && \
+    grep -q "^  # FAIL cpu 0: cpu 0: not every CPU came to the start" "$0" && \
+    grep -q "^  # audit with 0 held: 1 nodes" "$0" && \
+    ! sed -n "/^  ok 1 rules/,/^  not ok 2 torture/p" "$0" | grep -q "fs audit\|not destroyed\|PANIC" && \
+    tools/trace_check.py "$0"' "$LOGDIR/stall-fs-start.serial"
+boot stall-deadline ACCEL=tcg SMP=2 CMDLINE="run=boot quick selftest.stall=1:3000:deadline lockref.retries=5000 lockref.policy=v7" -- \
+    --expect-fail "^  # late: cpu 1, [0-9]+ ms after test 'cpus_online_long_mode_own_stack_gs' ended"
+check stall-deadline-next-untouched sh -c 'grep -q "^  not ok 1 cpus_online" "$0" && \
+    n=$(sed -n "s/^  1\.\.//p" "$0") && [ "$(grep -c "^  ok [0-9]* " "$0")" = $((n - 1)) ]' \
+    "$LOGDIR/stall-deadline.serial"
+# On the same boot: lockref.retries= past the library's limit is refused by the parser alone
+# (one cmdline: line), and lockref.policy=v7 beside it still applies: the log and # ENV say v7.
+check retries-limit-one-line sh -c '[ "$(grep -c "^cmdline:" "$0")" = 1 ] && \
+    grep -q "^cmdline: .lockref.retries=5000.: expected a count from 1 to 1000" "$0" && \
+    grep -q "^lockref: policy v7, 4 lockless attempts" "$0" && \
+    grep -q "^# ENV .*\"lockref_policy\":\"v7\"" "$0"' "$LOGDIR/stall-deadline.serial"
+check bad-stall-reported sh -c 'for w in "1:3000:nowhere.: expected CPU:MS" "1:60001.: expected CPU:MS" \
+    "5:100:start.: expected a CPU from 1 to 1"; do grep -q "^cmdline: .selftest.stall=$w" "$0" || exit 1; done' \
+    "$LOGDIR/bad-cmdline.serial"
 if [ -d /sys/module/kvm_pvm ]; then
     # PVM emulates what VMX would run: a boot takes minutes and shows nothing TCG does not.
     echo "SKIP kvm-smp2: /dev/kvm is PVM, not hardware virtualization"

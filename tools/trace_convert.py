@@ -385,6 +385,7 @@ set logscale y
 set xlabel 'duration (ns, power-of-two bins)'
 set ylabel 'count'
 set title 'wait and hold times per lock kind'
+{'' if series else 'set xrange [1:2]; set yrange [1:2]  # nothing to scale to'}
 plot {', '.join(hplots)}
 unset multiplot
 """

@@ -7,7 +7,9 @@
  */
 #include "errno.h"
 #include "fs.h"
+#include "fs_impl.h"
 #include "fs_suite_impl.h"
+#include "rcu.h"
 #include "string.h"
 
 static void case_lookup_empty(struct fs_tc *tc)
@@ -224,6 +226,58 @@ static void case_remove_ok(struct fs_tc *tc)
 	CHECK(tc, tc_nodes(tc) == 1);
 }
 
+/*
+ * A walk whose every check fails still ends, with the right answer: with a
+ * rename seen in flight (the rename sequence odd, as between a rename's two
+ * increments) no RCU-walk miss is trusted, so after FS_WALK_RCU_TRIES failed
+ * tries the lookup walks with references, which settles the miss under the
+ * directory's lock.  A walk that meets no miss is not held up at all.
+ */
+static void case_walk_restarts_bounded(struct fs_tc *tc)
+{
+	struct fs *fs = tc->fs;
+	bool rcu = fs->walk == FS_WALK_RCU;
+	uint32_t seq = fs->rename_seq;
+	struct fs_stats before, after;
+
+	fs_stats(fs, &before);
+	/* Nothing else runs: the rules of rename_lock need not be kept for this. */
+	fs->rename_seq = seq | 1;
+	CHECK_FAILS(tc, fs_stat(fs, "/d/sub/missing", &(struct fs_stat){0}), -FS_ENOENT);
+	CHECK(tc, tc_ino(tc, "/d/sub/g") != 0);
+	fs->rename_seq = seq;
+	fs_stats(fs, &after);
+	CHECK(tc, after.walk_restarts - before.walk_restarts == (rcu ? FS_WALK_RCU_TRIES : 0));
+	CHECK(tc, after.walk_fallbacks - before.walk_fallbacks == (rcu ? 1 : 0));
+	CHECK(tc, after.lookup_locked - before.lookup_locked == 1);
+}
+
+/*
+ * stat's put is lockless even when it is the last (fs_put_rcu, Linux's
+ * fast_dput): a node still in the tree stays cached at count 0, and a node
+ * removed while held dies at that put, exactly once, as at a locked one.
+ */
+static void case_last_put_lockless(struct fs_tc *tc)
+{
+	struct fs *fs = tc->fs;
+	unsigned nodes = tc_nodes(tc);
+	struct fs_node *n = NULL;
+
+	CHECK_ERR(tc, fs_lookup(fs, "/d/f", &n), 0);
+	fs_rcu_read_lock(&fs->rcu);
+	fs_put_rcu(fs, n);
+	fs_rcu_read_unlock(&fs->rcu);
+	CHECK(tc, tc_ino(tc, "/d/f") != 0 && tc_nodes(tc) == nodes);
+	CHECK_ERR(tc, fs_lookup(fs, "/x", &n), 0);
+	CHECK_ERR(tc, fs_unlink(fs, "/x"), 0);
+	/* Held, so the unlink only detached it: this put is its last. */
+	CHECK(tc, tc_nodes(tc) == nodes);
+	fs_rcu_read_lock(&fs->rcu);
+	fs_put_rcu(fs, n);
+	fs_rcu_read_unlock(&fs->rcu);
+	CHECK(tc, tc_nodes(tc) == nodes - 1);
+}
+
 const struct tc_case tc_cases_paths[] = {
     {"lookup_empty_path", case_lookup_empty},
     {"null_arguments", case_null_arguments},
@@ -240,6 +294,8 @@ const struct tc_case tc_cases_paths[] = {
     {"rmdir_errors", case_rmdir_errors},
     {"last_name_length_order", case_last_name_length_order},
     {"remove_ok", case_remove_ok},
+    {"walk_restarts_bounded", case_walk_restarts_bounded},
+    {"last_put_lockless", case_last_put_lockless},
 };
 
 const unsigned tc_ncases_paths = sizeof(tc_cases_paths) / sizeof(tc_cases_paths[0]);

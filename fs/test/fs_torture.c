@@ -27,6 +27,7 @@
  */
 #include <stdarg.h>
 
+#include "atomic.h"
 #include "barrier.h"
 #include "errno.h"
 #include "fs.h"
@@ -53,7 +54,7 @@
 /* The clock is read once per this many operations. */
 #define TORTURE_CLOCK_EVERY 16
 /* How long the start barrier waits with no CPU arriving (it counts from the latest arrival). */
-#define TORTURE_START_NS (30ull * 1000 * 1000 * 1000)
+#define TORTURE_START_NS (10ull * 1000 * 1000 * 1000)
 /*
  * A grace period waits for every CPU to pass a quiescent state; with more
  * virtual CPUs than host cores each one may wait its turn for a core, so
@@ -157,8 +158,8 @@ static void torture_fail(struct fs_torture *t, const char *fmt, ...)
 {
 	char line[256];
 
-	__atomic_store_n(&t->failed, true, __ATOMIC_RELAXED);
-	if (__atomic_fetch_add(&t->fail_lines, 1, __ATOMIC_RELAXED) >= TORTURE_FAIL_LINES)
+	atomic_store8((uint8_t *)&t->failed, 1);
+	if (atomic_xadd32(&t->fail_lines, 1) >= TORTURE_FAIL_LINES)
 		return;
 	KSNPRINTF_ARGS(line, fmt);
 	t->r->fail(t->r->arg, line);
@@ -259,10 +260,10 @@ static struct torture_obj *torture_obj_new(struct fs_torture *t)
 		torture_fail(t, "rcu: no memory for an object");
 		return NULL;
 	}
-	o->seq = __atomic_add_fetch(&t->obj_seq, 1, __ATOMIC_RELAXED);
+	o->seq = atomic_xadd64(&t->obj_seq, 1) + 1;
 	o->check = ~o->seq;
 	o->magic = TORTURE_OBJ_MAGIC;
-	__atomic_fetch_add(&t->obj_allocs, 1, __ATOMIC_RELAXED);
+	atomic_xadd64(&t->obj_allocs, 1);
 	return o;
 }
 
@@ -274,7 +275,7 @@ static void torture_obj_free(struct fs_rcu_head *head, void *owner)
 	    (struct torture_obj *)((char *)head - __builtin_offsetof(struct torture_obj, head));
 
 	memset(o, FS_POISON_BYTE, sizeof(*o));
-	__atomic_fetch_add(&t->obj_frees, 1, __ATOMIC_RELAXED);
+	atomic_xadd64(&t->obj_frees, 1);
 	platform_free(o, sizeof(*o));
 }
 
@@ -287,9 +288,9 @@ static void torture_rcu_read(struct fs_torture *t, struct torture_cpu *c)
 	fs_rcu_read_lock(t->rcu);
 	o = fs_rcu_deref(t->objs[k]);
 	for (unsigned i = 0; i < TORTURE_RCU_READS; i++) {
-		uint64_t magic = __atomic_load_n(&o->magic, __ATOMIC_RELAXED);
-		uint64_t seq = __atomic_load_n(&o->seq, __ATOMIC_RELAXED);
-		uint64_t check = __atomic_load_n(&o->check, __ATOMIC_RELAXED);
+		uint64_t magic = atomic_load64_relaxed(&o->magic);
+		uint64_t seq = atomic_load64_relaxed(&o->seq);
+		uint64_t check = atomic_load64_relaxed(&o->check);
 
 		if (magic != TORTURE_OBJ_MAGIC || check != ~seq) {
 			torture_fail(t, "rcu: a reader saw object %u freed under it (magic %llx)",
@@ -308,7 +309,7 @@ static void torture_rcu_replace(struct fs_torture *t, struct torture_cpu *c)
 
 	if (!o)
 		return;
-	old = __atomic_exchange_n(&t->objs[k], o, __ATOMIC_ACQ_REL);
+	old = atomic_xchg_ptr(&t->objs[k], o);
 	fs_rcu_retire(t->rcu, &old->head, torture_obj_free);
 }
 
@@ -450,7 +451,7 @@ void fs_torture_run(struct fs_torture *t, unsigned cpu)
 		int err;
 
 		if (i % TORTURE_CLOCK_EVERY == 0 &&
-		    (platform_now_ns() >= end || __atomic_load_n(&t->failed, __ATOMIC_RELAXED)))
+		    (platform_now_ns() >= end || atomic_load8_relaxed((const uint8_t *)&t->failed)))
 			break;
 		op = torture_pick(&c->rng);
 		err = torture_op(t, c, op);
@@ -578,6 +579,9 @@ bool fs_torture_finish(struct fs_torture *t)
 		     (unsigned long long)st.lookup_retries, (unsigned long long)st.lookup_locked,
 		     (unsigned long long)st.parent_locked, (unsigned long long)st.grace_periods,
 		     (unsigned long long)st.frees);
+	torture_diag(t, "walk %s: %llu RCU-walk restarts, %llu walks done with references after %d",
+		     fs_walk_name(fs_walk_default()), (unsigned long long)st.walk_restarts,
+		     (unsigned long long)st.walk_fallbacks, FS_WALK_RCU_TRIES);
 	torture_teardown(t);
 	if (fs_synchronize(t->fs) != 0)
 		torture_fail(t, "teardown: no grace period");

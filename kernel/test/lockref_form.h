@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "atomic.h"
 #include "lockref.h"
 #include "lockref16.h"
 #include "spinlock.h"
@@ -65,25 +66,19 @@ struct lockref_form {
 static inline int64_t lockref_form_busted_move(void *count, size_t width, int64_t min,
 					       int64_t delta)
 {
-	int64_t seen;
-
 	if (width == sizeof(int64_t)) {
-		int64_t *c = count;
+		uint64_t *c = count, seen = atomic_load64_relaxed(c);
 
-		seen = __atomic_load_n(c, __ATOMIC_RELAXED);
-		while (seen >= min &&
-		       !__atomic_compare_exchange_n(c, &seen, seen + delta, false, __ATOMIC_SEQ_CST,
-						    __ATOMIC_RELAXED))
+		while ((int64_t)seen >= min &&
+		       !atomic_cmpxchg64_q(c, &seen, seen + (uint64_t)delta))
 			;
-		return seen;
+		return (int64_t)seen;
 	}
-	int32_t *c32 = count, seen32 = __atomic_load_n(c32, __ATOMIC_RELAXED);
+	uint32_t *c32 = count, seen32 = atomic_load32_relaxed(c32);
 
-	while (seen32 >= min &&
-	       !__atomic_compare_exchange_n(c32, &seen32, seen32 + (int32_t)delta, false,
-					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+	while ((int32_t)seen32 >= min && !atomic_cmpxchg32(c32, &seen32, seen32 + (uint32_t)delta))
 		;
-	return seen32;
+	return (int32_t)seen32;
 }
 
 /*
@@ -118,20 +113,22 @@ static inline int64_t lockref_form_busted_move(void *count, size_t width, int64_
 	{                                                                                          \
 		return p ? fn##_put_return_p(r, p) : fn##_put_return(r);                           \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT bool fn##_f_put_or_lock(void *r,                           \
-								const struct lockref_policy *p)    \
+	static inline LOCK_RULES_EXEMPT("called through pointers") bool fn##_f_put_or_lock(        \
+	    void *r, const struct lockref_policy *p)                                               \
 	{                                                                                          \
 		return p ? fn##_put_or_lock_p(r, p) : fn##_put_or_lock(r);                         \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT int64_t fn##_f_get_locked(void *r)                         \
+	static inline LOCK_RULES_EXEMPT("called through pointers")                                 \
+	    int64_t fn##_f_get_locked(void *r)                                                     \
 	{                                                                                          \
 		return fn##_get_locked(r);                                                         \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT int64_t fn##_f_put_locked(void *r)                         \
+	static inline LOCK_RULES_EXEMPT("called through pointers")                                 \
+	    int64_t fn##_f_put_locked(void *r)                                                     \
 	{                                                                                          \
 		return fn##_put_locked(r);                                                         \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT void fn##_f_mark_dead(void *r)                             \
+	static inline LOCK_RULES_EXEMPT("called through pointers") void fn##_f_mark_dead(void *r)  \
 	{                                                                                          \
 		fn##_mark_dead(r);                                                                 \
 	}                                                                                          \
@@ -143,11 +140,11 @@ static inline int64_t lockref_form_busted_move(void *count, size_t width, int64_
 	{                                                                                          \
 		return fn##_count(r);                                                              \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT void fn##_f_lock(void *r)                                  \
+	static inline LOCK_RULES_EXEMPT("called through pointers") void fn##_f_lock(void *r)       \
 	{                                                                                          \
 		fn##_lock(r);                                                                      \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT void fn##_f_unlock(void *r)                                \
+	static inline LOCK_RULES_EXEMPT("called through pointers") void fn##_f_unlock(void *r)     \
 	{                                                                                          \
 		fn##_unlock(r);                                                                    \
 	}                                                                                          \
@@ -192,8 +189,8 @@ static inline int64_t lockref_form_busted_move(void *count, size_t width, int64_
 		(void)p;                                                                           \
 		return seen >= 1 ? seen - 1 : -1;                                                  \
 	}                                                                                          \
-	static inline LOCK_RULES_EXEMPT bool fn##_busted_put_or_lock(                              \
-	    void *r, const struct lockref_policy *p)                                               \
+	static inline LOCK_RULES_EXEMPT("a negative control: ignores the lock") bool               \
+	    fn##_busted_put_or_lock(void *r, const struct lockref_policy *p)                       \
 	{                                                                                          \
 		(void)p;                                                                           \
 		if (fn##_busted_move(r, 2, -1) >= 2)                                               \

@@ -7,10 +7,12 @@
  * spinlock arms its sleeping with them), the TSC monotonic on each CPU and
  * in step across them, and the exception path working.
  */
+#include "atomic.h"
 #include "apic.h"
 #include "cmdline.h"
 #include "cpu.h"
 #include "fence.h"
+#include "heap.h"
 #include "ktest.h"
 #include "percpu.h"
 #include "fault_inject.h"
@@ -114,13 +116,13 @@ static void fence_round(struct ktest_ctx *t)
 	uint64_t start;
 
 	for (unsigned i = 1; i < n; i++)
-		before[i] = __atomic_load_n(&cpus[i].fence_answered, __ATOMIC_ACQUIRE);
+		before[i] = atomic_load64(&cpus[i].fence_answered);
 	start = tsc_now();
 	fence_others();
 	ktest_diag(t, "fence NMIs: a round to %u other CPU(s) took %llu us", n - 1,
 		   (unsigned long long)(tsc_to_ns(tsc_now() - start) / 1000));
 	for (unsigned i = 1; i < n; i++) {
-		uint64_t now = __atomic_load_n(&cpus[i].fence_answered, __ATOMIC_ACQUIRE);
+		uint64_t now = atomic_load64(&cpus[i].fence_answered);
 
 		if (now != before[i] + 1)
 			ktest_fail(t,
@@ -182,3 +184,25 @@ static void exception_recovery(struct ktest_ctx *t)
 		ktest_fail(t, "ud2 raised vector %d, expected 6 (#UD)", v);
 }
 KTEST(boot, "exception_path_recoverable_ud", exception_recovery, 0);
+
+/*
+ * Sizes whose rounding up to whole pages wraps past SIZE_MAX: refused.  The
+ * rounding once wrapped to 0, and heap_alloc handed out a live pointer and
+ * cleared SIZE_MAX bytes from it.
+ */
+static void heap_refuses_wrapping_sizes(struct ktest_ctx *t)
+{
+	const size_t sizes[] = {SIZE_MAX, SIZE_MAX - 100, SIZE_MAX - 4094};
+	void *p;
+
+	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		p = heap_alloc(sizes[i], 8);
+		if (p)
+			ktest_fail(t, "heap_alloc(%#zx) gave %p, expected NULL", sizes[i], p);
+	}
+	p = heap_alloc(3 * 4096 + 1, 8); /* the large path still works */
+	if (!p)
+		ktest_fail(t, "heap_alloc(%u) failed", 3 * 4096 + 1);
+	heap_free(p, 3 * 4096 + 1);
+}
+KTEST(boot, "heap_refuses_wrapping_sizes", heap_refuses_wrapping_sizes, 0);

@@ -23,14 +23,19 @@
 /* How long past torture.secs the last CPU may take to finish its last operation. */
 #define FS_END_SLACK_MS 30000u
 
+/*
+ * The torture's report is shared by every CPU, with CPU 0's context as its
+ * argument: each line goes out as the CPU that calls, through that CPU's
+ * own context (ktest.h: contexts outlive their CPU's part of the test).
+ */
 static void ktest_report_fail(void *arg, const char *line)
 {
-	ktest_fail(arg, "%s", line);
+	ktest_fail(ktest_this_cpu(arg), "%s", line);
 }
 
 static void ktest_report_diag(void *arg, const char *line)
 {
-	ktest_diag(arg, "%s", line);
+	ktest_diag(ktest_this_cpu(arg), "%s", line);
 }
 
 static void fs_rules(struct ktest_ctx *t)

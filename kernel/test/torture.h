@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atomic.h"
 #include "cmdline.h"
 #include "ktest.h"
 #include "lockref.h"
@@ -260,7 +261,7 @@ torture_fail(struct ktest_ctx *t, uint64_t *count, uint32_t *printed, const char
 	va_list ap;
 
 	(*count)++;
-	line = __atomic_fetch_add(printed, 1, __ATOMIC_RELAXED);
+	line = atomic_xadd32(printed, 1);
 	if (line >= TORTURE_FAIL_PRINT)
 		return;
 	va_start(ap, fmt);

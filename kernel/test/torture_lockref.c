@@ -199,12 +199,12 @@ static uint64_t lr_pattern(uint32_t idx, uint32_t inc, unsigned w)
 
 static uint32_t lr_load32(const uint32_t *p)
 {
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	return atomic_load32(p);
 }
 
 static void lr_store32(uint32_t *p, uint32_t v)
 {
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+	atomic_store32(p, v);
 }
 
 /* ---- Phase A: the hot object ---- */
@@ -228,7 +228,7 @@ static uint64_t lr_others_started(const struct lr_cpu *me)
 
 	for (unsigned i = 0; i < lr.ncpus; i++)
 		if (&lr.cpu[i] != me)
-			sum += __atomic_load_n(&lr.cpu[i].started, __ATOMIC_RELAXED);
+			sum += atomic_load64_relaxed(&lr.cpu[i].started);
 	return sum;
 }
 
@@ -248,8 +248,8 @@ static bool lr_contended(const struct lr_cpu *me, uint64_t base, uint16_t tail0)
 	if (!lr.policy->wait_unlocked)
 		return false;
 	for (unsigned i = 0; i < lr.ncpus; i++)
-		if (&lr.cpu[i] != me && __atomic_load_n(&lr.cpu[i].started, __ATOMIC_RELAXED) !=
-					    __atomic_load_n(&lr.cpu[i].finished, __ATOMIC_RELAXED))
+		if (&lr.cpu[i] != me && atomic_load64_relaxed(&lr.cpu[i].started) !=
+					    atomic_load64_relaxed(&lr.cpu[i].finished))
 			return true;
 	return false;
 }
@@ -313,9 +313,7 @@ static void lr_hot_hold(struct ktest_ctx *t, struct lr_cpu *me, struct torture_p
 
 	ops->lock(ref);
 	/* Hold ids are unique; the CPU rides in the low digits (lr_check_span). */
-	__atomic_store_n(&lr.holding,
-			 __atomic_add_fetch(&lr.hold_seq, 1, __ATOMIC_SEQ_CST) * MAX_CPUS + t->cpu,
-			 __ATOMIC_SEQ_CST);
+	atomic_xchg64(&lr.holding, (atomic_xadd64(&lr.hold_seq, 1) + 1) * MAX_CPUS + t->cpu);
 	c1 = ops->count(ref);
 	long_hold = torture_long_hold_due(pace);
 	c2 = lr_hold_watch(me, c1, long_hold, rng_below(pace->rng, LR_HOLD_MAX_READS + 1));
@@ -348,7 +346,7 @@ static void lr_hot_hold(struct ktest_ctx *t, struct lr_cpu *me, struct torture_p
 	default:
 		break;
 	}
-	__atomic_store_n(&lr.holding, 0, __ATOMIC_SEQ_CST);
+	atomic_xchg64(&lr.holding, 0);
 	ops->unlock(ref);
 	me->holds++;
 }
@@ -356,7 +354,7 @@ static void lr_hot_hold(struct ktest_ctx *t, struct lr_cpu *me, struct torture_p
 /* The hold of the hot object in progress (lr_hot_hold), or 0. */
 static uint64_t lr_holding(void)
 {
-	return __atomic_load_n(&lr.holding, __ATOMIC_SEQ_CST);
+	return atomic_load64(&lr.holding);
 }
 
 /*
@@ -465,14 +463,14 @@ static void lr_hot_put(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng)
 static void lr_hot_run(struct ktest_ctx *t, struct lr_cpu *me, struct torture_pace *pace)
 {
 	while (torture_continue(pace)) {
-		__atomic_store_n(&me->started, me->started + 1, __ATOMIC_RELAXED);
+		atomic_store64_relaxed(&me->started, me->started + 1);
 		if (rng_below(pace->rng, LR_HOLD_ODDS) == 0)
 			lr_hot_hold(t, me, pace);
 		else if (me->mine == 0 || (me->mine < LR_MINE_MAX && rng_below(pace->rng, 2)))
 			lr_hot_get(t, me, pace->rng);
 		else
 			lr_hot_put(t, me, pace->rng);
-		__atomic_store_n(&me->finished, me->started, __ATOMIC_RELAXED);
+		atomic_store64_relaxed(&me->finished, me->started);
 		me->ops[LR_HOT]++;
 	}
 }
@@ -507,11 +505,11 @@ static struct lr_obj *lr_obj_of(uint32_t v)
 static bool lr_obj_quiet(uint32_t v)
 {
 	for (unsigned i = 0; i < lr.ncpus; i++)
-		if (__atomic_load_n(&lr.cpu[i].hazard, __ATOMIC_SEQ_CST) == v)
+		if (atomic_load32(&lr.cpu[i].hazard) == v)
 			return false;
 	for (unsigned i = 0; i < lr.ncpus; i++)
 		for (unsigned k = 0; k < LR_HELD_MAX; k++)
-			if (__atomic_load_n(&lr.cpu[i].held[k].obj, __ATOMIC_SEQ_CST) == v)
+			if (atomic_load32(&lr.cpu[i].held[k].obj) == v)
 				return false;
 	return true;
 }
@@ -521,7 +519,7 @@ static void lr_held_add(struct lr_cpu *me, uint32_t v, uint32_t inc)
 	struct lr_held *h = &me->held[me->nheld++];
 
 	h->inc = inc;
-	__atomic_store_n(&h->obj, v, __ATOMIC_SEQ_CST);
+	atomic_xchg32(&h->obj, v);
 }
 
 /* Check the payload of object @v, incarnation @inc, which the caller holds a reference to. */
@@ -538,7 +536,7 @@ static void lr_obj_verify(struct ktest_ctx *t, uint32_t v, uint32_t inc, const c
 		return;
 	}
 	for (unsigned w = 0; w < LR_OBJ_WORDS; w++) {
-		uint64_t seen = __atomic_load_n(&o->payload[w], __ATOMIC_RELAXED);
+		uint64_t seen = atomic_load64_relaxed(&o->payload[w]);
 
 		if (seen != lr_pattern(v - 1, inc, w)) {
 			lr_fail(t, LR_USE_AFTER_FREE,
@@ -557,15 +555,14 @@ static void lr_obj_free(struct ktest_ctx *t, struct lr_cpu *me, uint32_t v)
 	struct lr_obj *o = lr_obj_of(v);
 	uint32_t live = LR_OBJ_LIVE;
 
-	if (!__atomic_compare_exchange_n(&o->state, &live, LR_OBJ_FREE, false, __ATOMIC_SEQ_CST,
-					 __ATOMIC_SEQ_CST)) {
+	if (!atomic_cmpxchg32(&o->state, &live, LR_OBJ_FREE)) {
 		lr_fail(t, LR_FREED_ONCE, "object %u incarnation %u freed a second time", v - 1,
 			lr_load32(&o->inc));
 		return;
 	}
 	for (unsigned w = 0; w < LR_OBJ_WORDS; w++)
-		__atomic_store_n(&o->payload[w], LR_POISON, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&o->frees, 1, __ATOMIC_RELAXED);
+		atomic_store64_relaxed(&o->payload[w], LR_POISON);
+	atomic_xadd32(&o->frees, 1);
 	if (me->nfree == LR_OBJS) {
 		lr_fail(t, LR_ACCOUNTING, "a free list outgrew the pool freeing object %u", v - 1);
 		return;
@@ -589,8 +586,7 @@ static void lr_obj_kill(struct ktest_ctx *t, struct lr_cpu *me, uint32_t v)
 	if (c != lr.ops->dead)
 		lr_fail(t, LR_DEAD_REVIVED, "object %u reads count %ld right after mark_dead",
 			v - 1, c);
-	if (!__atomic_compare_exchange_n(&lr.slot[slot], &expect, 0, false, __ATOMIC_SEQ_CST,
-					 __ATOMIC_SEQ_CST))
+	if (!atomic_cmpxchg32(&lr.slot[slot], &expect, 0))
 		lr_fail(t, LR_ACCOUNTING, "object %u was not in its slot %u when killed (slot: %u)",
 			v - 1, slot, expect);
 	lr.ops->unlock(ref);
@@ -619,8 +615,7 @@ static void lr_obj_create(struct ktest_ctx *t, struct lr_cpu *me, uint32_t slot)
 		me->deferred++;
 		return;
 	}
-	if (!__atomic_compare_exchange_n(&lr.slot[slot], &empty, LR_SLOT_BUSY, false,
-					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+	if (!atomic_cmpxchg32(&lr.slot[slot], &empty, LR_SLOT_BUSY))
 		return;
 	me->stack[i] = me->stack[--me->nfree];
 	o = lr_obj_of(v);
@@ -629,17 +624,17 @@ static void lr_obj_create(struct ktest_ctx *t, struct lr_cpu *me, uint32_t slot)
 		lr_fail(t, LR_DEAD_REVIVED, "free object %u (incarnation %u) has count %ld", v - 1,
 			lr_load32(&o->inc), c);
 	for (unsigned w = 0; w < LR_OBJ_WORDS; w++)
-		if (__atomic_load_n(&o->payload[w], __ATOMIC_RELAXED) != LR_POISON)
+		if (atomic_load64_relaxed(&o->payload[w]) != LR_POISON)
 			lr_fail(t, LR_USE_AFTER_FREE,
 				"free object %u: poison overwritten in payload word %u", v - 1, w);
 	/* Identity first, the count last: a get that succeeds sees the new incarnation. */
 	inc = lr_load32(&o->inc) + 1;
 	lr_store32(&o->inc, inc);
 	for (unsigned w = 0; w < LR_OBJ_WORDS; w++)
-		__atomic_store_n(&o->payload[w], lr_pattern(v - 1, inc, w), __ATOMIC_RELAXED);
+		atomic_store64_relaxed(&o->payload[w], lr_pattern(v - 1, inc, w));
 	lr_store32(&o->slot, slot);
 	lr_store32(&o->state, LR_OBJ_LIVE);
-	__atomic_fetch_add(&o->creates, 1, __ATOMIC_RELAXED);
+	atomic_xadd32(&o->creates, 1);
 	lr.ops->init(&o->ref);
 	lr_held_add(me, v, inc);
 	lr_store32(&lr.slot[slot], v);
@@ -657,9 +652,9 @@ static uint32_t lr_slot_grab(struct lr_cpu *me, uint32_t slot)
 
 	if (v == 0 || v == LR_SLOT_BUSY)
 		return 0;
-	__atomic_store_n(&me->hazard, v, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&lr.slot[slot], __ATOMIC_SEQ_CST) != v) {
-		__atomic_store_n(&me->hazard, 0, __ATOMIC_SEQ_CST);
+	atomic_xchg32(&me->hazard, v);
+	if (atomic_load32(&lr.slot[slot]) != v) {
+		atomic_xchg32(&me->hazard, 0);
 		me->raced++;
 		return 0;
 	}
@@ -688,7 +683,7 @@ static void lr_lookup(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng)
 		      : lr.ops->get_not_zero(&o->ref, lr.policy);
 	if (!ok) {
 		me->refused++;
-		__atomic_store_n(&me->hazard, 0, __ATOMIC_SEQ_CST);
+		atomic_xchg32(&me->hazard, 0);
 		return;
 	}
 	inc = lr_load32(&o->inc);
@@ -710,7 +705,7 @@ static void lr_lookup(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng)
 			"object %u incarnation %u: count %ld after this CPU's %s succeeded", v - 1,
 			inc, c, how);
 	lr_held_add(me, v, inc);
-	__atomic_store_n(&me->hazard, 0, __ATOMIC_SEQ_CST);
+	atomic_xchg32(&me->hazard, 0);
 	lr_obj_verify(t, v, inc, how);
 }
 
@@ -792,8 +787,8 @@ static void lr_release(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng, 
 	/* Others read .obj: move the last entry into the hole with atomic stores. */
 	last = me->held[--me->nheld];
 	me->held[k].inc = last.inc;
-	__atomic_store_n(&me->held[k].obj, last.obj, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&me->held[me->nheld].obj, 0, __ATOMIC_SEQ_CST);
+	atomic_xchg32(&me->held[k].obj, last.obj);
+	atomic_xchg32(&me->held[me->nheld].obj, 0);
 }
 
 /* Find an object whose count is 0 and kill it, as a cache shrinker would. */
@@ -818,7 +813,7 @@ static void lr_reap(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng)
 				lr.ops->dead);
 		lr.ops->unlock(ref);
 	}
-	__atomic_store_n(&me->hazard, 0, __ATOMIC_SEQ_CST);
+	atomic_xchg32(&me->hazard, 0);
 }
 
 static void lr_race_run(struct ktest_ctx *t, struct lr_cpu *me, struct torture_pace *pace)

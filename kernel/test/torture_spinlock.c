@@ -69,6 +69,10 @@
  * (qspinlock_busted.h), whose pending waiter does not wait for the holder;
  * torture.busted=qspinlock-skip-head, -early-handoff and -plain-tail on
  * queued locks with one queue step broken each (same file).
+ * torture.busted=abba makes ticket_lock_torture take a second lock inside
+ * the first on even CPUs and outside it on odd ones: a real ABBA deadlock
+ * waiting for its interleaving, which the lock-order checker (lockdep=on)
+ * must report first, before the spinlock's 20-second "deadlock?" panic.
  *
  * More, for the queue and for CPUs that outnumber the cores:
  *
@@ -97,6 +101,7 @@
  */
 #include "torture.h"
 
+#include "atomic.h"
 #include "ktest.h"
 #include "platform.h"
 #include "random.h"
@@ -194,15 +199,41 @@ static void spin_fail(struct ktest_ctx *t, struct spin_cpu *c, enum spin_invaria
 }
 
 /*
+ * torture.busted=abba: the torture's lock and this one, in opposite orders on
+ * even and odd CPUs.  Exempt from the lock rules: used through the
+ * torture's function pointers, and the order is the bug on purpose.
+ */
+static spinlock_t spin_abba_other;
+
+static LOCK_RULES_EXEMPT("a planted ABBA, broken on purpose") void spin_lock_abba(spinlock_t *lock)
+{
+	if (platform_cpu_id() % 2) {
+		spin_lock(&spin_abba_other);
+		spin_lock(lock);
+	} else {
+		spin_lock(lock);
+		spin_lock(&spin_abba_other);
+	}
+}
+
+static LOCK_RULES_EXEMPT("a planted ABBA, broken on purpose") void spin_unlock_abba(
+    spinlock_t *lock)
+{
+	spin_unlock(lock);
+	spin_unlock(&spin_abba_other);
+}
+
+/*
  * CPU 0, before the others look: a fresh lock and zeroed results; the
  * queued spinlock's own calls if @queued, else spin_lock (the boot's kind).
  */
 static void spin_setup(struct ktest_ctx *t, bool queued)
 {
-	bool busted = opts.busted == (queued ? BUSTED_QSPINLOCK : BUSTED_SPINLOCK);
+	bool abba = !queued && opts.busted == BUSTED_ABBA;
+	bool busted = abba || opts.busted == (queued ? BUSTED_QSPINLOCK : BUSTED_SPINLOCK);
 	bool busted_queue = queued && opts.busted >= BUSTED_QSPINLOCK_SKIP_HEAD;
 
-	spin_init(&spin_torture.lock);
+	spin_init_named(&spin_torture.lock, "torture:spinlock");
 	trace_name(&spin_torture.lock, "torture:spinlock");
 	spin_torture.holder = 0;
 	spin_torture.counter = 0;
@@ -217,6 +248,10 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 	} else if (queued) {
 		spin_torture.acquire = busted ? qspin_lock_busted : qspin_lock;
 		spin_torture.release = busted ? qspin_unlock_busted : qspin_unlock;
+	} else if (abba) {
+		spin_init_named(&spin_abba_other, "torture:spinlock-abba");
+		spin_torture.acquire = spin_lock_abba;
+		spin_torture.release = spin_unlock_abba;
 	} else {
 		spin_torture.acquire = busted ? spin_lock_busted : spin_lock;
 		spin_torture.release = busted ? spin_unlock_busted : spin_unlock;
@@ -229,7 +264,12 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 	spin_torture.cpu = platform_alloc(sizeof(struct spin_cpu) * t->ncpus, CACHE_PAIR_BYTES);
 	if (!spin_torture.cpu)
 		ktest_fail(t, "out of memory for %u CPUs' results", t->ncpus);
-	if (busted && queued)
+	if (abba)
+		ktest_diag(t,
+			   "torture.busted=abba: a second lock taken inside the first on even "
+			   "CPUs and outside it on odd ones, which can deadlock; lockdep=on must "
+			   "report it first");
+	else if (busted && queued)
 		ktest_diag(t, "torture.busted=qspinlock: running on qspin_lock_busted, whose "
 			      "pending waiter does not wait for the holder; this test must fail");
 	else if (busted)
@@ -254,7 +294,7 @@ static void spin_count_waiting(struct spin_cpu *me)
 	uint64_t n = 0;
 
 	for (unsigned i = 0; i < spin_torture.ncpus; i++)
-		n += __atomic_load_n(&spin_torture.cpu[i].waiting, __ATOMIC_RELAXED);
+		n += atomic_load32_relaxed(&spin_torture.cpu[i].waiting);
 	if (n > me->deepest)
 		me->deepest = n;
 }
@@ -267,12 +307,12 @@ static void spin_one(struct ktest_ctx *t, struct spin_cpu *me, struct torture_pa
 	uint64_t t0 = 0, waited = 0, value, asked, ahead;
 
 	/* Acquisitions so far: those made between now and ours went first. */
-	asked = __atomic_load_n(&spin_torture.served, __ATOMIC_RELAXED);
+	asked = atomic_load64_relaxed(&spin_torture.served);
 	if (timed)
 		t0 = platform_cycles();
-	__atomic_store_n(&me->waiting, 1, __ATOMIC_RELAXED);
+	atomic_store32_relaxed(&me->waiting, 1);
 	spin_torture.acquire(&spin_torture.lock);
-	__atomic_store_n(&me->waiting, 0, __ATOMIC_RELAXED);
+	atomic_store32_relaxed(&me->waiting, 0);
 	if (timed)
 		waited = platform_cycles() - t0;
 
@@ -291,7 +331,7 @@ static void spin_one(struct ktest_ctx *t, struct spin_cpu *me, struct torture_pa
 	} else
 		torture_spin(rng_below(pace->rng, SPIN_HOLD_MAX_LOOPS + 1));
 	spin_torture.counter = value + 1;
-	__atomic_store_n(&spin_torture.served, value + 1, __ATOMIC_RELAXED);
+	atomic_store64_relaxed(&spin_torture.served, value + 1);
 	seen = spin_torture.holder;
 	if (seen == 0)
 		spin_fail(t, me, SPIN_EXCLUSIVE_HOLD,

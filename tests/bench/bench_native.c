@@ -2,7 +2,8 @@
 /*
  * bench_native.c - the kernel's benchmarks on the host's own cores.
  *
- *   bench_native [--cpus=N] [--only=NAME] [word ...]
+ *   bench_native [--cpus=N] [--only=NAME] [--plan] [--sysfs=DIR] [word ...]
+ *   bench_native --help
  *
  * Why: every figure the kernel prints comes from an emulator or a guest.
  * The benchmarks (bench/) are portable C on lib/platform.h, so this
@@ -15,9 +16,15 @@
  * CPU's model name), KTAP, `# BENCH` lines and `# RESULT pass|fail`, so
  * tools/bench_report.py reads it as it reads a serial log.
  *
- * Thread i plays CPU i and is pinned to the i-th CPU this process may run
- * on (sched_setaffinity); an all-CPU benchmark runs on N threads (every
- * such CPU, or --cpus=N of them) and sweeps 1 .. N itself.  --only=NAME
+ * Thread i plays CPU i and is pinned to the i-th CPU of the plan
+ * (bench/bench_plan.h: the CPUs this process may run on, ordered by the
+ * sysfs topology as bench.place= says); an all-CPU benchmark runs on N
+ * threads (every such CPU, or --cpus=N of them) and measures the counts
+ * bench.cpus= names (geo by default).  --plan prints the plan and an
+ * estimate and runs nothing; --sysfs=DIR reads the topology from a
+ * fixture tree instead of /sys/devices/system/cpu (with --plan only: it
+ * describes another machine).  A progress line with an estimate of the
+ * time left goes to stderr after each benchmark.  --only=NAME
  * runs that one entry alone: tools/trace_cost.py times the uncontended
  * case in three builds, round after round, and needs nothing else.
  * Threads spin with PAUSE only (platform_host.c's yielding is switched
@@ -27,7 +34,8 @@
  *
  * Bad input: no right to pin threads, or fewer CPUs than --cpus= asks
  * for, gives one line saying what runs instead; an --only= naming no
- * benchmark gives one line listing the names, and exit status 2.
+ * benchmark, or an option it does not know, gives one line and exit
+ * status 2 before anything runs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,12 +50,15 @@
 #include "barrier.h"
 #include "bench.h"
 #include "bench_cases.h"
+#include "bench_plan.h"
 #include "cmdline.h"
 #include "cpu.h"
 #include "platform.h"
 #include "printf.h"
 #include "platform_host.h"
 #include "spinlock.h"
+#include "topology.h"
+#include "topology_sysfs.h"
 
 /* The longest command line the words make (kernel/cmdline.c cuts at the same length). */
 #define NATIVE_CMDLINE_MAX 1024
@@ -55,6 +66,9 @@
 #define NATIVE_JSON_MAX	   (2 * NATIVE_CMDLINE_MAX)
 #define CPUS_OPTION	   "--cpus="
 #define ONLY_OPTION	   "--only="
+#define SYSFS_OPTION	   "--sysfs="
+#define PLAN_OPTION	   "--plan"
+#define HELP_OPTION	   "--help"
 
 /*
  * How long a benchmark may take before the program gives up on it, as the
@@ -84,10 +98,12 @@ struct native_thread {
 	unsigned cpu;
 };
 
-/* The CPUs this process may run on, in order: thread i runs on cores[i]. */
+/* The CPUs this process may use, in the plan's order: thread i runs on cores[i]. */
 static int cores[MAX_CPUS];
 static unsigned ncores;
 static bool pinned = true;
+static struct topology topo; /* from sysfs */
+static bool emulated;	     /* under QEMU's TCG (CPUID's hypervisor signature) */
 
 static const struct {
 	void (*fn)(struct bench_ctx *t);
@@ -159,6 +175,7 @@ static void *native_thread_main(void *arg)
 	    .trials = opts.bench_trials,
 	    .id = c->id,
 	    .runner = c,
+	    .emulated = emulated,
 	};
 
 	if (pinned)
@@ -220,13 +237,15 @@ static bool native_run(unsigned number, unsigned idx, unsigned nthreads)
 }
 
 /*
- * The CPUs this process may use, and how many threads to run: all of
- * them, or --cpus=N of them.  Then whether threads can be pinned at all.
+ * The CPUs this process may use, in the plan's order (bench.place=), and
+ * how many threads to run: all of them, or --cpus=N of them.  Then
+ * whether threads can be pinned at all.
  */
 static unsigned native_choose_cpus(unsigned want)
 {
+	static bool allowed[MAX_CPUS];
 	cpu_set_t set;
-	unsigned n;
+	unsigned n, nallowed = 0;
 
 	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
 		platform_print("bench_native: sched_getaffinity: %s; running 1 thread, unpinned",
@@ -235,19 +254,20 @@ static unsigned native_choose_cpus(unsigned want)
 		cores[ncores++] = 0;
 		return 1;
 	}
-	for (int cpu = 0; cpu < CPU_SETSIZE && ncores < MAX_CPUS; cpu++)
-		if (CPU_ISSET(cpu, &set))
-			cores[ncores++] = cpu;
-	n = want ? want : ncores;
-	if (n > ncores) {
+	for (int cpu = 0; cpu < CPU_SETSIZE && cpu < MAX_CPUS; cpu++)
+		if (CPU_ISSET(cpu, &set) && topology_find(&topo, (unsigned)cpu) >= 0)
+			allowed[cpu] = true, nallowed++;
+	n = bench_plan_make(&topo, allowed, want, opts.bench_place, opts.bench_cpus,
+			    opts.bench_cpus_list, opts.bench_cpus_n);
+	for (unsigned i = 0; i < bench_plan.ncpus; i++)
+		cores[ncores++] = (int)bench_plan.os[i];
+	if (want > nallowed)
 		platform_print("bench_native: %s%u asks for more CPUs than the %u this process may "
-			       "run on; running 1 .. %u threads",
-			       CPUS_OPTION, want, ncores, ncores);
-		n = ncores;
-	}
+			       "run on; running at most %u threads",
+			       CPUS_OPTION, want, nallowed, n);
 	if (!pin_to(cores[0])) {
 		platform_print("bench_native: cannot pin threads to CPUs (sched_setaffinity: %s); "
-			       "running 1 .. %u threads unpinned, wherever the OS puts them",
+			       "running at most %u threads unpinned, wherever the OS puts them",
 			       strerror(errno), n);
 		pinned = false;
 	}
@@ -311,21 +331,25 @@ static void native_print_env(unsigned nthreads)
 	struct platform_facts f = platform_facts();
 	char model[NATIVE_MODEL_MAX], model_json[NATIVE_MODEL_MAX * 2], hv[16];
 	char cmdline_json[NATIVE_JSON_MAX];
+	char topo_json[TOPO_ENV_JSON_MAX], llc_json[TOPO_ENV_LLC_MAX];
 
 	native_cpu_model(model, sizeof(model));
 	json_escape(model_json, sizeof(model_json), model);
 	json_escape(cmdline_json, sizeof(cmdline_json), opts.raw);
 	native_hypervisor(hv, sizeof(hv));
+	emulated = strcmp(hv, "tcg") == 0;
+	topology_env_json(topo_json, sizeof(topo_json), &topo);
+	topology_env_llc_json(llc_json, sizeof(llc_json), &topo);
 	platform_print("# ENV {\"platform\":\"native\",\"cpu_model\":\"%s\",\"cpus_found\":%u,"
-		       "\"cpus_online\":%u,\"pinned\":%s,\"tsc_khz\":%llu,"
+		       "\"cpus_online\":%u%s,\"pinned\":%s,\"tsc_khz\":%llu,"
 		       "\"tsc_source\":\"calibrated\",\"invariant_tsc\":%s,\"hypervisor\":\"%s\","
 		       "\"cx16\":%s,\"cmdline\":\"%s\",\"seed\":%llu,\"lockref_policy\":\"%s\","
-		       "\"lockref_cas\":\"%s\",\"spinlock_kind\":\"%s\"}",
-		       model_json, ncores, nthreads, pinned ? "true" : "false",
+		       "\"lockref_cas\":\"%s\",\"spinlock_kind\":\"%s\",\"fs_walk\":\"%s\"%s}",
+		       model_json, topo.ncpus, nthreads, topo_json, pinned ? "true" : "false",
 		       (unsigned long long)f.cycles_khz, native_invariant_tsc() ? "true" : "false",
 		       hv, f.cx16 ? "true" : "false", cmdline_json, (unsigned long long)opts.seed,
 		       opts.lockref_policy, lockref_cas_names[opts.lockref_cas],
-		       spin_kind_names[spin_kind()]);
+		       spin_kind_names[spin_kind()], fs_walk_names[opts.fs_walk], llc_json);
 }
 
 /* --cpus=N: a count from 1 to MAX_CPUS, or exit with a line saying what was expected. */
@@ -361,12 +385,55 @@ static void native_log_diagnostic(const char *line)
 	platform_print(KTAP_DIAG "%s", line);
 }
 
+static void native_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bench_native [--cpus=N] [--only=NAME] [--plan] [--sysfs=DIR] [word ...]\n"
+		"  --cpus=N     run on N of the CPUs this process may use (1 to %d)\n"
+		"  --only=NAME  run that benchmark alone\n"
+		"  --plan       print the CPUs, the counts of each sweep and an estimate; run "
+		"nothing\n"
+		"  --sysfs=DIR  the topology from a sysfs tree at DIR (with --plan)\n"
+		"  --help       this text\n"
+		"  words: the kernel's command line (docs/interface.md), e.g. bench.ms=50 "
+		"bench.trials=5 bench.place=cores bench.cpus=geo\n",
+		MAX_CPUS);
+}
+
+/* A line of the plan, as a diagnostic. */
+static void native_plan_line(const char *text)
+{
+	platform_print(KTAP_DIAG "%s", text);
+}
+
+/* After benchmark @done of @count: elapsed time and an estimate of what is left, on stderr. */
+static void native_progress(unsigned first, unsigned done, unsigned count, uint64_t start_ns)
+{
+	uint64_t est_done = 0, est_left = 0, elapsed = (platform_now_ns() - start_ns) / NS_PER_MS;
+
+	for (unsigned i = 0; i < count; i++) {
+		uint64_t ms = bench_plan_case_ms(first + i, opts.bench_ms, opts.bench_trials);
+
+		*(i < done ? &est_done : &est_left) += ms;
+	}
+	/* The estimate scaled by how long the finished part really took. */
+	if (est_done)
+		est_left = est_left * elapsed / est_done;
+	fprintf(stderr,
+		"bench_native: %u/%u benchmarks done (%s), %llu s elapsed, about %llu s left\n",
+		done, count, cases[first + done - 1].name, (unsigned long long)(elapsed / 1000),
+		(unsigned long long)(est_left / 1000));
+}
+
 int main(int argc, char **argv)
 {
 	char line[NATIVE_CMDLINE_MAX] = "";
 	size_t len = 0;
 	unsigned want = 0, nthreads, failed = 0;
 	unsigned first = 0, count = NCASES; /* the entries of cases[] to run */
+	const char *sysfs = NULL;
+	bool plan = false;
+	uint64_t start_ns;
 
 	for (int i = 1; i < argc; i++) {
 		if (strncmp(argv[i], CPUS_OPTION, strlen(CPUS_OPTION)) == 0) {
@@ -378,15 +445,61 @@ int main(int argc, char **argv)
 			count = 1;
 			continue;
 		}
+		if (strncmp(argv[i], SYSFS_OPTION, strlen(SYSFS_OPTION)) == 0) {
+			sysfs = argv[i] + strlen(SYSFS_OPTION);
+			continue;
+		}
+		if (strcmp(argv[i], PLAN_OPTION) == 0) {
+			plan = true;
+			continue;
+		}
+		if (strcmp(argv[i], HELP_OPTION) == 0) {
+			native_usage(stdout);
+			return 0;
+		}
+		if (strncmp(argv[i], "--", 2) == 0) {
+			fprintf(
+			    stderr,
+			    "bench_native: unknown option '%s': expected --cpus=N, --only=NAME, "
+			    "--plan, --sysfs=DIR or --help (nothing was run)\n",
+			    argv[i]);
+			return 2;
+		}
 		len += (size_t)snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0,
 					"%s%s", len ? " " : "", argv[i]);
 	}
+	if (sysfs && !plan) {
+		fprintf(stderr,
+			"bench_native: %s%s describes another machine: only with %s "
+			"(nothing was run)\n",
+			SYSFS_OPTION, sysfs, PLAN_OPTION);
+		return 2;
+	}
 	cmdline_parse(line);
+	if (!topology_from_sysfs(&topo, sysfs ? sysfs : TOPOLOGY_SYSFS_ROOT))
+		platform_print(
+		    "topology: WARNING: %s; taking every CPU as its own core, package and "
+		    "LLC group",
+		    topo.why);
+	{
+		char text[PLATFORM_LINE_MAX];
+
+		topology_describe(text, sizeof(text), &topo);
+		platform_print("topology: %s (%s)", text, topo.source);
+	}
+	if (plan) {
+		/* Another machine's CPUs: no affinity to ask, nothing pinned or run. */
+		bench_plan_make(&topo, NULL, want, opts.bench_place, opts.bench_cpus,
+				opts.bench_cpus_list, opts.bench_cpus_n);
+		bench_plan_print(opts.bench_ms, opts.bench_trials, native_plan_line);
+		return 0;
+	}
 	if (opts.run != SUITE_BENCH)
 		platform_print("bench_native: only the bench suite runs natively; running it "
 			       "and none of the other suites run= names");
 	host_set_relax_yield(false);
 	nthreads = native_choose_cpus(want);
+	bench_plan_print(opts.bench_ms, opts.bench_trials, native_plan_line);
 	host_set_cpu_count(nthreads);
 	/* The host platform has no lock of its own to re-initialise. */
 	cmdline_apply_spinlock(false, "threads pinned one per core are not oversubscribed", NULL);
@@ -400,8 +513,11 @@ int main(int argc, char **argv)
 	platform_print("KTAP version 1");
 	platform_print("# Subtest: bench");
 	platform_print("1..%u", count);
-	for (unsigned i = 0; i < count; i++)
+	start_ns = platform_now_ns();
+	for (unsigned i = 0; i < count; i++) {
 		failed += !native_run(i + 1, first + i, nthreads);
+		native_progress(first, i + 1, count, start_ns);
+	}
 	trace_dump();
 	host_set_log_hook(NULL);
 	host_set_print_indent("");

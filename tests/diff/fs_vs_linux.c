@@ -15,6 +15,8 @@
  * fresh fs and, in a forked child chrooted into an empty temporary
  * directory, to the real system calls.  Every result (errno, and the type
  * a stat found) and the final tree are compared, and the fs is audited.
+ * The fs side runs twice, once in each path walk (RCU-walk and ref-walk,
+ * fs.h's enum fs_walk), against the one Linux run.
  *
  * There are no deliberate differences (README.md, "The filesystem",
  * "Compared with Linux", says why): the fs has no working directory, and
@@ -43,10 +45,16 @@
 
 #define MAX_OPS 64
 /* The longest generated path: FS_PATH_MAX bytes of short names, or 3 long names and slashes. */
-#define PATH_BYTES     (FS_PATH_MAX + 1200)
-#define TREE_BYTES     65536
-#define CHILD_SECONDS  20 /* a sequence takes milliseconds; a silent child is killed */
-#define FS_SLOTS       4096
+#define PATH_BYTES    (FS_PATH_MAX + 1200)
+#define TREE_BYTES    65536
+#define CHILD_SECONDS 20 /* a sequence takes milliseconds; a silent child is killed */
+/*
+ * Node memory of each sequence's fs: MAX_OPS operations use at most 3 slots
+ * each (a node, its link, a renamed link awaiting its grace period), so
+ * -ENOMEM never happens.  No more than that: every fs is poisoned and
+ * audited slot by slot under ASan, twice per sequence (once per walk).
+ */
+#define FS_SLOTS       (3 * MAX_OPS + 2)
 #define MAX_ERRNO      64 /* results are counted by errno below this */
 #define NAME_LONG      (FS_NAME_MAX + 1)
 #define README_SECTION "README.md, \"The filesystem\", \"Compared with Linux\""
@@ -495,45 +503,52 @@ int main(int argc, char **argv)
 	close(done[1]);
 	rng_state = seed * 0x9e3779b97f4a7c15ull + 1;
 	for (unsigned s = 0; s < nseq; s++) {
-		struct fs_config cfg = {.mem_slots = FS_SLOTS};
-		struct fs *fs = fs_new(&cfg);
-		struct result fr[MAX_OPS];
-		struct fs_audit audit;
-		unsigned differs = 0;
-
 		random_sequence(ops, nops);
 		memcpy(lx->ops, ops, sizeof(ops));
 		lx->nops = nops;
 		if (!linux_run(pid, go[1], done[0], lx)) {
 			bad_seqs++;
-			fs_destroy(fs);
 			break;
 		}
-		for (unsigned i = 0; i < nops; i++)
-			fr[i] = fs_apply(fs, &ops[i]);
-		fs_tree[0] = '\0';
-		fs_list(fs, "/", fs_tree);
-		if (fs_audit(fs, NULL, 0, &audit) || fs_destroy(fs)) {
-			printf("not ok: sequence %u: fs audit: %s\n", s, audit.first);
-			bad_seqs++;
-		}
-		sort_tree(fs_tree);
 		sort_tree(lx->tree);
-		for (unsigned i = 0; i < nops; i++) {
-			errnos[fr[i].err < MAX_ERRNO ? fr[i].err : 0]++;
-			differs += fr[i].err != lx->res[i].err || fr[i].type != lx->res[i].type;
-		}
-		if (strcmp(fs_tree, lx->tree))
-			differs++;
-		if (!differs)
-			continue;
-		if (bad_seqs++ < shown) {
-			printf("not ok: sequence %u (seed %llu) differs from Linux:\n", s,
-			       (unsigned long long)seed);
+		/* The fs side in each walk (fs.h, enum fs_walk): both must give Linux's answers. */
+		for (enum fs_walk walk = FS_WALK_RCU; walk <= FS_WALK_REF; walk++) {
+			struct fs_config cfg = {.mem_slots = FS_SLOTS, .walk = walk};
+			struct fs *fs = fs_new(&cfg);
+			struct result fr[MAX_OPS];
+			struct fs_audit audit;
+			unsigned differs = 0;
+
 			for (unsigned i = 0; i < nops; i++)
-				show_op(i, &ops[i], fr[i], lx->res[i]);
+				fr[i] = fs_apply(fs, &ops[i]);
+			fs_tree[0] = '\0';
+			fs_list(fs, "/", fs_tree);
+			if (fs_audit(fs, NULL, 0, &audit) || fs_destroy(fs)) {
+				printf("not ok: sequence %u (walk %s): fs audit: %s\n", s,
+				       fs_walk_name(walk), audit.first);
+				bad_seqs++;
+			}
+			sort_tree(fs_tree);
+			for (unsigned i = 0; i < nops; i++) {
+				if (walk == FS_WALK_RCU)
+					errnos[fr[i].err < MAX_ERRNO ? fr[i].err : 0]++;
+				differs +=
+				    fr[i].err != lx->res[i].err || fr[i].type != lx->res[i].type;
+			}
 			if (strcmp(fs_tree, lx->tree))
-				printf("    final tree: fs\n%s    linux\n%s", fs_tree, lx->tree);
+				differs++;
+			if (!differs)
+				continue;
+			if (bad_seqs++ < shown) {
+				printf("not ok: sequence %u (seed %llu, walk %s) differs from "
+				       "Linux:\n",
+				       s, (unsigned long long)seed, fs_walk_name(walk));
+				for (unsigned i = 0; i < nops; i++)
+					show_op(i, &ops[i], fr[i], lx->res[i]);
+				if (strcmp(fs_tree, lx->tree))
+					printf("    final tree: fs\n%s    linux\n%s", fs_tree,
+					       lx->tree);
+			}
 		}
 	}
 	close(go[1]);
@@ -547,9 +562,10 @@ int main(int argc, char **argv)
 	for (int e = 0; e < MAX_ERRNO; e++)
 		if (errnos[e])
 			printf(" %s %u", err_name(e), errnos[e]);
-	printf("\n%u sequences of %u operations: %u with undocumented differences from Linux "
-	       "(deliberate differences: none, %s)\n",
-	       nseq, nops, bad_seqs, README_SECTION);
+	printf(
+	    "\n%u sequences of %u operations, each in both walks (rcu, ref): %u with undocumented "
+	    "differences from Linux (deliberate differences: none, %s)\n",
+	    nseq, nops, bad_seqs, README_SECTION);
 	printf("%s\n", bad_seqs ? "FAIL" : "PASS");
 	return bad_seqs != 0;
 }

@@ -66,7 +66,7 @@ static void parse_and_check(const char *line)
 		   "retries %d", opts.lockref_retries);
 	FUZZ_CHECK(opts.lockref_wait >= -1 && opts.lockref_wait <= 1, "wait %d", opts.lockref_wait);
 	FUZZ_CHECK(opts.smp_max >= 1 && opts.smp_max <= MAX_CPUS, "smp_max %u", opts.smp_max);
-	FUZZ_CHECK(opts.busted <= BUSTED_QSPINLOCK && opts.fault <= FAULT_PF &&
+	FUZZ_CHECK(opts.busted <= BUSTED_QSPINLOCK_PLAIN_TAIL && opts.fault <= FAULT_PF &&
 		       opts.exit <= EXIT_POWEROFF && opts.spinlock_pv <= PV_OFF &&
 		       opts.spinlock_kind < SPIN_KINDS,
 		   "enum out of range: busted %d fault %d exit %d pv %d kind %u", opts.busted,
@@ -78,6 +78,7 @@ static void parse_and_check(const char *line)
 		   "trace.test name not terminated");
 	FUZZ_CHECK(opts.console <= (CONSOLE_SERIAL | CONSOLE_SCREEN), /* 0: the default, both */
 		   "console %u", opts.console);
+	FUZZ_CHECK(opts.fs_walk <= 1, "fs_walk %u", opts.fs_walk);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -74,6 +74,19 @@ int main(void)
 	CHECK(parse("run=tests,bench") == 0 && opts.run == (SUITES_TESTS | SUITE_BENCH),
 	      "run=tests,bench: run %#x", opts.run);
 
+	/* fs.walk=: rcu by default, ref on request, a bad value one line and the default. */
+	CHECK(parse("") == 0 && opts.fs_walk == 0 &&
+		  strcmp(fs_walk_names[opts.fs_walk], "rcu") == 0,
+	      "default fs.walk: %u", opts.fs_walk);
+	CHECK(parse("fs.walk=ref") == 0 && strcmp(fs_walk_names[opts.fs_walk], "ref") == 0,
+	      "fs.walk=ref: %u", opts.fs_walk);
+	CHECK(parse("fs.walk=rcu") == 0 && opts.fs_walk == 0, "fs.walk=rcu: %u", opts.fs_walk);
+	CHECK(parse("fs.walk=fast") == 1 &&
+		  strstr(last_line,
+			 "cmdline: 'fs.walk=fast': expected rcu or ref; keeping the default") &&
+		  opts.fs_walk == 0,
+	      "bad fs.walk: '%s' (walk %u)", last_line, opts.fs_walk);
+
 	/* trace= is the same kind of list, with off alone and all among its words. */
 	CHECK(parse("trace=spin,pv") == 0 &&
 		  opts.trace_groups == (TRACE_GROUP_SPIN | TRACE_GROUP_PV),
@@ -88,6 +101,40 @@ int main(void)
 	      "bad trace= lists accepted: groups %#x", opts.trace_groups);
 	CHECK(parse("torture.secs=0") == 1 && parse("torture.secs=3601") == 1,
 	      "out-of-range seconds accepted");
+	CHECK(parse("bench.cpus=8,2,4,2 bench.place=spread bench.plan=1") == 0 &&
+		  opts.bench_cpus == BENCH_CPUS_LIST && opts.bench_cpus_n == 3 &&
+		  opts.bench_cpus_list[0] == 2 && opts.bench_cpus_list[2] == 8 &&
+		  opts.bench_place == 2 && opts.bench_plan,
+	      "bench.cpus list kept ascending, once each: %u counts", opts.bench_cpus_n);
+	CHECK(parse("bench.cpus=all") == 0 && opts.bench_cpus == BENCH_CPUS_ALL);
+	CHECK(parse("bench.cpus=0,3") == 1 && strstr(last_line, "'bench.cpus=0,3': expected geo") &&
+		  parse("bench.cpus=") == 1 && parse("bench.cpus=2,,4") == 1 &&
+		  parse("bench.cpus=257") == 1 && opts.bench_cpus == BENCH_CPUS_GEO,
+	      "bad bench.cpus= accepted: '%s'", last_line);
+	CHECK(parse("bench.place=far") == 1 &&
+		  strstr(last_line, "expected cores, compact or spread") && opts.bench_place == 0,
+	      "bad bench.place= accepted: '%s'", last_line);
+
+	/* selftest.stall=CPU:MS[:where]: all or nothing, one line for each bad word. */
+	CHECK(parse("selftest.stall=1:3000:deadline") == 0 && opts.stall_cpu == 1 &&
+		  opts.stall_ms == 3000 && opts.stall_where == STALL_DEADLINE,
+	      "stall: cpu %u ms %u where %d", opts.stall_cpu, opts.stall_ms, opts.stall_where);
+	CHECK(parse("selftest.stall=3:1") == 0 && opts.stall_where == STALL_START,
+	      "stall without where: %d", opts.stall_where);
+	CHECK(parse("selftest.stall=2:50:fs-start") == 0 && opts.stall_where == STALL_FS_START,
+	      "stall at fs-start: %d", opts.stall_where);
+	const char *const bad_stalls[] = {"1:3000:nowhere", "1:0", "1:60001:start", "0:100",
+					  "256:100",	    "1",   "x:1",	    "1:",
+					  "1:5:",	    ":5",  "1:5:start:x"};
+	for (unsigned i = 0; i < sizeof(bad_stalls) / sizeof(bad_stalls[0]); i++) {
+		char word[64];
+
+		snprintf(word, sizeof(word), "selftest.stall=%s", bad_stalls[i]);
+		CHECK(parse(word) == 1 && strstr(last_line, word) &&
+			  strstr(last_line, "expected CPU:MS[:where]") &&
+			  opts.stall_where == STALL_NONE,
+		      "%s: '%s'", word, last_line);
+	}
 
 	/* Any white space separates words: a newline in a word made a two-line message. */
 	CHECK(parse("seed=7\nquick\r\n") == 0 && opts.seed == 7 && opts.quick,

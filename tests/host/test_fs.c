@@ -8,7 +8,8 @@
  * Runs every rule case on one thread, a host-only check that a stuck RCU
  * reader is reported rather than waited for forever, then the torture on
  * 2, 4 and 8 threads, printing KTAP-like "ok"/"not ok" lines with the suite's own
- * diagnostics.  Exits 0 if everything passed.  Under ThreadSanitizer, which
+ * diagnostics; the cases and tortures once with the RCU-walk (the default) and
+ * once with the ref-walk (fs.h, enum fs_walk).  Exits 0 if everything passed.  Under ThreadSanitizer, which
  * slows every access down, each torture runs half as long.
  *
  * Built with -DFS_BUSTED (the negative control), it instead switches on
@@ -19,7 +20,9 @@
  */
 #include "busted.h"
 #include "fs.h"
+#include "fs_impl.h"
 #include "fs_suite.h"
+#include "lockdep.h"
 #include "lockref16.h"
 #include "platform.h"
 #include "platform_host.h"
@@ -129,33 +132,87 @@ static bool rcu_stuck_reader(void)
 	return ok;
 }
 
-/* Every case, then the tortures; returns the number that failed. */
-static unsigned run_suite(unsigned ms)
+/*
+ * The cache-line map of docs/fs.md, from this build: where each field a
+ * walk touches lies (fs_impl.h's static assertion keeps the lockref's line
+ * free of what walks only read).
+ */
+static void print_layout(void)
+{
+#define FS_FIELD(type, f)                                                                          \
+	printf("    # layout: %s.%s at %zu (line %zu)\n", #type, #f,                               \
+	       __builtin_offsetof(struct type, f),                                                 \
+	       __builtin_offsetof(struct type, f) / FS_LINE_BYTES)
+	FS_FIELD(fs_node, magic);
+	FS_FIELD(fs_node, type);
+	FS_FIELD(fs_node, ino);
+	FS_FIELD(fs_node, link);
+	FS_FIELD(fs_node, next);
+	FS_FIELD(fs_node, dref);
+	FS_FIELD(fs_node, removed);
+	FS_FIELD(fs_node, nchildren);
+	FS_FIELD(fs_node, rcu);
+	FS_FIELD(fs_node, table);
+	FS_FIELD(fs_link, parent);
+	FS_FIELD(fs_link, name);
+	FS_FIELD(fs, root);
+	FS_FIELD(fs, rename_seq);
+	FS_FIELD(fs, rename_lock);
+	FS_FIELD(fs, poison_reads);
+#undef FS_FIELD
+}
+
+/*
+ * Every case, then the tortures, in each walk of @walks (@nwalks of them:
+ * the second and later suffix their names with the walk's); returns the
+ * number that failed.
+ */
+static unsigned run_suite(unsigned ms, const enum fs_walk *walks, unsigned nwalks)
 {
 	static const unsigned thread_counts[] = {2, 4, MAX_THREADS};
+	const unsigned ntortures = (unsigned)(sizeof(thread_counts) / sizeof(thread_counts[0]));
 	unsigned n = fs_suite_count(), number = 0, failed = 0;
 
-	printf("    1..%u\n", n + 1 + (unsigned)(sizeof(thread_counts) / sizeof(thread_counts[0])));
-	for (unsigned i = 0; i < n; i++) {
-		bool ok = fs_suite_run(i, &host_report);
+	print_layout();
+	printf("    1..%u\n", (n + ntortures) * nwalks + 2);
+	for (unsigned w = 0; w < nwalks; w++) {
+		const char *suffix = w ? fs_walk_name(walks[w]) : "";
 
-		failed += !ok;
-		printf("    %s %u %s\n", ok ? "ok" : "not ok", ++number, fs_suite_name(i));
-		fflush(stdout);
+		fs_set_walk_default(walks[w]);
+		printf("    # walk=%s\n", fs_walk_name(walks[w]));
+		for (unsigned i = 0; i < n; i++) {
+			bool ok = fs_suite_run(i, &host_report);
+
+			failed += !ok;
+			printf("    %s %u %s%s%s\n", ok ? "ok" : "not ok", ++number,
+			       fs_suite_name(i), w ? "_walk_" : "", suffix);
+			fflush(stdout);
+		}
+		if (w == 0) {
+			bool ok = rcu_stuck_reader();
+
+			failed += !ok;
+			printf("    %s %u rcu_stuck_reader_reported\n", ok ? "ok" : "not ok",
+			       ++number);
+		}
+		for (unsigned i = 0; i < ntortures; i++) {
+			bool ok = run_torture(thread_counts[i], ms);
+
+			failed += !ok;
+			printf("    %s %u torture_%u_threads%s%s\n", ok ? "ok" : "not ok", ++number,
+			       thread_counts[i], w ? "_walk_" : "", suffix);
+			fflush(stdout);
+		}
 	}
+	fs_set_walk_default(FS_WALK_RCU);
 	{
-		bool ok = rcu_stuck_reader();
+		/* The whole suite ran with the lock-order checker on: every multi-lock path declared. */
+		bool ok = lockdep_enabled() && lockdep_reports() == 0;
 
 		failed += !ok;
-		printf("    %s %u rcu_stuck_reader_reported\n", ok ? "ok" : "not ok", ++number);
-	}
-	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++) {
-		bool ok = run_torture(thread_counts[i], ms);
-
-		failed += !ok;
-		printf("    %s %u torture_%u_threads\n", ok ? "ok" : "not ok", ++number,
-		       thread_counts[i]);
-		fflush(stdout);
+		printf("    %s %u lockdep_silent (%u classes, %u orders, at most %u held)\n",
+		       ok ? "ok" : "not ok", ++number, lockdep_stats().classes,
+		       lockdep_stats().edges, lockdep_stats().max_depth);
 	}
 	return failed;
 }
@@ -181,7 +238,8 @@ static bool busted_caught(unsigned bug, const char *name, unsigned ms)
 	}
 	if (pid == 0) {
 		fs_busted = bug;
-		_exit(run_suite(ms) ? 1 : 0);
+		/* The default walk only: no other bug depends on the walk, and time counts. */
+		_exit(run_suite(ms, &(enum fs_walk){FS_WALK_RCU}, 1) ? 1 : 0);
 	}
 	if (waitpid(pid, &status, 0) != pid) {
 		perror("test_fs: waitpid");
@@ -207,6 +265,7 @@ static int run_busted(unsigned ms)
 	    {FS_BUG_RENAME_REF, "rename keeps the old parent's reference"},
 	    {FS_BUG_UNLINK_BUSY, "unlink frees a held node"},
 	    {FS_BUG_TRUNCATE, "long names truncated"},
+	    {FS_BUG_RCU_NO_GET, "the RCU-walk takes no reference on its last node"},
 	};
 	unsigned missed = 0;
 
@@ -229,9 +288,10 @@ int main(int argc, char **argv)
 	ms = ms / DURATION_DIVISOR ? ms / DURATION_DIVISOR : 1;
 	host_set_cpu_id(0);
 	lockref16_set_cx16(__builtin_cpu_supports("cmpxchg16b"));
+	lockdep_set(true);
 #ifdef FS_BUSTED
 	return run_busted((unsigned)ms);
 #else
-	return run_suite((unsigned)ms) ? 1 : 0;
+	return run_suite((unsigned)ms, (const enum fs_walk[]){FS_WALK_RCU, FS_WALK_REF}, 2) ? 1 : 0;
 #endif
 }

@@ -275,6 +275,17 @@ static void test_generation(const struct lockref_policy *p)
 	ref.count = (int64_t)UINT32_MAX;
 	lockref16_get_p(&ref, p);
 	CHECK(lockref16_count(&ref) == (int64_t)UINT32_MAX + 1, "%s: 64-bit count", p->name);
+
+	/*
+	 * Saturated (unreachable by counting, set here): the generation still
+	 * decides, on the locked path too (which once accepted any generation).
+	 */
+	ref.count = INT64_MAX;
+	CHECK(!lockref16_get_if_gen_p(&ref, 0, p), "%s: saturated, old generation refused",
+	      p->name);
+	CHECK_WARNS(CHECK(lockref16_get_if_gen_p(&ref, 1, p),
+			  "%s: saturated, current generation accepted", p->name));
+	CHECK(lockref16_count(&ref) == INT64_MAX, "%s: stays saturated", p->name);
 	ref.count = 1;
 
 	lockref16_lock(&ref);
@@ -749,8 +760,15 @@ static void gen_renamer(struct run *r, uint64_t deadline)
 
 enum test_kind { TEST_STRESS, TEST_DEAD, TEST_GEN };
 
-static void run_threads(const struct lockref_form *f, const struct lockref_policy *p,
-			unsigned threads, enum test_kind kind)
+/*
+ * One threaded run of @kind on @f under @p; returns how many operations went
+ * lockless.  Whether any did is judged over all of a policy's runs (main):
+ * under the mainline policy a contended lock forms a convoy (every lockless
+ * try sees the lock held and takes it too), and with more threads than
+ * cores, under TSan, one 25 ms run can be convoy from start to end.
+ */
+static uint64_t run_threads(const struct lockref_form *f, const struct lockref_policy *p,
+			    unsigned threads, enum test_kind kind)
 {
 	static const char *const kind_names[] = {"stress", "dead", "gen"};
 	void *(*const bodies[])(void *) = {stress_worker, dead_worker, gen_worker};
@@ -822,8 +840,6 @@ static void run_threads(const struct lockref_form *f, const struct lockref_polic
 	      kind_names[kind], threads);
 	CHECK(p->retries || st.lockless == 0, "%s/%s/%s/%u: locked policy went lockless", f->name,
 	      p->name, kind_names[kind], threads);
-	CHECK(!p->retries || st.lockless > 0, "%s/%s/%s/%u: nothing lockless", f->name, p->name,
-	      kind_names[kind], threads);
 
 	if (kind == TEST_STRESS) {
 		CHECK(f->count(r->ref) == held,
@@ -860,6 +876,7 @@ static void run_threads(const struct lockref_form *f, const struct lockref_polic
 	free(r->gen_successes);
 	platform_free(r->ref, f->size);
 	free(r);
+	return st.lockless;
 }
 
 int main(void)
@@ -887,15 +904,20 @@ int main(void)
 	      (unsigned long long)lockref_warnings(), (unsigned long long)expected_warnings);
 
 	for (unsigned pi = 0; pi < ARRAY_LEN(policies); pi++) {
+		uint64_t lockless = 0;
+
 		for (unsigned ti = 0; ti < ARRAY_LEN(thread_counts); ti++) {
 			for (unsigned fi = 0; fi < ARRAY_LEN(forms); fi++) {
-				run_threads(thread_forms[fi], policies[pi], thread_counts[ti],
-					    TEST_STRESS);
-				run_threads(thread_forms[fi], policies[pi], thread_counts[ti],
-					    TEST_DEAD);
+				lockless += run_threads(thread_forms[fi], policies[pi],
+							thread_counts[ti], TEST_STRESS);
+				lockless += run_threads(thread_forms[fi], policies[pi],
+							thread_counts[ti], TEST_DEAD);
 			}
-			run_threads(&lockref_form16, policies[pi], thread_counts[ti], TEST_GEN);
+			lockless +=
+			    run_threads(&lockref_form16, policies[pi], thread_counts[ti], TEST_GEN);
 		}
+		CHECK(!policies[pi]->retries || lockless > 0, "%s: nothing lockless in any run",
+		      policies[pi]->name);
 	}
 	return check_exit("test_lockref");
 }

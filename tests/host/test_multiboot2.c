@@ -60,6 +60,48 @@ static void expect(const char *name, uint32_t magic, uint8_t *info, const char *
 /* A check named by the case it belongs to. */
 #define CHECK_NAMED(name, cond) CHECK(cond, "%s", name)
 
+static unsigned map_calls;
+static bool map_fails(uint64_t phys, uint64_t len)
+{
+	(void)phys, (void)len;
+	map_calls++;
+	return false;
+}
+static bool map_works(uint64_t phys, uint64_t len)
+{
+	(void)phys, (void)len;
+	map_calls++;
+	return true;
+}
+
+/*
+ * mb2_screen: a framebuffer past the identity map whose mapping fails is no
+ * screen (the boot once drew through the unmapped address and page-faulted).
+ */
+static void test_screen_choice(void)
+{
+	struct boot_info bi = {.has_fb = true};
+	const uint64_t limit = 4ull << 30;
+
+	bi.fb.addr = 0xfd000000, bi.fb.pitch = 4096, bi.fb.height = 768;
+	CHECK_NAMED("fb below the limit, not mapped",
+		    mb2_screen(&bi, limit, map_fails) == &bi.fb && map_calls == 0);
+	bi.fb.addr = 0x800000000ull;
+	CHECK_NAMED("fb above, mapped",
+		    mb2_screen(&bi, limit, map_works) == &bi.fb && map_calls == 1);
+	CHECK_NAMED("fb above, mapping fails: no screen",
+		    mb2_screen(&bi, limit, map_fails) == NULL && map_calls == 2);
+	bi.fb.addr = limit - 4096; /* straddles the limit */
+	CHECK_NAMED("fb straddling, mapping fails: no screen",
+		    mb2_screen(&bi, limit, map_fails) == NULL);
+	bi.has_fb = false;
+	const struct screen_fb *vga = mb2_screen(&bi, limit, map_fails);
+	CHECK_NAMED("BIOS text mode",
+		    vga && vga->type == SCREEN_FB_EGA_TEXT && vga->addr == 0xb8000);
+	bi.efi = true;
+	CHECK_NAMED("UEFI without a framebuffer", mb2_screen(&bi, limit, map_fails) == NULL);
+}
+
 int main(void)
 {
 	struct builder b;
@@ -191,5 +233,6 @@ int main(void)
 	expect("short framebuffer", MB2_BOOT_MAGIC, info, "framebuffer", &bi);
 	free(info);
 
+	test_screen_choice();
 	return check_exit("test_multiboot2");
 }

@@ -12,6 +12,7 @@
 #include "results.h"
 
 #include "check.h"
+#include "string.h" /* lib/string.h: the str_* helpers results.c reads lines with */
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -65,7 +66,8 @@ static void run_log(void)
 {
 	char long_line[1200];
 
-	feed("# ENV {\"platform\":\"kernel\",\"cpus_found\":4,\"cpus_online\":4,\"apic\":\"xapic\","
+	feed("# ENV {\"platform\":\"kernel\",\"cpus_found\":4,\"cpus_online\":4,\"packages\":2,"
+	     "\"cores_per_package\":2,\"threads_per_core\":1,\"llc_groups\":2,\"apic\":\"xapic\","
 	     "\"tsc_khz\":2095937,\"tsc_source\":\"pit\",\"invariant_tsc\":false,\"hypervisor\":"
 	     "\"tcg\",\"cx16\":true,\"cmdline\":\"run=all\",\"seed\":7,\"cpu_model\":"
 	     "\"QEMU Virtual CPU version 2.5+\"}\n");
@@ -90,6 +92,15 @@ static void run_log(void)
 	/* More figures than the page keeps, before the ones it tables: they must not crowd them out. */
 	for (unsigned k = 0; k < 2 * RESULTS_BENCH_MAX; k++)
 		bench_line("uncontended", "lockref", 1, 1000);
+	/* c2c pairs: min/median/max per relation, the fraction dropped. */
+	feed("  # BENCH {\"bench\":\"c2c\",\"impl\":\"cas\",\"op\":\"0-1\",\"cpus\":2,"
+	     "\"oneway_ns\":52.5000,\"relation\":\"same-llc\"}\n");
+	feed("  # BENCH {\"bench\":\"c2c\",\"impl\":\"cas\",\"op\":\"0-2\",\"cpus\":2,"
+	     "\"oneway_ns\":61.0000,\"relation\":\"same-llc\"}\n");
+	feed("  # BENCH {\"bench\":\"c2c\",\"impl\":\"cas\",\"op\":\"1-2\",\"cpus\":2,"
+	     "\"oneway_ns\":40.9000,\"relation\":\"same-llc\"}\n");
+	feed("  # BENCH {\"bench\":\"c2c\",\"impl\":\"cas\",\"op\":\"0-3\",\"cpus\":2,"
+	     "\"oneway_ns\":130.1000,\"relation\":\"other-package\"}\n");
 	feed("# BENCH {\"bench\":\"pathwalk\",\"impl\":\"lockref\",\"op\":\"stat-own-file\","
 	     "\"cpus\":1,\"ops_per_sec\":999}\n");
 	for (unsigned cpus = 1; cpus <= 4; cpus *= 2) {
@@ -114,6 +125,9 @@ static void test_page(void)
 	CHECK(find_row("RESULT FAIL") == 0);
 	CHECK(find_row("QEMU Virtual CPU version 2.5+") > 0);
 	CHECK(find_row("4 of 4 CPUs online, xapic, TSC 2095.937 MHz from pit, hypervisor tcg") > 0);
+	CHECK(find_row("2 package(s) x 2 core(s) x 1 thread(s), 2 LLC group(s)") > 0);
+	CHECK(find_row("c2c ns min/med/max: LLC 40/52/61 (emulator)") > 0);
+	CHECK(find_row("c2c ns min/med/max: other package 130/130/130 (emulator)") > 0);
 	i = find_row(" boot    ");
 	CHECK(i > 0 && strstr(row(i), "ok") && strstr(row(i), "      2       1       0       1"),
 	      "boot: 2 tests, 1 passed, 0 failed, 1 skipped");
@@ -181,8 +195,24 @@ static void test_status(void)
 	CHECK(bar && strspn(bar + 1, "#") < 10, "'%s'", line);
 }
 
+/* lib/string.c's helpers, at their edges: a cut copy, a prefix, a number or none. */
+static void test_string_helpers(void)
+{
+	char small[4];
+	bool ok;
+
+	str_copy(small, sizeof(small), "lockref");
+	CHECK(strcmp(small, "loc") == 0, "cut to fit with its NUL: '%s'", small);
+	str_copy(small, sizeof(small), "ok");
+	CHECK(strcmp(small, "ok") == 0, "'%s'", small);
+	CHECK(str_starts("not ok 2 torture", "not ok ") && !str_starts("ok", "ok 1"));
+	CHECK(str_decimal("1234,", &ok) == 1234 && ok);
+	CHECK(str_decimal("x1", &ok) == 0 && !ok);
+}
+
 int main(void)
 {
+	test_string_helpers();
 	test_page();
 	test_page_short();
 	test_status();

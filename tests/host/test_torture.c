@@ -144,7 +144,8 @@ static bool run_case(const struct host_case *c, unsigned n, unsigned number)
 	barrier_init(&shared.user, n);
 	host_set_cpu_count(n);
 	for (unsigned i = 0; i < n; i++) {
-		threads[i].ctx = (struct ktest_ctx){&test, i, n, &shared};
+		threads[i].ctx = (struct ktest_ctx){
+		    &test, i, n, 0, &shared}; /* one generation: no late CPUs here */
 		threads[i].c = c;
 		if (pthread_create(&threads[i].thread, NULL, run_thread, &threads[i]) != 0) {
 			fprintf(stderr, "test_torture: cannot start thread %u\n", i);

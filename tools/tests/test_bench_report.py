@@ -279,6 +279,52 @@ class TestGoodLog(ReportCase):
         self.assertIn("| lockref/same-path | 4.00x |", self.report)
         self.assertIn("| lockref/own-file | 1.00x |", self.report)
 
+    def pathwalk_walk_lines(self, rcu_lref, rcu_spin, walk="rcu"):
+        """good_lines() with same-path in both walks at 2 CPUs, and a mixed pair."""
+        lines = good_lines()
+        for impl, op, ops, extra in (
+                ("lockref", "stat-same-path", rcu_lref, {"walk": walk, "steps": 9}),
+                ("spinlock", "stat-same-path", rcu_spin, {"walk": walk, "steps": 9}),
+                ("lockref", "stat-same-path-refwalk", 10 ** 6, {"walk": "ref", "steps": 9}),
+                ("spinlock", "stat-same-path-refwalk", 5 * 10 ** 5, {"walk": "ref"}),
+                ("lockref", "stat-mixed", 2 * 10 ** 6,
+                 {"walk": walk, "restarts_per_op": 0.0123, "walk_fallbacks": 3,
+                  "misses": 7, "writes": 100}),
+                ("lockref", "stat-mixed-refwalk", 10 ** 6, {"walk": "ref"})):
+            lines.insert(-3, bench_line("pathwalk", impl, 2, ops, op=op, **extra))
+        return lines
+
+    def test_pathwalk_walks_section(self):
+        self.assertEqual(self.run_tool(self.pathwalk_walk_lines(4 * 10 ** 6, 2 * 10 ** 6)), 0,
+                         self.stderr)
+        self.assertIn("## pathwalk: the walks and the locks", self.report)
+        self.assertIn("| same-path | 2 | rcu | 4 M | 2 M | 2.00x | 1 M | 500 k | 2.00x | 4.00x "
+                      "| 4.00x |", self.report)
+        self.assertIn("| 2 | rcu | 2 M | 1 M | 2.00x | 0.0123 | 3 | 7 | 100 |", self.report)
+        self.assertIn("the lockref does 2.00x the locked fs (goal 1.3x: met) and 4.00x its "
+                      "own ref-walk (goal 1x: met)", self.report)
+        self.assertIn("So the seeds' claim holds on the walk", self.report)
+        self.assertIn("20 per stat in the ref-walk", self.report)
+        self.assertIn("1.2% of the walks restarted and 3 fell back", self.report)
+
+    def test_pathwalk_walks_goal_not_met(self):
+        self.assertEqual(self.run_tool(self.pathwalk_walk_lines(9 * 10 ** 5, 10 ** 6)), 0,
+                         self.stderr)
+        self.assertIn("0.90x the locked fs (goal 1.3x: not met) and 0.90x its own ref-walk "
+                      "(goal 1x: not met)", self.report)
+        self.assertIn("The lockref does not beat the lock here", self.report)
+
+    def test_pathwalk_walks_ref_boot_says_so(self):
+        self.assertEqual(self.run_tool(self.pathwalk_walk_lines(10 ** 6, 5 * 10 ** 5, "ref")), 0,
+                         self.stderr)
+        self.assertIn("both columns measure the ref-walk", self.report)
+
+    def test_pathwalk_walks_section_needs_both_walks(self):
+        lines = good_lines()
+        lines.insert(-3, bench_line("pathwalk", "lockref", 2, 10 ** 6, op="stat-same-path"))
+        self.assertEqual(self.run_tool(lines), 0, self.stderr)
+        self.assertNotIn("## pathwalk: the walks", self.report)
+
     def test_repeated_line_noted(self):
         lines = good_lines()
         lines.insert(-3, bench_line("refcount", "xadd", 1, int(90e6)))

@@ -186,6 +186,15 @@ class Tools(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertIn("shows: fallbacks=0 sleeps=0 kicked_sleeps=0 kicks=0 waits=2", out)
 
+    def test_picture_without_waits_or_holds(self):
+        # Only lockless successes (a quick native run's rings): the histogram has nothing
+        # to scale to, and the picture must still be drawn.
+        cpus = {0: [(100 * i, "s0.0") for i in range(1, 9)] + [(100 * i + 50, "L0.0")
+                                                                for i in range(1, 9)]}
+        rc, out, _ = self.run_tool(log(cpus), "out", tool="trace_convert.py")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("timeline.png", out)
+
     def test_qspinlock_slices_named(self):
         cpus = qholds((0, (-1, 20), 10, 100, 200), (1, 1, 30, 210, 300))
         rc, out, js = self.run_tool(log(cpus), "out", "--no-png", tool="trace_convert.py")

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lockdep.c - the checker of lockdep.h: classes, the lock map, the held
+ * stacks, acquire and release.  The graph of orders and the reports are in
+ * lockdep_graph.c (lockdep_impl.h joins them).
+ *
+ * Concurrency: each CPU's held stack is touched by that CPU alone.  The
+ * lock map and the edge set are read without a lock and written under the
+ * checker's own graph lock (a flag, not a spinlock_t: the checker runs
+ * inside spin_lock), and entries are never removed while the checker runs,
+ * so a reader sees an entry either whole or not at all.  So the common
+ * acquisition, whose orders are all known, takes no lock and writes no
+ * shared line.  A CPU inside the checker marks itself busy: a lock taken
+ * meanwhile on that CPU (the console's, by a report) is not checked, which
+ * also keeps the checker from entering itself.
+ */
+#include "lockdep.h"
+
+#include "atomic.h"
+#include "lockdep_impl.h"
+#include "platform.h"
+#include "spinlock.h"
+#include "string.h"
+
+struct ld_state ld;
+struct ld_cpu ld_cpus[MAX_CPUS];
+
+/* The map's entries: the address's low 48 bits, the class above them; 0 is empty. */
+#define LD_ADDR_BITS 48
+#define LD_ADDR_MASK ((1ull << LD_ADDR_BITS) - 1)
+
+_Static_assert((LOCKDEP_LOCKS & (LOCKDEP_LOCKS - 1)) == 0, "the lock map's size is a power of two");
+_Static_assert(LOCKDEP_CLASSES < 65536, "a class must fit the map entry's 16 bits");
+
+/*
+ * The switch is kept twice: here for the checker, and in the lock layer's
+ * dispatch byte (spin_check_set) that spin_lock tests anyway, so that while
+ * off it costs the locks no test of their own.
+ */
+void lockdep_set(bool on)
+{
+	atomic_store8(&ld.on, on ? 1 : 0);
+	spin_check_set(on);
+}
+
+bool lockdep_enabled(void)
+{
+	return atomic_load8(&ld.on) != 0;
+}
+
+void lockdep_set_panic(bool panic)
+{
+	ld.panic = panic;
+}
+
+void ld_table_full(const char *table, unsigned size)
+{
+	if (!atomic_xchg8(&ld.on, 0))
+		return; /* said once */
+	spin_check_set(false);
+	platform_log("lockdep: the %s table is full (%u entries, lib/lockdep_tables.h): "
+		     "lock-order checking is off for the rest of the run",
+		     table, size);
+}
+
+/* The checker's graph lock: a bounded wait, since a stuck holder is a bug in the checker. */
+void ld_graph_lock(void)
+{
+	uint64_t start = 0;
+
+	for (unsigned spins = 1; atomic_xchg8(&ld.graph_lock, 1); spins++) {
+		platform_relax();
+		if (spins % 4096 != 0)
+			continue;
+		if (!start)
+			start = platform_now_ns();
+		else if (platform_now_ns() - start > LD_GRAPH_WAIT_NS)
+			platform_panic(
+			    "lockdep: cpu %u waited over 10 s for the checker's graph lock",
+			    platform_cpu_id());
+	}
+}
+
+void ld_graph_unlock(void)
+{
+	atomic_store8(&ld.graph_lock, 0);
+}
+
+static unsigned ld_map_hash(uint64_t addr)
+{
+	return (unsigned)((addr * 0x9e3779b97f4a7c15ull) >> 40) & (LOCKDEP_LOCKS - 1);
+}
+
+/* The class the map gives @lock, or 0. */
+static unsigned ld_map_find(const void *lock)
+{
+	uint64_t addr = (uintptr_t)lock & LD_ADDR_MASK;
+
+	for (unsigned i = ld_map_hash(addr), n = 0; n < LOCKDEP_LOCKS;
+	     n++, i = (i + 1) & (LOCKDEP_LOCKS - 1)) {
+		uint64_t e = atomic_load64(&ld.map[i]);
+
+		if (e == 0)
+			return 0;
+		if ((e & LD_ADDR_MASK) == addr)
+			return (unsigned)(e >> LD_ADDR_BITS);
+	}
+	return 0;
+}
+
+/* Under the graph lock: @lock's class is @cls from now on.  False when the map is full. */
+static bool ld_map_set(const void *lock, unsigned cls)
+{
+	uint64_t addr = (uintptr_t)lock & LD_ADDR_MASK;
+
+	for (unsigned i = ld_map_hash(addr), n = 0; n < LOCKDEP_LOCKS;
+	     n++, i = (i + 1) & (LOCKDEP_LOCKS - 1)) {
+		uint64_t e = atomic_load64(&ld.map[i]);
+
+		if (e == 0 || (e & LD_ADDR_MASK) == addr) {
+			ld.nlocks += e == 0;
+			atomic_store64(&ld.map[i], addr | (uint64_t)cls << LD_ADDR_BITS);
+			return true;
+		}
+	}
+	ld_table_full("lock", LOCKDEP_LOCKS);
+	return false;
+}
+
+/* Under the graph lock: a new class, or 0 when the table is full. */
+static unsigned ld_class_new(const char *name, const void *anon, unsigned base, unsigned sub)
+{
+	unsigned cls = ld.nclasses + 1;
+
+	if (cls >= LOCKDEP_CLASSES) {
+		ld_table_full("class", LOCKDEP_CLASSES);
+		return 0;
+	}
+	ld.classes[cls] = (struct ld_class){
+	    .name = name, .anon = anon, .base = (uint16_t)(base ? base : cls), .sub = (uint8_t)sub};
+	atomic_store32(&ld.nclasses, cls);
+	return cls;
+}
+
+/* Under the graph lock: @key's class (subclass 0), made on first use. */
+static unsigned ld_key_class(struct lock_class_key *key)
+{
+	unsigned cls = key->base;
+
+	/* A key from before a reset (tests) names a class that is not its own any more. */
+	if (cls && cls <= ld.nclasses && ld.classes[cls].key == key)
+		return cls;
+	cls = ld_class_new(key->name, NULL, 0, 0);
+	if (cls) {
+		ld.classes[cls].key = key;
+		key->base = (uint16_t)cls;
+	}
+	return cls;
+}
+
+void lockdep_init_lock(const void *lock, struct lock_class_key *key)
+{
+	unsigned cls;
+
+	if (!lockdep_enabled())
+		return;
+	ld_graph_lock();
+	cls = ld_key_class(key);
+	if (cls)
+		ld_map_set(lock, cls);
+	ld_graph_unlock();
+}
+
+/*
+ * The class @lock is taken with under @subclass, made on first use: a lock
+ * with no class gets one of its own named by its address; a subclass is a
+ * class of its own.  0 once a table is full.
+ */
+static unsigned ld_class_of(const void *lock, unsigned subclass)
+{
+	unsigned base = ld_map_find(lock), cls;
+
+	if (base && subclass == 0)
+		return base;
+	if (base && (cls = atomic_load16(&ld.classes[base].subs[subclass])) != 0)
+		return cls;
+	ld_graph_lock();
+	base = ld_map_find(lock);
+	if (!base) {
+		base = ld_class_new(NULL, lock, 0, 0);
+		if (base && !ld_map_set(lock, base))
+			base = 0;
+	}
+	cls = base;
+	if (base && subclass) {
+		cls = ld.classes[base].subs[subclass];
+		if (!cls) {
+			cls = ld_class_new(ld.classes[base].name, ld.classes[base].anon, base,
+					   subclass);
+			if (cls)
+				atomic_store16(&ld.classes[base].subs[subclass], (uint16_t)cls);
+		}
+	}
+	ld_graph_unlock();
+	return cls;
+}
+
+/* This CPU's state, marked busy; NULL if the checker is off or already running here. */
+static struct ld_cpu *ld_enter(void)
+{
+	struct ld_cpu *c;
+
+	if (!lockdep_enabled())
+		return NULL;
+	c = &ld_cpus[platform_cpu_id()];
+	if (c->busy)
+		return NULL;
+	c->busy = true;
+	atomic_compiler_barrier();
+	return c;
+}
+
+static void ld_leave(struct ld_cpu *c)
+{
+	atomic_compiler_barrier();
+	c->busy = false;
+}
+
+void lockdep_acquire(const void *lock, unsigned subclass, bool trylock, uintptr_t site)
+{
+	struct ld_cpu *c = ld_enter();
+	struct ld_held now = {.lock = lock, .site = site, .trylock = trylock};
+	unsigned cpu = platform_cpu_id();
+
+	if (!c)
+		return;
+	if (subclass >= LOCKDEP_SUBCLASSES) {
+		ld_report_subclass(cpu, lock, subclass, site);
+		subclass = 0;
+	}
+	now.cls = (uint16_t)ld_class_of(lock, subclass);
+	if (!now.cls)
+		goto out;
+	if (c->n == LOCKDEP_DEPTH) {
+		ld_table_full("held-lock stack (per CPU)", LOCKDEP_DEPTH);
+		goto out;
+	}
+	/* Newest first: the report names the innermost lock the order is against. */
+	for (unsigned i = c->n; !trylock && i-- > 0 && lockdep_enabled();) {
+		const struct ld_held *h = &c->held[i];
+
+		if (h->lock == lock)
+			ld_report_self(cpu, h, &now);
+		else if (h->cls == now.cls)
+			ld_report_same_class(cpu, h, &now);
+		else
+			ld_check_order(cpu, h, &now);
+	}
+	c->held[c->n++] = now;
+	/* The deepest nesting seen, for the docs' table: any CPU may raise it. */
+	for (uint32_t seen = atomic_load32(&ld.max_depth); c->n > seen;)
+		if (atomic_cmpxchg32(&ld.max_depth, &seen, c->n))
+			break;
+out:
+	ld_leave(c);
+}
+
+void lockdep_release(const void *lock, uintptr_t site)
+{
+	struct ld_cpu *c = ld_enter();
+
+	if (!c)
+		return;
+	for (unsigned i = c->n; i-- > 0;) {
+		if (c->held[i].lock == lock) {
+			/* Spinlocks may be released in any order: close the gap, keep the order. */
+			for (unsigned j = i + 1; j < c->n; j++)
+				c->held[j - 1] = c->held[j];
+			c->n--;
+			ld_leave(c);
+			return;
+		}
+	}
+	ld_report_not_held(platform_cpu_id(), lock, ld_map_find(lock), site);
+	ld_leave(c);
+}
+
+struct lockdep_stats lockdep_stats(void)
+{
+	return (struct lockdep_stats){.classes = atomic_load32(&ld.nclasses),
+				      .edges = atomic_load32(&ld.nedges),
+				      .locks = ld.nlocks,
+				      .max_depth = atomic_load32(&ld.max_depth),
+				      .searches = ld.searches};
+}
+
+void lockdep_reset(void)
+{
+	uint8_t on = ld.on;
+	bool panic = ld.panic;
+
+	memset(ld_cpus, 0, sizeof(ld_cpus));
+	memset(&ld, 0, sizeof(ld));
+	ld.on = on;
+	ld.panic = panic;
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lockdep.h - the lock-order checker: lock classes, and a report the first
+ * time an order of two classes closes a cycle (docs/lockdep.md).
+ *
+ * Why: two paths that take the same two locks in opposite orders deadlock
+ * only when they interleave badly, which a torture may never hit.  Linux's
+ * lockdep (2006) records the order in which lock *classes* are taken and
+ * reports a possible deadlock the first time a new order closes a cycle,
+ * whether or not the deadlock happens.  This is a small one:
+ *
+ *   - a class is named where a lock is initialised (a static key at the
+ *     init site, LOCKDEP_KEY); a lock never initialised so gets a class of
+ *     its own, named by its address;
+ *   - every CPU keeps a stack of the locks it holds with the code address
+ *     of each acquisition (its caller's return address);
+ *   - taking B while A is held records the edge A -> B once, with both
+ *     addresses and the CPU; a new edge triggers a search for B -> ... -> A,
+ *     and finding one is the report;
+ *   - also reported: a lock taken again by its holder, a class nested in
+ *     itself without a declared subclass (subclasses are classes of their
+ *     own, so declared nesting is checked as an order), a release of a
+ *     lock not held;
+ *   - a trylock cannot wait, so it adds no edge; it goes on the stack, and
+ *     what is taken under it is ordered after it.
+ *
+ * The lock word stays as it is (the lockref needs its 4 bytes): a lock's
+ * class is found by its address in a map filled at initialisation.
+ * Tables are fixed (lockdep_tables.h); a full one switches the checker off
+ * with one line naming it.  Portable: the kernel and the host tests run it.
+ */
+#ifndef LIB_LOCKDEP_H
+#define LIB_LOCKDEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lockdep_tables.h"
+
+/*
+ * A class key: one static object per place a kind of lock is initialised.
+ * @base is the checker's own (the class of subclass 0, assigned on first use).
+ */
+struct lock_class_key {
+	const char *name;
+	uint16_t base;
+};
+
+/* A static key named @name at the site that expands it (Linux's spin_lock_init does this). */
+#define LOCKDEP_KEY(name_)                                                                         \
+	({                                                                                         \
+		static struct lock_class_key lockdep_key_ = {.name = (name_)};                     \
+		&lockdep_key_;                                                                     \
+	})
+
+/* The code address of the caller of the function that expands this: the acquisition site. */
+#define LOCKDEP_SITE() ((uintptr_t)__builtin_return_address(0))
+
+/* Switch checking on or off.  Only while no CPU holds a lock (boot, or a test's start). */
+void lockdep_set(bool on);
+bool lockdep_enabled(void);
+
+/* After a report: panic (true) or go on (false, the default). */
+void lockdep_set_panic(bool panic);
+
+/* @lock belongs to @key's class from now on (a lock at a reused address changes class). */
+void lockdep_init_lock(const void *lock, struct lock_class_key *key);
+
+/*
+ * @lock is being taken at code address @site with @subclass (0 unless
+ * declared nested).  A blocking lock calls this before it waits, so the
+ * report comes before a deadlock; a trylock calls it once it has the lock,
+ * with @trylock true (no edge, onto the stack only).
+ */
+void lockdep_acquire(const void *lock, unsigned subclass, bool trylock, uintptr_t site);
+
+/* @lock, held by this CPU, is being released at @site. */
+void lockdep_release(const void *lock, uintptr_t site);
+
+/* Reports since boot (or lockdep_reset), and the last one's lines, '\n'-separated. */
+uint64_t lockdep_reports(void);
+const char *lockdep_last_report(void);
+
+/* What the tables hold now, for the docs' cost table and tests. */
+struct lockdep_stats {
+	unsigned classes, edges, locks, max_depth;
+	uint64_t searches; /* cycle searches (one per new edge) */
+};
+struct lockdep_stats lockdep_stats(void);
+
+/*
+ * Tests only, while no CPU holds or takes a lock: forget every class,
+ * edge, lock and held stack, and the reports; the switch stays as it is.
+ */
+void lockdep_reset(void);
+
+#endif /* LIB_LOCKDEP_H */

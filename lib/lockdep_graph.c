@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lockdep_graph.c - the orders between classes, the cycle search and the
+ * reports of lockdep.h.
+ *
+ * An edge A -> B says "B was taken while A was held", recorded once with
+ * where each was taken and on which CPU.  A cycle A -> B -> ... -> A means
+ * that CPUs each following one of those orders can wait for each other
+ * for ever; it closes the moment its last edge is added, so only a new
+ * edge needs a search: a breadth-first walk from B for A, over at most
+ * every edge once.  The edge that closes a cycle is still recorded, so the
+ * same order is reported once, not on every acquisition.
+ *
+ * Report lines start with "lockdep:" and give every acquisition as
+ * "'class' at 0xADDR": the address is the return address of the lock call,
+ * which tools/lockdep_decode.py turns into file:line.
+ */
+#include "atomic.h"
+#include "lockdep_impl.h"
+#include "platform.h"
+#include "printf.h"
+#include "string.h"
+
+_Static_assert((LD_EDGE_SLOTS & (LD_EDGE_SLOTS - 1)) == 0, "edge slots: a power of two");
+
+static unsigned ld_edge_slot(uint32_t key)
+{
+	return (unsigned)((key * 0x9e3779b1u) >> 16) & (LD_EDGE_SLOTS - 1);
+}
+
+/* Whether the order @key (from << 16 | to) is known; no lock (entries are never removed). */
+static bool ld_edge_known(uint32_t key)
+{
+	for (unsigned i = ld_edge_slot(key), n = 0; n < LD_EDGE_SLOTS;
+	     n++, i = (i + 1) & (LD_EDGE_SLOTS - 1)) {
+		uint32_t e = atomic_load32(&ld.edge_set[i]);
+
+		if (e == key)
+			return true;
+		if (e == 0)
+			return false;
+	}
+	return false;
+}
+
+/* Under the graph lock: remember @key.  The edge table fills first, so a slot is free. */
+static void ld_edge_remember(uint32_t key)
+{
+	unsigned i = ld_edge_slot(key);
+
+	while (atomic_load32(&ld.edge_set[i]) != 0)
+		i = (i + 1) & (LD_EDGE_SLOTS - 1);
+	atomic_store32(&ld.edge_set[i], key);
+}
+
+/* Under the graph lock: add the edge; false when the table is full. */
+static bool ld_edge_add(unsigned cpu, const struct ld_held *held, const struct ld_held *now)
+{
+	unsigned n = ld.nedges;
+	struct ld_class *from = &ld.classes[held->cls];
+
+	if (n == LOCKDEP_EDGES) {
+		ld_table_full("edge", LOCKDEP_EDGES);
+		return false;
+	}
+	ld.edges[n] = (struct ld_edge){.from = held->cls,
+				       .to = now->cls,
+				       .cpu = (uint16_t)cpu,
+				       .next_from = from->first_edge,
+				       .from_site = held->site,
+				       .to_site = now->site};
+	from->first_edge = n + 1;
+	atomic_store32(&ld.nedges, n + 1);
+	ld_edge_remember((uint32_t)held->cls << 16 | now->cls);
+	return true;
+}
+
+/*
+ * Under the graph lock: a path of edges @from -> ... -> @to, as the index + 1
+ * of its first edge, whose chain continues through ld.via; 0 if none.
+ * ld.via[c] is the edge that reached class c + 1.
+ */
+static uint32_t ld_find_path(unsigned from, unsigned to)
+{
+	unsigned head = 0, tail = 0;
+
+	memset(ld.via, 0, sizeof(ld.via));
+	ld.searches++;
+	ld.queue[tail++] = (uint16_t)from;
+	ld.via[from] = UINT32_MAX; /* the start: reached by no edge */
+	while (head < tail) {
+		unsigned c = ld.queue[head++];
+
+		for (uint32_t e = ld.classes[c].first_edge; e; e = ld.edges[e - 1].next_from) {
+			unsigned next = ld.edges[e - 1].to;
+
+			if (ld.via[next])
+				continue;
+			ld.via[next] = e;
+			if (next == to)
+				return e;
+			ld.queue[tail++] = (uint16_t)next;
+		}
+	}
+	return 0;
+}
+
+/* @cls's name into @buf: "name", "name/2" for a subclass, "lock@ADDR" for a lock's own. */
+static const char *ld_name(unsigned cls, char *buf, size_t size)
+{
+	const struct ld_class *c = &ld.classes[cls];
+
+	if (c->name && c->sub)
+		ksnprintf(buf, size, "%s/%u", c->name, c->sub);
+	else if (c->name)
+		ksnprintf(buf, size, "%s", c->name);
+	else if (c->sub)
+		ksnprintf(buf, size, "lock@%p/%u", c->anon, c->sub);
+	else
+		ksnprintf(buf, size, "lock@%p", c->anon);
+	return buf;
+}
+
+/* Under the graph lock, start a report: counted, its text kept from here. */
+static void ld_report_begin(void)
+{
+	atomic_xadd64(&ld.reports, 1);
+	ld.report[0] = '\0';
+}
+
+/* One report line: logged, and appended to the kept text. */
+static __attribute__((format(printf, 1, 2))) void ld_say(const char *fmt, ...)
+{
+	char line[256];
+	size_t used = strlen(ld.report);
+
+	KSNPRINTF_ARGS(line, fmt);
+	platform_log("lockdep: %s", line);
+	if (used + strlen(line) + 2 <= sizeof(ld.report)) {
+		memcpy(ld.report + used, line, strlen(line));
+		ld.report[used + strlen(line)] = '\n';
+		ld.report[used + strlen(line) + 1] = '\0';
+	}
+}
+
+static void ld_report_end(const char *what)
+{
+	if (ld.panic)
+		platform_panic("lockdep: %s (lockdep.panic=on)", what);
+}
+
+/* The cycle's edges from @cls back to @to, each on a line of its own, in order. */
+static void ld_say_path(unsigned from, unsigned to)
+{
+	uint32_t chain[LOCKDEP_CLASSES];
+	unsigned n = 0;
+	char a[64], b[64];
+
+	for (unsigned c = to; c != from && n < LOCKDEP_CLASSES; c = ld.edges[ld.via[c] - 1].from)
+		chain[n++] = ld.via[c] - 1;
+	while (n-- > 0) {
+		const struct ld_edge *e = &ld.edges[chain[n]];
+
+		ld_say("  before: cpu %u held '%s' taken at %#lx, and took '%s' at %#lx", e->cpu,
+		       ld_name(e->from, a, sizeof(a)), (unsigned long)e->from_site,
+		       ld_name(e->to, b, sizeof(b)), (unsigned long)e->to_site);
+	}
+}
+
+void ld_check_order(unsigned cpu, const struct ld_held *held, const struct ld_held *now)
+{
+	uint32_t key = (uint32_t)held->cls << 16 | now->cls;
+	bool cycle;
+	char a[64], b[64];
+
+	if (ld_edge_known(key))
+		return;
+	ld_graph_lock();
+	if (ld_edge_known(key)) {
+		ld_graph_unlock();
+		return;
+	}
+	/* A path now -> ... -> held, closed by held -> now. */
+	cycle = ld_find_path(now->cls, held->cls) != 0;
+	if (cycle) {
+		ld_report_begin();
+		ld_say("possible deadlock: cpu %u takes '%s' while holding '%s', but '%s' was "
+		       "taken before '%s' already",
+		       cpu, ld_name(now->cls, b, sizeof(b)), ld_name(held->cls, a, sizeof(a)), b,
+		       a);
+		ld_say("  now: cpu %u holds '%s' taken at %#lx, and takes '%s' at %#lx", cpu, a,
+		       (unsigned long)held->site, b, (unsigned long)now->site);
+		ld_say_path(now->cls, held->cls);
+	}
+	ld_edge_add(cpu, held, now);
+	ld_graph_unlock();
+	if (cycle)
+		ld_report_end("possible deadlock");
+}
+
+void ld_report_self(unsigned cpu, const struct ld_held *held, const struct ld_held *now)
+{
+	char a[64];
+
+	ld_graph_lock();
+	ld_report_begin();
+	ld_say("deadlock: cpu %u takes '%s' (lock %p) again at %#lx; it took it at %#lx and "
+	       "still holds it",
+	       cpu, ld_name(now->cls, a, sizeof(a)), now->lock, (unsigned long)now->site,
+	       (unsigned long)held->site);
+	ld_graph_unlock();
+	ld_report_end("a lock taken twice by its holder");
+}
+
+void ld_report_same_class(unsigned cpu, const struct ld_held *held, const struct ld_held *now)
+{
+	uint32_t key = (uint32_t)held->cls << 16 | now->cls;
+	char a[64];
+
+	/* Once per class: the self-edge, which no other order uses, marks it reported. */
+	if (ld_edge_known(key))
+		return;
+	ld_graph_lock();
+	if (!ld_edge_known(key) && ld_edge_add(cpu, held, now)) {
+		ld_name(now->cls, a, sizeof(a));
+		ld_report_begin();
+		ld_say("possible deadlock: cpu %u nests two locks of class '%s' without a "
+		       "subclass (spin_lock_nested)",
+		       cpu, a);
+		ld_say("  now: cpu %u holds '%s' (lock %p) taken at %#lx, and takes '%s' (lock %p) "
+		       "at %#lx",
+		       cpu, a, held->lock, (unsigned long)held->site, a, now->lock,
+		       (unsigned long)now->site);
+		ld_graph_unlock();
+		ld_report_end("same-class nesting without a subclass");
+		return;
+	}
+	ld_graph_unlock();
+}
+
+void ld_report_not_held(unsigned cpu, const void *lock, unsigned cls, uintptr_t site)
+{
+	char a[64] = "unknown class";
+
+	ld_graph_lock();
+	if (cls)
+		ld_name(cls, a, sizeof(a));
+	ld_report_begin();
+	ld_say("bad unlock: cpu %u releases '%s' (lock %p) at %#lx, which it does not hold", cpu, a,
+	       lock, (unsigned long)site);
+	ld_graph_unlock();
+	ld_report_end("release of a lock not held");
+}
+
+void ld_report_subclass(unsigned cpu, const void *lock, unsigned subclass, uintptr_t site)
+{
+	ld_graph_lock();
+	ld_report_begin();
+	ld_say("bad subclass: cpu %u takes lock %p at %#lx with subclass %u; subclasses are 0 "
+	       "to %u (LOCKDEP_SUBCLASSES): taken as 0",
+	       cpu, lock, (unsigned long)site, subclass, LOCKDEP_SUBCLASSES - 1);
+	ld_graph_unlock();
+	ld_report_end("a subclass out of range");
+}
+
+uint64_t lockdep_reports(void)
+{
+	return atomic_load64(&ld.reports);
+}
+
+const char *lockdep_last_report(void)
+{
+	return ld.report;
+}

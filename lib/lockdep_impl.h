@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lockdep_impl.h - the checker's state, shared by lockdep.c (classes, map,
+ * held stacks) and lockdep_graph.c (orders, cycle search, reports) alone.
+ */
+#ifndef LIB_LOCKDEP_IMPL_H
+#define LIB_LOCKDEP_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lockdep.h"
+#include "platform.h"
+
+/* The longest wait for the checker's graph lock before it is called a bug. */
+#define LD_GRAPH_WAIT_NS (10ull * 1000 * 1000 * 1000)
+
+/* Edge-set slots: twice the edges, so probes stay short; a power of two. */
+#define LD_EDGE_SLOTS (2 * LOCKDEP_EDGES)
+
+/* A class: a key's (subclass 0), a subclass of one, or a lock's own (@anon, no key). */
+struct ld_class {
+	const char *name;		   /* the key's; NULL for a lock's own class */
+	const void *anon;		   /* the lock of a class of its own */
+	const struct lock_class_key *key;  /* the key whose subclass 0 this is */
+	uint16_t base;			   /* the subclass-0 class (itself for subclass 0) */
+	uint8_t sub;			   /* the subclass */
+	uint16_t subs[LOCKDEP_SUBCLASSES]; /* on a base class: its subclasses' classes */
+	uint32_t first_edge;		   /* the newest edge from this class + 1; 0 none */
+};
+
+/* An order seen once: @to taken at @to_site while @from (taken at @from_site) was held. */
+struct ld_edge {
+	uint16_t from, to;
+	uint16_t cpu;
+	uint32_t next_from; /* the next older edge from the same class + 1; 0 none */
+	uintptr_t from_site, to_site;
+};
+
+/* One lock a CPU holds. */
+struct ld_held {
+	const void *lock;
+	uintptr_t site; /* where it was taken */
+	uint16_t cls;
+	bool trylock;
+};
+
+/* A CPU's held stack, oldest first; touched by that CPU alone. */
+struct ld_cpu {
+	struct ld_held held[LOCKDEP_DEPTH];
+	unsigned n;
+	bool busy; /* inside the checker: locks taken now are not checked */
+} __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+struct ld_state {
+	uint8_t on; /* the switch; cleared for good by a full table */
+	bool panic;
+	uint8_t graph_lock;
+	uint32_t nclasses, nedges, nlocks; /* classes and edges: published by release stores */
+	uint32_t max_depth;
+	uint64_t searches, reports;
+	struct ld_class classes[LOCKDEP_CLASSES]; /* [0] unused: class 0 is "none" */
+	struct ld_edge edges[LOCKDEP_EDGES];
+	uint32_t edge_set[LD_EDGE_SLOTS]; /* from << 16 | to; 0 empty */
+	uint64_t map[LOCKDEP_LOCKS];	  /* lock address -> class (lockdep.c) */
+	/* The cycle search's work space, under the graph lock. */
+	uint32_t via[LOCKDEP_CLASSES]; /* the edge a class was reached by + 1; 0 not yet */
+	uint16_t queue[LOCKDEP_CLASSES];
+	char report[LOCKDEP_REPORT_MAX];
+};
+
+extern struct ld_state ld;
+extern struct ld_cpu ld_cpus[MAX_CPUS];
+
+void ld_graph_lock(void);
+void ld_graph_unlock(void);
+
+/* One line naming a full table and its size; the checker goes off for good. */
+void ld_table_full(const char *table, unsigned size);
+
+/* @now is being taken while @held is held (different classes): record and check the order. */
+void ld_check_order(unsigned cpu, const struct ld_held *held, const struct ld_held *now);
+
+/* The reports (lockdep_graph.c); each then panics if lockdep.panic= says so. */
+void ld_report_self(unsigned cpu, const struct ld_held *held, const struct ld_held *now);
+void ld_report_same_class(unsigned cpu, const struct ld_held *held, const struct ld_held *now);
+void ld_report_not_held(unsigned cpu, const void *lock, unsigned cls, uintptr_t site);
+void ld_report_subclass(unsigned cpu, const void *lock, unsigned subclass, uintptr_t site);
+
+#endif /* LIB_LOCKDEP_IMPL_H */

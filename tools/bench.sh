@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bench.sh - make bench and make bench-native: the benchmarks, then their report.
+#
+#   tools/bench.sh guest    boot under QEMU (docs/interface.md's variables):
+#                           build/bench/serial.log, report.md, scaling.png
+#   tools/bench.sh native   the same benchmarks as threads on this machine's cores
+#                           (build/bench-native/bench_native; CPUS=N limits them,
+#                           TRACE=1 records the trace into build/bench-native/trace/);
+#                           a `make bench` log, if there is one, is set beside the
+#                           native figures; a run that passed is followed by the trace
+#                           hooks' cost (tools/trace_cost.py) into trace-cost.md
+#
+# CMDLINE takes the kernel's words; run=bench comes first unless it names the suites.
+# Exit status: the run's, or the report's when the report could not be written.
+set -u
+cd "$(dirname "$0")/.."
+case " ${CMDLINE:-} " in
+*" run="*) words=${CMDLINE:-} ;;
+*) words="run=bench ${CMDLINE:-}" ;;
+esac
+
+guest() {
+    mkdir -p build/bench
+    CMDLINE=$words tools/run-qemu.sh build/bench/serial.log
+    local status=$?
+    python3 tools/bench_report.py build/bench/serial.log build/bench || exit
+    exit "$status"
+}
+
+native() {
+    local out=build/bench-native against=() status
+    # shellcheck disable=SC2086 # the words are the kernel's, one argument each
+    { build/bench-native/bench_native ${CPUS:+--cpus=$CPUS} $words ${TRACE:+trace=all}
+      echo $? >"$out/status"; } | tee "$out/serial.log"
+    status=$(cat "$out/status")
+    [ -f build/bench/serial.log ] && against=(--against build/bench/serial.log)
+    python3 tools/bench_report.py "$out/serial.log" "$out" "${against[@]}" || exit
+    if [ -n "${TRACE:-}" ]; then
+        python3 tools/trace_convert.py "$out/serial.log" "$out/trace" || exit
+    fi
+    if [ "$status" -eq 0 ]; then
+        # shellcheck disable=SC2086
+        python3 tools/trace_cost.py ${CPUS:+--cpus=$CPUS} "$out" $words || exit
+    fi
+    exit "$status"
+}
+
+case ${1:-} in
+guest) guest ;;
+native) native ;;
+*) echo "usage: tools/bench.sh guest|native" >&2; exit 2 ;;
+esac

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""lockdep_decode.py - the code addresses of lockdep reports as file:line.
+
+Why: the kernel prints each acquisition in a report as "'class' at 0xADDR",
+the return address of the lock call (docs/lockdep.md); what a reader wants
+is the line that took the lock.  This reads a log (a file or stdin), and
+after every address in a "lockdep:" line writes "(function file:line)" from
+the ELF's debug information, with binutils' addr2line, as Linux's
+scripts/decode_stacktrace.sh does.  Each address is looked up less one byte:
+a return address is the first byte after the call, which may belong to the
+next line.
+
+    tools/lockdep_decode.py build/kernel.elf LOG
+    tools/lockdep_decode.py --offset 0x555555554000 build/host/plain/test_lockdep LOG
+
+--offset is subtracted from every address first: the load address of a
+position-independent host program (the kernel runs where it is linked: 0).
+Exit status: 0 with the log decoded, 1 with one line naming the input that
+could not be read or decoded.
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+ADDR = re.compile(r"\bat (0x[0-9a-fA-F]+)")
+
+
+def decode(elf, addrs):
+    """{address: "function file:line"} from addr2line, for the (already offset) addresses.
+
+    An address inside an inlined function (fs_node_lock in fs_impl.h) names
+    the function it was inlined into first, at the line of the call, then
+    "via" the inlined one: the caller's line is the one a reader wants.
+    """
+    if not addrs:
+        return {}
+    want = sorted(set(addrs))
+    try:
+        out = subprocess.run(["addr2line", "-a", "-f", "-i", "-s", "-e", elf] +
+                             ["%#x" % (a - 1) for a in want],
+                             check=True, capture_output=True, text=True).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise ValueError(f"addr2line on {elf}: {e}") from e
+    frames = []  # per address: [(function, file:line), ...], innermost first
+    i = 0
+    while i < len(out):
+        if out[i].startswith("0x"):  # -a: each address's frames follow its own line
+            frames.append([])
+            i += 1
+        elif frames and i + 1 < len(out):
+            frames[-1].append((out[i], out[i + 1].split(" (")[0]))
+            i += 2
+        else:
+            raise ValueError(f"addr2line on {elf}: unexpected output line '{out[i]}'")
+    if len(frames) != len(want) or not all(frames):
+        raise ValueError(f"addr2line on {elf}: no answer for some of {len(want)} addresses")
+
+    def name(fr):
+        outer = f"{fr[-1][0]} {fr[-1][1]}"
+        return outer if len(fr) == 1 else f"{outer} via {fr[0][0]} {fr[0][1]}"
+    return {a: name(fr) for a, fr in zip(want, frames)}
+
+
+def decode_lines(lines, elf, offset):
+    """The lines with every address of a lockdep line followed by its decoding."""
+    addrs = [int(m.group(1), 16) - offset for line in lines if "lockdep:" in line
+             for m in ADDR.finditer(line)]
+    names = decode(elf, addrs)
+
+    def one(line):
+        if "lockdep:" not in line:
+            return line
+        return ADDR.sub(lambda m: f"{m.group(0)} ({names[int(m.group(1), 16) - offset]})", line)
+    return [one(line) for line in lines]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("elf", help="the ELF with debug information (build/kernel.elf)")
+    p.add_argument("log", nargs="?", help="the log (default: stdin)")
+    p.add_argument("--offset", default="0", help="load address to subtract (host PIE programs)")
+    a = p.parse_args(argv)
+    try:
+        offset = int(a.offset, 0)
+    except ValueError:
+        print(f"lockdep_decode: --offset '{a.offset}': expected a number such as 0x5555", file=sys.stderr)
+        return 1
+    try:
+        text = open(a.log, errors="replace").read() if a.log else sys.stdin.read()
+    except OSError as e:
+        print(f"lockdep_decode: {a.log}: {e.strerror}", file=sys.stderr)
+        return 1
+    try:
+        out = decode_lines(text.splitlines(), a.elf, offset)
+    except ValueError as e:
+        print(f"lockdep_decode: {e}", file=sys.stderr)
+        return 1
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# trace.sh - make trace: boot with tracing on, then turn the serial log's
+# "# TRACE" lines into build/trace/trace.json and timeline.png and judge them
+# (docs/tracing.md).  CMDLINE gets trace=all unless it has a trace= word, and
+# trace.events=$TRACE_EVENTS (per CPU) unless it has a trace.events= word;
+# docs/tracing.md says why the default is the most the kernel allows.
+# Exit status: non-zero if the boot, the conversion or the judge failed.
+set -u
+cd "$(dirname "$0")/.."
+words=${CMDLINE:-}
+case " $words " in *" trace="*) ;; *) words="$words trace=all" ;; esac
+case " $words " in *" trace.events="*) ;; *) words="$words trace.events=${TRACE_EVENTS:-65536}" ;; esac
+mkdir -p build/trace
+CMDLINE=${words# } tools/run-qemu.sh build/trace/serial.log
+status=$?
+python3 tools/trace_convert.py build/trace/serial.log build/trace &&
+    python3 tools/trace_check.py build/trace/serial.log || exit
+exit "$status"
