@@ -302,52 +302,25 @@ static const char *pathwalk_impl(bool locked)
 	return locked ? "spinlock" : "lockref";
 }
 
-void pathwalk_same_lockref(struct bench_ctx *t)
-{
-	pathwalk_sweep(t, pathwalk_impl(false), NULL, PW_SAME, false);
-}
+/*
+ * The entry points of bench_cases.h, one per variant: @locked runs the fs
+ * under the locked policy (every count change takes the node's lock), the
+ * lockref's baseline; @refwalk walks with a reference on every component.
+ */
+#define PATHWALK_CASE(fn, kind, locked, refwalk)                                                   \
+	void fn(struct bench_ctx *t)                                                               \
+	{                                                                                          \
+		pathwalk_sweep(t, pathwalk_impl(locked), (locked) ? &lockref_policy_locked : NULL, \
+			       kind, refwalk);                                                     \
+	}
 
-void pathwalk_same_spinlock(struct bench_ctx *t)
-{
-	pathwalk_sweep(t, pathwalk_impl(true), &lockref_policy_locked, PW_SAME, false);
-}
-
-void pathwalk_own_lockref(struct bench_ctx *t)
-{
-	pathwalk_sweep(t, pathwalk_impl(false), NULL, PW_OWN, false);
-}
-
-void pathwalk_own_spinlock(struct bench_ctx *t)
-{
-	pathwalk_sweep(t, pathwalk_impl(true), &lockref_policy_locked, PW_OWN, false);
-}
-
-void pathwalk_same_lockref_refwalk(struct bench_ctx *t)
-{
-	pathwalk_sweep(t, pathwalk_impl(false), NULL, PW_SAME, true);
-}
-
-void pathwalk_same_spinlock_refwalk(struct bench_ctx *t)
-{
-	pathwalk_sweep(t, pathwalk_impl(true), &lockref_policy_locked, PW_SAME, true);
-}
-
-void pathwalk_own_lockref_refwalk(struct bench_ctx *t)
-{
-	pathwalk_sweep(t, pathwalk_impl(false), NULL, PW_OWN, true);
-}
-
-void pathwalk_own_spinlock_refwalk(struct bench_ctx *t)
-{
-	pathwalk_sweep(t, pathwalk_impl(true), &lockref_policy_locked, PW_OWN, true);
-}
-
-void pathwalk_mixed_lockref(struct bench_ctx *t)
-{
-	pathwalk_sweep(t, pathwalk_impl(false), NULL, PW_MIXED, false);
-}
-
-void pathwalk_mixed_lockref_refwalk(struct bench_ctx *t)
-{
-	pathwalk_sweep(t, pathwalk_impl(false), NULL, PW_MIXED, true);
-}
+PATHWALK_CASE(pathwalk_same_lockref, PW_SAME, false, false)
+PATHWALK_CASE(pathwalk_same_spinlock, PW_SAME, true, false)
+PATHWALK_CASE(pathwalk_own_lockref, PW_OWN, false, false)
+PATHWALK_CASE(pathwalk_own_spinlock, PW_OWN, true, false)
+PATHWALK_CASE(pathwalk_same_lockref_refwalk, PW_SAME, false, true)
+PATHWALK_CASE(pathwalk_same_spinlock_refwalk, PW_SAME, true, true)
+PATHWALK_CASE(pathwalk_own_lockref_refwalk, PW_OWN, false, true)
+PATHWALK_CASE(pathwalk_own_spinlock_refwalk, PW_OWN, true, true)
+PATHWALK_CASE(pathwalk_mixed_lockref, PW_MIXED, false, false)
+PATHWALK_CASE(pathwalk_mixed_lockref_refwalk, PW_MIXED, false, true)

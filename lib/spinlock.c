@@ -285,6 +285,11 @@ static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, enum
 }
 
 /*
+ * The plain ticket lock (mode 0: not queued, not traced, not checked) is
+ * tested first, so the common case costs one test of the mode byte, as it
+ * did before lock orders could be checked; every other mode, checked or
+ * not, is decided after it.
+ *
  * Exempt from the lock rules: this is the lock itself, taken by a locked
  * instruction the analysis cannot see.  The mode is read before that
  * instruction: after it, the load waited for the locked instruction and
@@ -296,7 +301,9 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_lock(spinlock_t *lock)
 	enum spin_mode mode = spin_mode();
 
 	spin_debug_before_lock(lock);
-	if (__builtin_expect(mode & SPIN_MODE_CHECKED, 0))
+	if (__builtin_expect(mode == SPIN_TICKET, 1))
+		ticket_lock(lock, false);
+	else if (mode & SPIN_MODE_CHECKED)
 		spin_lock_checked(lock, mode, 0, LOCKDEP_SITE());
 	else
 		spin_lock_kinds(lock, mode);
@@ -328,7 +335,9 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
 	enum spin_mode mode = spin_mode();
 
 	spin_debug_release(lock);
-	if (__builtin_expect(mode & SPIN_MODE_CHECKED, 0))
+	if (__builtin_expect(mode == SPIN_TICKET, 1))
+		ticket_unlock(lock, false);
+	else if (mode & SPIN_MODE_CHECKED)
 		spin_unlock_checked(lock, mode, LOCKDEP_SITE());
 	else
 		spin_unlock_kinds(lock, mode);

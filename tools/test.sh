@@ -117,6 +117,8 @@ check bench-c2c-tool python3 tools/tests/test_bench_c2c.py
 check trace-tools python3 tools/tests/test_trace_tools.py
 # The trace-cost tool's reading and statistics on made-up runs, damaged ones included.
 check trace-cost-tool python3 tools/tests/test_trace_cost.py
+# The by-turns tool on two fake bench_native programs: its ratios, its order, its refusals.
+check bench-turns-tool python3 tools/tests/test_bench_turns.py
 # The lockdep report decoder on a planted ABBA of the host checker, against its debug info.
 check lockdep-decode-tool python3 tools/tests/test_lockdep_decode.py
 # The benchmarks on the host's cores (make bench-native), short: they must build without

@@ -28,6 +28,7 @@
 #define _GNU_SOURCE
 #include "errno.h"
 #include "fs.h"
+#include "../fs_listing.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -211,30 +212,6 @@ static struct result fs_apply(struct fs *fs, const struct op *op)
 	}
 	r.err = -r.err;
 	return r;
-}
-
-/* The tree below @dir as "D /a\nF /a/b\n..." lines (unsorted) appended to @out. */
-static void fs_list(struct fs *fs, const char *dir, char *out)
-{
-	struct fs_dirent ents[8];
-	uint64_t pos = 0;
-	int n;
-
-	while ((n = fs_readdir(fs, dir, &pos, ents, 8)) > 0) {
-		for (int i = 0; i < n; i++) {
-			char path[PATH_BYTES];
-			size_t len = strlen(out);
-
-			if (!strcmp(ents[i].name, ".") || !strcmp(ents[i].name, ".."))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "",
-				 ents[i].name);
-			snprintf(out + len, TREE_BYTES - len, "%c %s\n",
-				 ents[i].type == FS_DIR ? 'D' : 'F', path);
-			if (ents[i].type == FS_DIR)
-				fs_list(fs, path, out);
-		}
-	}
 }
 
 /* ---- the Linux side, in the chrooted child ---- */
@@ -522,7 +499,7 @@ int main(int argc, char **argv)
 			for (unsigned i = 0; i < nops; i++)
 				fr[i] = fs_apply(fs, &ops[i]);
 			fs_tree[0] = '\0';
-			fs_list(fs, "/", fs_tree);
+			fs_listing(fs, "/", false, fs_tree, sizeof(fs_tree));
 			if (fs_audit(fs, NULL, 0, &audit) || fs_destroy(fs)) {
 				printf("not ok: sequence %u (walk %s): fs audit: %s\n", s,
 				       fs_walk_name(walk), audit.first);

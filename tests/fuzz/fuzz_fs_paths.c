@@ -17,6 +17,7 @@
  */
 #include "errno.h"
 #include "fs.h"
+#include "../fs_listing.h"
 #include "fuzz_check.h"
 
 #include <stdint.h>
@@ -42,32 +43,6 @@ static const uint64_t allowed[OP_KINDS] = {
     [OP_STAT] = E(0) | WALK,
     [OP_HOLD] = E(0) | WALK,
 };
-
-/* The whole tree as "type ino path" lines, in readdir order (deterministic for one history). */
-static void listing(struct fs *fs, const char *dir, char *out, size_t size)
-{
-	struct fs_dirent ents[4];
-	uint64_t pos = 0;
-	int n;
-
-	while ((n = fs_readdir(fs, dir, &pos, ents, 4)) > 0) {
-		for (int i = 0; i < n; i++) {
-			char path[FS_PATH_MAX];
-			size_t len = strlen(out);
-
-			if (!strcmp(ents[i].name, ".") || !strcmp(ents[i].name, ".."))
-				continue;
-			if ((size_t)snprintf(path, sizeof(path), "%s/%s",
-					     strcmp(dir, "/") ? dir : "",
-					     ents[i].name) >= sizeof(path))
-				continue; /* deeper than a path can name: not listed */
-			snprintf(out + len, size - len, "%d %llu %s\n", ents[i].type,
-				 (unsigned long long)ents[i].ino, path);
-			if (ents[i].type == FS_DIR)
-				listing(fs, path, out, size);
-		}
-	}
-}
 
 /* The next NUL-terminated string of the input, or NULL when there is none. */
 static const char *next_string(const char **p, const char *end)
@@ -119,7 +94,7 @@ static void run(struct fs *fs, const char *p, const char *end)
 		if (!a || (op == OP_RENAME && !(b = next_string(&p, end))))
 			break;
 		before[0] = '\0';
-		listing(fs, "/", before, sizeof(before));
+		fs_listing(fs, "/", true, before, sizeof(before));
 		switch (op) {
 		case OP_CREATE:
 		case OP_MKDIR:
@@ -159,7 +134,7 @@ static void run(struct fs *fs, const char *p, const char *end)
 			   fs_errno_name(-err));
 		if (err) {
 			after[0] = '\0';
-			listing(fs, "/", after, sizeof(after));
+			fs_listing(fs, "/", true, after, sizeof(after));
 			FUZZ_CHECK(strcmp(before, after) == 0,
 				   "failed op %u on '%s' changed the tree", op, a);
 		}
