@@ -231,7 +231,7 @@ static void spin_unlock_checked(spinlock_t *lock, enum spin_mode mode, uintptr_t
 /*
  * The one dispatch, written once for lock and unlock: for operation @op it
  * defines the traced copies of both kinds' bodies, out of line, and
- * spin_@op_kinds(lock, mode, site), which picks one of {ticket, queued} x
+ * spin_@op_kinds(lock, mode, subclass, site), which picks one of {ticket, queued} x
  * {untraced, traced}; the untraced bodies are inline in it, without a trace
  * hook, so the common case makes no call.  The plain ticket lock (mode 0)
  * is the expected case, so it costs one test of the mode byte; any mode
@@ -248,8 +248,9 @@ static void spin_unlock_checked(spinlock_t *lock, enum spin_mode mode, uintptr_t
 		queued_body(lock, true);                                                           \
 	}                                                                                          \
 	static inline __attribute__((always_inline)) void spin_##op##_kinds(                       \
-	    spinlock_t *lock, enum spin_mode mode, uintptr_t site)                                 \
+	    spinlock_t *lock, enum spin_mode mode, unsigned subclass, uintptr_t site)              \
 	{                                                                                          \
+		(void)subclass; /* unlock's checked_call has none */                               \
 		switch (__builtin_expect(mode, SPIN_TICKET)) {                                     \
 		case SPIN_TICKET:                                                                  \
 			ticket_body(lock, false);                                                  \
@@ -268,7 +269,7 @@ static void spin_unlock_checked(spinlock_t *lock, enum spin_mode mode, uintptr_t
 		}                                                                                  \
 	}
 
-SPIN_DISPATCH(lock, ticket_lock, qspin_lock_body, spin_lock_checked(lock, mode, 0, site))
+SPIN_DISPATCH(lock, ticket_lock, qspin_lock_body, spin_lock_checked(lock, mode, subclass, site))
 SPIN_DISPATCH(unlock, ticket_unlock, qspin_unlock_body, spin_unlock_checked(lock, mode, site))
 
 /*
@@ -282,7 +283,7 @@ static __attribute__((noinline)) void spin_lock_checked(spinlock_t *lock, enum s
 {
 	if (mode & SPIN_MODE_CHECKED)
 		lockdep_acquire(lock, subclass, false, site);
-	spin_lock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED), site);
+	spin_lock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED), subclass, site);
 }
 
 static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, enum spin_mode mode,
@@ -290,7 +291,7 @@ static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, enum
 {
 	if (mode & SPIN_MODE_CHECKED)
 		lockdep_release(lock, site);
-	spin_unlock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED), site);
+	spin_unlock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED), 0, site);
 }
 
 /*
@@ -305,7 +306,7 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_lock(spinlock_t *lock)
 	enum spin_mode mode = spin_mode();
 
 	spin_debug_before_lock(lock);
-	spin_lock_kinds(lock, mode, LOCKDEP_SITE());
+	spin_lock_kinds(lock, mode, 0, LOCKDEP_SITE());
 	spin_debug_acquired(lock);
 }
 
@@ -313,8 +314,10 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_lock(spinlock_t *lock)
 LOCK_RULES_EXEMPT("the lock itself")
 void spin_lock_at(spinlock_t *lock, unsigned subclass, uintptr_t site)
 {
+	enum spin_mode mode = spin_mode();
+
 	spin_debug_before_lock(lock);
-	spin_lock_checked(lock, spin_mode(), subclass, site);
+	spin_lock_kinds(lock, mode, subclass, site);
 	spin_debug_acquired(lock);
 }
 
@@ -325,8 +328,10 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_lock_nested(spinlock_t *lock, uns
 
 LOCK_RULES_EXEMPT("the lock itself") void spin_unlock_at(spinlock_t *lock, uintptr_t site)
 {
+	enum spin_mode mode = spin_mode();
+
 	spin_debug_release(lock);
-	spin_unlock_checked(lock, spin_mode(), site);
+	spin_unlock_kinds(lock, mode, 0, site);
 }
 
 LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
@@ -334,7 +339,7 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
 	enum spin_mode mode = spin_mode();
 
 	spin_debug_release(lock);
-	spin_unlock_kinds(lock, mode, LOCKDEP_SITE());
+	spin_unlock_kinds(lock, mode, 0, LOCKDEP_SITE());
 }
 
 /* Not on a hot path: the bodies inline with @traced read at run time. */
