@@ -35,6 +35,7 @@
 	X(refcount_lockref_pv, "refcount-lockref-pv", BENCH_ALL_CPUS)                              \
 	X(refcount_qspinlock, "refcount-qspinlock", BENCH_ALL_CPUS)                                \
 	X(refcount_lockref_qspinlock, "refcount-lockref-qspinlock", BENCH_ALL_CPUS)                \
+	X(refcount_qspinlock_pv, "refcount-qspinlock-pv", BENCH_ALL_CPUS)                          \
 	X(convoy_xadd, "convoy-xadd", BENCH_ALL_CPUS)                                              \
 	X(convoy_spinlock, "convoy-spinlock", BENCH_ALL_CPUS)                                      \
 	X(convoy_lockref, "convoy-lockref", BENCH_ALL_CPUS)                                        \

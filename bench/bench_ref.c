@@ -32,6 +32,10 @@ const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
     [BENCH_IMPL_LOCKREF_QSPINLOCK] = {.name = "lockref-qspinlock",
 				      .kind = BENCH_REF_LOCKREF,
 				      .qspin = true},
+    [BENCH_IMPL_QSPINLOCK_PV] = {.name = "qspinlock-pv",
+				 .kind = BENCH_REF_SPINLOCK,
+				 .pv = true,
+				 .qspin = true},
 };
 
 static inline __attribute__((always_inline)) void

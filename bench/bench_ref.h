@@ -61,6 +61,7 @@ enum {
 	BENCH_IMPL_LOCKREF_PV,
 	BENCH_IMPL_QSPINLOCK,	      /* "qspinlock": BENCH_REF_SPINLOCK on the queued kind */
 	BENCH_IMPL_LOCKREF_QSPINLOCK, /* "lockref-qspinlock": the boot policy on the queued kind */
+	BENCH_IMPL_QSPINLOCK_PV, /* "qspinlock-pv": the queued kind, paravirtual (qspinlock_pv.c) */
 	BENCH_IMPLS
 };
 extern const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS];

@@ -160,3 +160,8 @@ void convoy_lockref_qspinlock(struct bench_ctx *t)
 {
 	refcount_sweep(t, BENCH_IMPL_LOCKREF_QSPINLOCK, true);
 }
+
+void refcount_qspinlock_pv(struct bench_ctx *t)
+{
+	refcount_sweep(t, BENCH_IMPL_QSPINLOCK_PV, false);
+}

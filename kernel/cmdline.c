@@ -177,7 +177,14 @@ static void set_torture_s(uint64_t v)
 	opts.torture_ms = (unsigned)v * 1000;
 }
 
-static const char *const busted_names[] = {"lockref", "spinlock", "qspinlock", "abba", NULL};
+static const char *const busted_names[] = {"lockref",
+					   "spinlock",
+					   "qspinlock",
+					   "abba",
+					   "qspinlock-skip-head",
+					   "qspinlock-early-handoff",
+					   "qspinlock-plain-tail",
+					   NULL};
 static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
 /* Indexed by enum exit_kind; power.c names the choice in its last line. */
 const char *const exit_names[] = {
@@ -347,8 +354,10 @@ static const struct option options[] = {
     {"lockref.wait", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_wait},
     {"lockref.cas", OPT_CHOICE, "cmpxchg8b or cmpxchgq", 0, 0, lockref_cas_names, set_cas},
     {"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
-    {"torture.busted", OPT_CHOICE, "lockref, spinlock or qspinlock", 0, 0, busted_names,
-     set_busted},
+    {"torture.busted", OPT_CHOICE,
+     "lockref, spinlock, qspinlock, qspinlock-skip-head, qspinlock-early-handoff or "
+     "qspinlock-plain-tail",
+     0, 0, busted_names, set_busted},
     {"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
     {"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
     {"exit", OPT_CHOICE, "auto, halt, reboot or poweroff", 0, 0, exit_names, set_exit},

@@ -29,7 +29,17 @@
 /* Planted lock-order mistakes the checker must report (kernel/test/test_lockdep.c): by name only. */
 #define SUITE_LOCKDEP (1u << 5)
 
-enum busted_kind { BUSTED_NONE, BUSTED_LOCKREF, BUSTED_SPINLOCK, BUSTED_QSPINLOCK, BUSTED_ABBA };
+/* The queue's three (kernel/test/qspinlock_busted.h) come last: the torture tests >= SKIP_HEAD. */
+enum busted_kind {
+	BUSTED_NONE,
+	BUSTED_LOCKREF,
+	BUSTED_SPINLOCK,
+	BUSTED_QSPINLOCK,
+	BUSTED_ABBA,
+	BUSTED_QSPINLOCK_SKIP_HEAD,
+	BUSTED_QSPINLOCK_EARLY_HANDOFF,
+	BUSTED_QSPINLOCK_PLAIN_TAIL,
+};
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
 enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */
@@ -94,9 +104,8 @@ void cmdline_apply_lockref(void);
 
 /*
  * Before any other CPU takes a lock: spinlock.kind=, and spinlock.pv= (auto
- * is @auto_on, for the reason @why; paravirtual is ticket-only, so on with
- * the queued kind gives one cmdline: line and stays off); prints one line
- * saying which.  Only CPU 0 runs, and no lock is held: right after setting
+ * is @auto_on, for the reason @why; it means the same for both kinds);
+ * prints one line saying which.  Only CPU 0 runs, and no lock is held: right after setting
  * the kind it calls @locks_reinit (if not NULL), which must spin_init every
  * lock the platform took before, since a free ticket lock's word need not
  * be 0, the queued kind's only free word.

@@ -25,15 +25,8 @@
  */
 void cmdline_apply_spinlock(bool auto_on, const char *why, void (*locks_reinit)(void))
 {
-	bool queued = opts.spinlock_kind == SPIN_KIND_QSPINLOCK;
 	bool on = opts.spinlock_pv == PV_ON || (opts.spinlock_pv == PV_AUTO && auto_on);
 
-	/* The halting waiters are the ticket lock's (spinlock_pv.c); the queued lock has none. */
-	if (queued && opts.spinlock_pv == PV_ON)
-		platform_log("cmdline: 'spinlock.pv=on': paravirtual mode is ticket-only, expected "
-			     "off or auto with spinlock.kind=qspinlock; using the plain qspinlock");
-	if (queued)
-		on = false;
 	spin_kind_set((enum spin_kind)opts.spinlock_kind);
 	if (locks_reinit)
 		locks_reinit();
@@ -46,7 +39,7 @@ void cmdline_apply_spinlock(bool auto_on, const char *why, void (*locks_reinit)(
 		     : opts.spinlock_pv == PV_OFF ? "off"
 						  : "auto",
 		     opts.spinlock_pv == PV_AUTO ? ": " : "",
-		     opts.spinlock_pv == PV_AUTO ? (queued ? "ticket-only" : why) : "");
+		     opts.spinlock_pv == PV_AUTO ? why : "");
 }
 
 void cmdline_apply_lockref(void)

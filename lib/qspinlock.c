@@ -51,16 +51,22 @@
 
 #include "atomic.h"
 #include "platform.h"
+#include "qspinlock_pv.h"
+#include "spinlock_pv.h"
 #include "spinlock_wait.h"
 #include "trace.h"
 
 /* P0: re-reading a hand-over in flight this many times is cheaper than queueing. */
 #define QSPIN_HANDOVER_SPINS 64
 
-/* One queue node: the successor's tail (0: none yet) and "you are the head". */
+/*
+ * One queue node: the successor's tail (0: none yet), "you are the head",
+ * and in paravirtual mode whether its CPU halted (qspinlock_pv.h).
+ */
 struct qspin_node {
 	uint32_t next;
 	uint32_t head;
+	uint32_t state;
 };
 
 /*
@@ -105,9 +111,10 @@ static void qspin_queue(spinlock_t *lock, struct spin_wait *w)
 	unsigned cpu = platform_cpu_id(), prev_cpu, next_cpu;
 	struct qspin_cpu *c = &qspin_cpus[cpu];
 	unsigned idx = atomic_load32_relaxed(&c->depth);
-	struct qspin_node *node;
+	struct qspin_node *node, *succ;
 	uint16_t me, prev, next;
 	uint32_t val;
+	bool pv = spin_pv_mode() != SPIN_PV_OFF;
 
 	if (idx >= QSPIN_NODES)
 		platform_panic("qspinlock %p: cpu %u queues in %u nested contexts at once, but has "
@@ -119,6 +126,7 @@ static void qspin_queue(spinlock_t *lock, struct spin_wait *w)
 	node = &c->nodes[idx];
 	atomic_store32(&node->head, 0);
 	atomic_store32(&node->next, 0);
+	atomic_store32(&node->state, QSPIN_PV_RUNNING);
 	me = qspin_tail(cpu, idx);
 	/* Q1: the node is initialised before the XCHG makes it findable. */
 	prev = atomic_xchg16(&lock->queued.tail, me);
@@ -126,13 +134,18 @@ static void qspin_queue(spinlock_t *lock, struct spin_wait *w)
 		atomic_store32(&qspin_node_of(lock, prev, &prev_cpu)->next, me); /* Q2 */
 	/* Stamped after the link, so tracing delays no hand-off to us; the arg is the tail's CPU + 1. */
 	trace_ev(TR_QSPIN_QUEUED, lock, prev >> QSPIN_IDX_BITS);
+	if (prev && pv) /* N1-N4: spin, then halt until the hand-off's kick */
+		qspin_pv_wait_node(lock, &node->head, &node->state, prev_cpu);
 	while (prev && !atomic_load32(&node->head))
 		qspin_wait_step(w, lock, "its turn at the queue head from its predecessor, cpu",
 				(int)prev_cpu);
 	/* Q3: the holder and the pending CPU go first. */
-	while ((val = atomic_load32(&lock->val)) & QSPIN_LOCKED_PENDING)
-		qspin_wait_step(w, lock, "the holder and the pending waiter to go (queue head)",
-				-1);
+	if (pv) /* H1-H4: spin, then hash ourselves and halt until the unlock's kick */
+		val = qspin_pv_wait_head(lock, me, &node->state);
+	else
+		while ((val = atomic_load32(&lock->val)) & QSPIN_LOCKED_PENDING)
+			qspin_wait_step(w, lock,
+					"the holder and the pending waiter to go (queue head)", -1);
 	/* Q4: last in the queue, empty it as we take the lock. */
 	if ((val & QSPIN_TAIL_MASK) == (uint32_t)me << QSPIN_TAIL_SHIFT &&
 	    atomic_cmpxchg32(&lock->val, &val, QSPIN_LOCKED)) {
@@ -145,7 +158,10 @@ static void qspin_queue(spinlock_t *lock, struct spin_wait *w)
 	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
 	while (!(next = (uint16_t)atomic_load32(&node->next)))
 		qspin_wait_step(w, lock, "its successor to link behind it", -1);
-	atomic_store32(&qspin_node_of(lock, next, &next_cpu)->head, 1); /* Q5 */
+	succ = qspin_node_of(lock, next, &next_cpu);
+	atomic_store32(&succ->head, 1); /* Q5 */
+	if (pv)
+		qspin_pv_kick_node(&succ->state, next_cpu); /* K */
 out:
 	/* A decrement, not idx: the host tests share a CPU index between threads. */
 	atomic_store32_relaxed(&c->depth, atomic_load32_relaxed(&c->depth) - 1);

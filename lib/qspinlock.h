@@ -41,6 +41,8 @@
 #include "atomic.h"
 #include "platform.h"
 #include "spinlock.h"
+#include "qspinlock_pv.h"
+#include "spinlock_pv.h"
 #include "trace.h"
 
 /* The word's parts (spinlock_t's queued.locked, .pending, .tail), as masks of val. */
@@ -89,11 +91,25 @@ static inline __attribute__((always_inline)) void qspin_lock_body(spinlock_t *lo
 	qspin_lock_slow(lock, val);
 }
 
+/*
+ * U with paravirtual waiting (qspinlock_pv.c names the steps): until some
+ * queue head first needs to halt, the byte store and two loads of a byte
+ * nobody writes; once sleeping is armed, a compare-exchange that finds SLOW
+ * when a halted head is hashed.
+ */
 static inline __attribute__((always_inline)) void qspin_unlock_body(spinlock_t *lock, bool traced)
 {
 	if (traced)
 		trace_ev(TR_SPIN_REL, lock, 0);
-	atomic_store8(&lock->queued.locked, 0); /* U */
+	if (__builtin_expect(spin_pv_mode() == SPIN_PV_ARMED, 0)) { /* U0 */
+		qspin_pv_unlock_armed(lock);
+		return;
+	}
+	atomic_store8(&lock->queued.locked, 0); /* U1 */
+	/* U1 before U2 in program order, where the arming CPU's fence interrupt sees them. */
+	atomic_compiler_barrier();
+	if (__builtin_expect(spin_pv_mode() >= SPIN_PV_ARMING, 0)) /* U2 */
+		qspin_pv_unlock_fence(lock);
 }
 
 /* Take @lock only if its word is 0 right now; true with it held, else nothing changed. */

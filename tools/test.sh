@@ -209,10 +209,13 @@ check bad-bench-words-reported sh -c 'grep -q "^cmdline: .bench.cpus=0,4.: expec
 boot tcg-smp2-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=tests quick spinlock.kind=qspinlock spinlock.kind=mcs spinlock.pv=on"
 check qspinlock-reported grep -q "spinlock: kind qspinlock (spinlock.kind=qspinlock)" "$LOGDIR/tcg-smp2-qspinlock.serial"
 check bad-kind-reported grep -q "cmdline: 'spinlock.kind=mcs': expected ticket or qspinlock; keeping the default" "$LOGDIR/tcg-smp2-qspinlock.serial"
-check pv-on-qspinlock-reported grep -q "cmdline: 'spinlock.pv=on': paravirtual mode is ticket-only" "$LOGDIR/tcg-smp2-qspinlock.serial"
-# ... and the fs suite with the ref-walk (fs.walk=ref; every other boot walks RCU-walk).
-boot tcg-smp4-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=qspinlock fs.walk=ref"
+check pv-on-qspinlock-reported grep -q "spinlock: paravirtual (spin, then halt until kicked) on (spinlock.pv=on)" "$LOGDIR/tcg-smp2-qspinlock.serial"
+# ... and the fs suite with the ref-walk (fs.walk=ref; every other boot walks RCU-walk); its
+# qspinlock torture traced: the queue order judged on 3 CPUs queueing, and the paravirtual
+# queue's halts (pv auto: on under TCG) each ended by a kick or the time bound.
+boot tcg-smp4-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=qspinlock fs.walk=ref trace=all trace.test=qspinlock_torture"
 check fs-walk-ref-reported sh -c 'grep -q "^fs: path walk ref (fs.walk=ref)" "$0" && grep -q "\"fs_walk\":\"ref\"" "$0"' "$LOGDIR/tcg-smp4-qspinlock.serial"
+check tcg-smp4-qspinlock-queue-judged sh -c 'tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq " [1-9][0-9]* queued acquisitions judged" "$0.check" && grep -Eq "; [1-9][0-9]* on a qspinlock\)" "$0.check" && grep -Eq "qspinlock: deepest queue: [3-9]" "$0"' "$LOGDIR/tcg-smp4-qspinlock.serial"
 boot tcg-smp16-qspinlock ACCEL=tcg SMP=16 CMDLINE="run=fs quick spinlock.kind=qspinlock"
 check bad-trace-reported sh -c 'grep -q "cmdline: .trace=sometimes.: expected off, all, or a comma list" "$0" && grep -q "cmdline: .trace.events=5.: expected events per CPU from 16 to 65536" "$0" && ! grep -q "# TRACE" "$0"' "$LOGDIR/bad-cmdline.serial"
 # Oversubscribed: many more vCPUs than host cores (the paravirtual lock and
@@ -268,6 +271,14 @@ boot busted-spinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=spinlo
     --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
 boot busted-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=qspinlock quick" -- \
     --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
+# The queue's three broken steps (kernel/test/qspinlock_busted.h) at SMP=4, where 3 CPUs queue:
+# the torture must catch each (two holders, or a waiter wiped off the word), and the trace
+# judge the skipped wait for the head on its own.
+for bug in skip-head early-handoff plain-tail; do
+    boot "busted-qspinlock-$bug" ACCEL=tcg SMP=4 CMDLINE="run=spinlock torture.busted=qspinlock-$bug quick torture.secs=1 trace=all trace.test=qspinlock_torture trace.events=65536" -- \
+        --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold|lost-waiter) broken"
+done
+check busted-qspinlock-skip-head-trace sh -c '! tools/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -Eq "FAIL (queue order|overlap): lock torture:spinlock" "$0.check"' "$LOGDIR/busted-qspinlock-skip-head.serial"
 # A planted ABBA that can really deadlock: the lock-order checker must report it (and panic,
 # lockdep.panic=on) before the spinlock's 20-second "deadlock?" panic could come.
 boot busted-abba ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=abba lockdep.panic=on quick" -- \

@@ -66,11 +66,38 @@
  * 318052 acquisitions, just over the ticket lock's allowance; its count is
  * still printed.
  * torture.busted=qspinlock runs qspinlock_torture on qspin_lock_busted
- * (qspinlock_busted.h), whose pending waiter does not wait for the holder.
+ * (qspinlock_busted.h), whose pending waiter does not wait for the holder;
+ * torture.busted=qspinlock-skip-head, -early-handoff and -plain-tail on
+ * queued locks with one queue step broken each (same file).
  * torture.busted=abba makes ticket_lock_torture take a second lock inside
  * the first on even CPUs and outside it on odd ones: a real ABBA deadlock
  * waiting for its interleaving, which the lock-order checker (lockdep=on)
  * must report first, before the spinlock's 20-second "deadlock?" panic.
+ *
+ * More, for the queue and for CPUs that outnumber the cores:
+ *
+ *   queue-depth     the qspinlock torture in the kernel at 4 or more CPUs must see at
+ *                   least SPIN_QUEUE_DEPTH_MIN CPUs waiting at once behind
+ *                   a holder (pending and queued: each CPU flags itself
+ *                   while in its acquire, and a long hold counts the flags
+ *                   as it ends), or it never exercised the queue.  The
+ *                   deepest seen is printed.
+ *   starvation      in the kernel, in a run of SPIN_FAIR_MIN_MS or more,
+ *                   the most acquisitions of any CPU may not exceed
+ *                   SPIN_FAIR_MAX_RATIO times the fewest.  At -smp 16 on
+ *                   this 2-core host under TCG (2 s runs) the ticket lock
+ *                   with paravirtual waiting gave 1.01 and the plain
+ *                   queued lock 1593: the CPUs running pass it among
+ *                   themselves while the queued ones, whose vCPUs are not
+ *                   running when their turn comes, get a handful of
+ *                   acquisitions.  Shorter runs (quick: 0.3 s) are
+ *                   dominated by stutter restarts, where one CPU may run
+ *                   alone for thousands of acquisitions (the ticket lock at
+ *                   -smp 4 gave 246:1 in one on a loaded host), and host
+ *                   threads by their scheduler (above): there the ratio is
+ *                   only printed.
+ *   lost-waiter     the broken queue of torture.busted=qspinlock-plain-tail
+ *                   found the word's tail wiped while a CPU was queued.
  */
 #include "torture.h"
 
@@ -81,6 +108,7 @@
 #include "spinlock.h"
 #include "qspinlock.h"
 #include "qspinlock_busted.h"
+#include "qspinlock_pv.h"
 #include "spinlock_busted.h"
 #include "trace.h"
 
@@ -94,6 +122,11 @@
 #define SPIN_OVERTAKE_FLOOR	16u
 /* And in paravirtual mode, this many per sleeper passed over (see the top of the file). */
 #define SPIN_OVERTAKES_PER_PASS 2u
+/* queue-depth: CPUs waiting at once that the qspinlock torture must see at 4 or more CPUs. */
+#define SPIN_QUEUE_DEPTH_MIN 3u
+/* starvation: the largest max:min of acquisitions per CPU, judged in runs this long or longer. */
+#define SPIN_FAIR_MAX_RATIO 8u
+#define SPIN_FAIR_MIN_MS    2000u
 /* Room for the per-CPU and histogram lines. */
 #define SPIN_LINE_MAX 400u
 
@@ -102,14 +135,15 @@ enum spin_invariant {
 	SPIN_EXCLUSIVE_HOLD,
 	SPIN_LOST_UPDATE,
 	SPIN_FIFO,
+	SPIN_QUEUE_DEPTH,
+	SPIN_STARVATION,
+	SPIN_LOST_WAITER,
 	SPIN_INVARIANTS,
 };
 
 static const char *const spin_invariant_names[SPIN_INVARIANTS] = {
-    "held-on-entry",
-    "exclusive-hold",
-    "lost-update",
-    "fifo",
+    "held-on-entry", "exclusive-hold", "lost-update", "fifo",
+    "queue-depth",   "starvation",     "lost-waiter",
 };
 
 /* One CPU's results, in its own cache-line pair: only that CPU writes them during the run. */
@@ -120,6 +154,8 @@ struct spin_cpu {
 	uint64_t pauses;
 	uint64_t overtaken; /* acquisitions with 2 * ncpus or more others first */
 	uint64_t max_ahead; /* most acquisitions between asking and getting the lock */
+	uint64_t deepest;   /* most CPUs seen waiting at once, at the end of a long hold */
+	uint32_t waiting;   /* 1 while inside the acquire: read by the holder of a long hold */
 	uint64_t fails[SPIN_INVARIANTS];
 	uint64_t hist[TORTURE_HIST_BUCKETS];
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
@@ -140,10 +176,12 @@ static struct {
 	struct spin_cpu *cpu;		   /* ncpus of them; NULL if set-up failed */
 	uint32_t printed[SPIN_INVARIANTS]; /* failure lines printed (torture_fail) */
 	unsigned ncpus;
-	struct spin_pv_stats pv; /* spin_pv_stats() at the start */
-	const char *label;	 /* "spinlock" or "qspinlock", in every line */
+	struct spin_pv_stats pv;   /* spin_pv_stats() at the start */
+	struct qspin_pv_stats qpv; /* qspin_pv_stats() at the start */
+	const char *label;	   /* "spinlock" or "qspinlock", in every line */
 	bool busted;
-	bool fifo; /* the lock tortured is the ticket lock: FIFO is an invariant */
+	bool busted_queue; /* one of the broken queues (qspin_lock_busted_queue) */
+	bool fifo;	   /* the lock tortured is the ticket lock: FIFO is an invariant */
 } spin_torture __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 static void spin_fail(struct ktest_ctx *t, struct spin_cpu *c, enum spin_invariant inv,
@@ -193,6 +231,7 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 {
 	bool abba = !queued && opts.busted == BUSTED_ABBA;
 	bool busted = abba || opts.busted == (queued ? BUSTED_QSPINLOCK : BUSTED_SPINLOCK);
+	bool busted_queue = queued && opts.busted >= BUSTED_QSPINLOCK_SKIP_HEAD;
 
 	spin_init_named(&spin_torture.lock, "torture:spinlock");
 	trace_name(&spin_torture.lock, "torture:spinlock");
@@ -201,7 +240,12 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 	spin_torture.served = 0;
 	for (unsigned i = 0; i < SPIN_INVARIANTS; i++)
 		spin_torture.printed[i] = 0;
-	if (queued) {
+	if (busted_queue) {
+		qbusted_bug = (enum qbusted_bug)(opts.busted - BUSTED_QSPINLOCK_SKIP_HEAD);
+		qbusted_lost = 0;
+		spin_torture.acquire = qspin_lock_busted_queue;
+		spin_torture.release = qspin_unlock_busted;
+	} else if (queued) {
 		spin_torture.acquire = busted ? qspin_lock_busted : qspin_lock;
 		spin_torture.release = busted ? qspin_unlock_busted : qspin_unlock;
 	} else if (abba) {
@@ -214,7 +258,8 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 	}
 	spin_torture.label = queued ? "qspinlock" : "spinlock";
 	spin_torture.fifo = !queued && spin_kind() == SPIN_KIND_TICKET;
-	spin_torture.busted = busted;
+	spin_torture.busted = busted || busted_queue;
+	spin_torture.busted_queue = busted_queue;
 	spin_torture.ncpus = t->ncpus;
 	spin_torture.cpu = platform_alloc(sizeof(struct spin_cpu) * t->ncpus, CACHE_PAIR_BYTES);
 	if (!spin_torture.cpu)
@@ -230,8 +275,28 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 	else if (busted)
 		ktest_diag(t, "torture.busted=spinlock: running on spin_lock_busted, which "
 			      "excludes nobody; this test must fail");
+	else if (busted_queue)
+		ktest_diag(t,
+			   "torture.busted=%s: running on a queued lock with that queue step "
+			   "broken (qspinlock_busted.h); this test must fail",
+			   opts.busted == BUSTED_QSPINLOCK_SKIP_HEAD ? "qspinlock-skip-head"
+			   : opts.busted == BUSTED_QSPINLOCK_EARLY_HANDOFF
+			       ? "qspinlock-early-handoff"
+			       : "qspinlock-plain-tail");
 	spin_torture.pv = spin_pv_stats();
+	spin_torture.qpv = qspin_pv_stats();
 	torture_clock_init(&spin_torture.clock, torture_duration_ns());
+}
+
+/* At the end of a long hold: how many CPUs wait behind us now (queue-depth). */
+static void spin_count_waiting(struct spin_cpu *me)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < spin_torture.ncpus; i++)
+		n += atomic_load32_relaxed(&spin_torture.cpu[i].waiting);
+	if (n > me->deepest)
+		me->deepest = n;
 }
 
 /* One acquisition: take the lock, check and bump inside, release, think. */
@@ -245,7 +310,9 @@ static void spin_one(struct ktest_ctx *t, struct spin_cpu *me, struct torture_pa
 	asked = atomic_load64_relaxed(&spin_torture.served);
 	if (timed)
 		t0 = platform_cycles();
+	atomic_store32_relaxed(&me->waiting, 1);
 	spin_torture.acquire(&spin_torture.lock);
+	atomic_store32_relaxed(&me->waiting, 0);
 	if (timed)
 		waited = platform_cycles() - t0;
 
@@ -258,9 +325,10 @@ static void spin_one(struct ktest_ctx *t, struct spin_cpu *me, struct torture_pa
 	spin_torture.holder = mark;
 	/* Read, hold, write: overlapping holders lose each other's updates. */
 	value = spin_torture.counter;
-	if (torture_long_hold_due(pace))
+	if (torture_long_hold_due(pace)) {
 		torture_long_hold();
-	else
+		spin_count_waiting(me);
+	} else
 		torture_spin(rng_below(pace->rng, SPIN_HOLD_MAX_LOOPS + 1));
 	spin_torture.counter = value + 1;
 	atomic_store64_relaxed(&spin_torture.served, value + 1);
@@ -325,6 +393,47 @@ static void spin_check_fifo(struct ktest_ctx *t, uint64_t total)
 			  overtaken, total, 2 * spin_torture.ncpus, max_ahead, worst, allowed);
 }
 
+/*
+ * CPU 0: the queue's depth, starvation (@min and @max acquisitions of one
+ * CPU) and a broken queue's lost waiters.
+ */
+static void spin_check_queue(struct ktest_ctx *t, uint64_t min, uint64_t max)
+{
+	struct spin_cpu *cpu = spin_torture.cpu;
+	uint64_t deepest = 0;
+	unsigned n = spin_torture.ncpus;
+	bool queued = spin_torture.label[0] == 'q', kernel = platform_facts().name[0] == 'k';
+
+	for (unsigned i = 0; i < n; i++)
+		deepest = cpu[i].deepest > deepest ? cpu[i].deepest : deepest;
+	ktest_diag(t, "%s: deepest queue: %lu CPUs waiting at once behind a long hold",
+		   spin_torture.label, deepest);
+	if (queued && kernel && n >= 4 && deepest < SPIN_QUEUE_DEPTH_MIN)
+		spin_fail(t, &cpu[0], SPIN_QUEUE_DEPTH,
+			  "at most %lu CPUs ever waited at once behind a long hold, fewer than %u: "
+			  "the queue was not exercised",
+			  deepest, SPIN_QUEUE_DEPTH_MIN);
+	if (n > 1 && max > (uint64_t)SPIN_FAIR_MAX_RATIO * min) {
+		if (kernel && opts.torture_ms >= SPIN_FAIR_MIN_MS)
+			spin_fail(
+			    t, &cpu[0], SPIN_STARVATION,
+			    "acquisitions per cpu range from %lu to %lu, over %u:1: some CPUs "
+			    "starved",
+			    min, max, SPIN_FAIR_MAX_RATIO);
+		else
+			ktest_diag(t,
+				   "%s: acquisitions per cpu range from %lu to %lu, over %u:1 (not "
+				   "judged: a run under %u ms, or host threads)",
+				   spin_torture.label, min, max, SPIN_FAIR_MAX_RATIO,
+				   SPIN_FAIR_MIN_MS);
+	}
+	if (spin_torture.busted_queue && qbusted_lost)
+		spin_fail(t, &cpu[0], SPIN_LOST_WAITER,
+			  "%lu queued CPU(s) found the word's tail wiped, the first cpu %u queued "
+			  "behind cpu %u (word %#x): never handed the head",
+			  qbusted_lost, qbusted_lost_cpu, qbusted_lost_prev, qbusted_lost_word);
+}
+
 /* Whether waiters slept (paravirtual mode), counted over every lock during the run. */
 static void spin_report_pv(struct ktest_ctx *t)
 {
@@ -338,6 +447,15 @@ static void spin_report_pv(struct ktest_ctx *t)
 		   (unsigned long long)(now.kicks - spin_torture.pv.kicks),
 		   (unsigned long long)(now.passes - spin_torture.pv.passes),
 		   (unsigned long long)(now.arms - spin_torture.pv.arms));
+	struct qspin_pv_stats q = qspin_pv_stats();
+
+	ktest_diag(t,
+		   "qspinlock: paravirtual: %llu halts, %llu kicks during the run; bad input: "
+		   "%llu hash full, %llu SLOW without a hashed head",
+		   (unsigned long long)(q.halts - spin_torture.qpv.halts),
+		   (unsigned long long)(q.kicks - spin_torture.qpv.kicks),
+		   (unsigned long long)(q.hash_full - spin_torture.qpv.hash_full),
+		   (unsigned long long)(q.no_head - spin_torture.qpv.no_head));
 }
 
 /* CPU 0, after every CPU stopped: the end-of-run invariants and the statistics lines. */
@@ -370,6 +488,7 @@ static void spin_report(struct ktest_ctx *t)
 			  spin_torture.counter, total, (int64_t)(total - spin_torture.counter));
 	if (n > 1)
 		spin_check_fifo(t, total);
+	spin_check_queue(t, min, max);
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned k = 0; k < SPIN_INVARIANTS; k++)
 			fails[k] += cpu[i].fails[k];

@@ -54,7 +54,7 @@ static void parse_and_check(const char *line)
 	cmdline_parse(line);
 	FUZZ_CHECK(strlen(opts.raw) == kept && memcmp(opts.raw, line, kept) == 0,
 		   "raw '%.40s' is not the line '%.40s'", opts.raw, line);
-	FUZZ_CHECK(opts.run && !(opts.run & ~SUITES_ALL), "run %#x", opts.run);
+	FUZZ_CHECK(opts.run && !(opts.run & ~(SUITES_ALL | SUITE_LOCKDEP)), "run %#x", opts.run);
 	FUZZ_CHECK(opts.torture_ms >= 1 && opts.torture_ms <= 3600 * 1000, "torture_ms %u",
 		   opts.torture_ms);
 	FUZZ_CHECK(opts.bench_ms >= 1 && opts.bench_ms <= 60000, "bench_ms %u", opts.bench_ms);
@@ -66,7 +66,7 @@ static void parse_and_check(const char *line)
 		   "retries %d", opts.lockref_retries);
 	FUZZ_CHECK(opts.lockref_wait >= -1 && opts.lockref_wait <= 1, "wait %d", opts.lockref_wait);
 	FUZZ_CHECK(opts.smp_max >= 1 && opts.smp_max <= MAX_CPUS, "smp_max %u", opts.smp_max);
-	FUZZ_CHECK(opts.busted <= BUSTED_QSPINLOCK && opts.fault <= FAULT_PF &&
+	FUZZ_CHECK(opts.busted <= BUSTED_QSPINLOCK_PLAIN_TAIL && opts.fault <= FAULT_PF &&
 		       opts.exit <= EXIT_POWEROFF && opts.spinlock_pv <= PV_OFF &&
 		       opts.spinlock_kind < SPIN_KINDS,
 		   "enum out of range: busted %d fault %d exit %d pv %d kind %u", opts.busted,

@@ -17,6 +17,7 @@
 #include "platform.h"
 #include "platform_host.h"
 #include "qspinlock.h"
+#include "qspinlock_pv.h"
 #include "spinlock.h"
 #include "check.h"
 #include "child_panics.h"
@@ -213,6 +214,29 @@ static void test_stress(unsigned threads)
 	CHECK(word(&s.lock) == 0, "%u threads: word %#x left", threads, word(&s.lock));
 }
 
+/*
+ * The same stress with paravirtual waiting on (qspinlock_pv.c): queued
+ * threads halt on futexes and are kicked at hand-off or unlock.  More
+ * threads than cores make them halt; what they did is printed.
+ */
+static void test_stress_pv(unsigned threads)
+{
+	struct qspin_pv_stats before = qspin_pv_stats(), after;
+
+	spin_pv_set(true);
+	test_stress(threads);
+	spin_pv_set(false);
+	after = qspin_pv_stats();
+	printf("# %u threads, paravirtual: %lu halts, %lu kicks, %lu hash full, %lu SLOW without "
+	       "a head\n",
+	       threads, (unsigned long)(after.halts - before.halts),
+	       (unsigned long)(after.kicks - before.kicks),
+	       (unsigned long)(after.hash_full - before.hash_full),
+	       (unsigned long)(after.no_head - before.no_head));
+	CHECK(after.no_head == before.no_head && after.hash_full == before.hash_full,
+	      "%u threads, paravirtual: bad input counted", threads);
+}
+
 int main(void)
 {
 	static const unsigned thread_counts[] = {2, 4, LOCK_STRESS_MAX_THREADS};
@@ -224,5 +248,7 @@ int main(void)
 	test_panics();
 	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++)
 		test_stress(thread_counts[i]);
+	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++)
+		test_stress_pv(thread_counts[i]);
 	return check_exit("test_qspinlock");
 }

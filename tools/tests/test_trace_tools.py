@@ -120,6 +120,11 @@ class Tools(unittest.TestCase):
         rc, out, _ = self.run_tool(log(kicked, names={0: "torture:spinlock", 1: "anon:0"}))
         self.assertEqual(rc, 0, out)
         self.assertIn("1 kicked", out)
+        # An interrupt takes and drops another lock while the CPU is halted: the sleep goes on.
+        nested = {0: [(100, "S0.0"), (200, "h1.3"), (250, "R1.0"), (400, "Z0.0"), (500, "A0.0"),
+                      (600, "R0.0")], 1: [(300, "K1.0")]}
+        rc, out, _ = self.run_tool(log(nested, names={0: "torture:spinlock", 1: "kernel:console"}))
+        self.assertEqual(rc, 0, out)
         never = {0: [(100, "S0.0"), (500, "A0.0"), (600, "R0.0")]}
         rc, out, _ = self.run_tool(log(never))
         self.assertEqual(rc, 1, out)
