@@ -177,14 +177,14 @@ static void form_mark_dead(FORM_REF *ref)
 /* The lock, for the caller's caller at @site (lockref_lock's), under lock class @subclass. */
 static void form_lock(FORM_REF *ref, unsigned subclass, uintptr_t site) ACQUIRES(ref->lock)
 {
-	spin_lock_from(&ref->lock, subclass, site);
+	spin_lock_at(&ref->lock, subclass, site);
 	lockref_held_add(ref);
 }
 
 static void form_unlock(FORM_REF *ref, uintptr_t site) RELEASES(ref->lock)
 {
 	lockref_held_remove(ref);
-	spin_unlock_from(&ref->lock, site);
+	spin_unlock_at(&ref->lock, site);
 }
 
 /*

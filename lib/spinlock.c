@@ -224,14 +224,21 @@ static inline __attribute__((always_inline)) bool ticket_trylock(spinlock_t *loc
 	return true;
 }
 
+static void spin_lock_checked(spinlock_t *lock, enum spin_mode mode, unsigned subclass,
+			      uintptr_t site);
+static void spin_unlock_checked(spinlock_t *lock, enum spin_mode mode, uintptr_t site);
+
 /*
  * The one dispatch, written once for lock and unlock: for operation @op it
  * defines the traced copies of both kinds' bodies, out of line, and
- * spin_@op_kinds(lock, mode), which picks one of {ticket, queued} x
+ * spin_@op_kinds(lock, mode, subclass, site), which picks one of {ticket, queued} x
  * {untraced, traced}; the untraced bodies are inline in it, without a trace
- * hook, so the common case makes no call.
+ * hook, so the common case makes no call.  The plain ticket lock (mode 0)
+ * is the expected case, so it costs one test of the mode byte; any mode
+ * with SPIN_MODE_CHECKED set is the default case, @checked_call (lock
+ * orders checked, then this dispatch again without the bit).
  */
-#define SPIN_DISPATCH(op, ticket_body, queued_body)                                                \
+#define SPIN_DISPATCH(op, ticket_body, queued_body, checked_call)                                  \
 	static __attribute__((noinline)) void ticket_##op##_traced(spinlock_t *lock)               \
 	{                                                                                          \
 		ticket_body(lock, true);                                                           \
@@ -240,9 +247,10 @@ static inline __attribute__((always_inline)) bool ticket_trylock(spinlock_t *loc
 	{                                                                                          \
 		queued_body(lock, true);                                                           \
 	}                                                                                          \
-	static inline __attribute__((always_inline)) void spin_##op##_kinds(spinlock_t *lock,      \
-									    enum spin_mode mode)   \
+	static inline __attribute__((always_inline)) void spin_##op##_kinds(                       \
+	    spinlock_t *lock, enum spin_mode mode, unsigned subclass, uintptr_t site)              \
 	{                                                                                          \
+		(void)subclass; /* unlock's checked_call has none */                               \
 		switch (__builtin_expect(mode, SPIN_TICKET)) {                                     \
 		case SPIN_TICKET:                                                                  \
 			ticket_body(lock, false);                                                  \
@@ -256,11 +264,13 @@ static inline __attribute__((always_inline)) bool ticket_trylock(spinlock_t *loc
 		case SPIN_QUEUED_TRACED:                                                           \
 			queued_##op##_traced(lock);                                                \
 			break;                                                                     \
+		default:                                                                           \
+			checked_call;                                                              \
 		}                                                                                  \
 	}
 
-SPIN_DISPATCH(lock, ticket_lock, qspin_lock_body)
-SPIN_DISPATCH(unlock, ticket_unlock, qspin_unlock_body)
+SPIN_DISPATCH(lock, ticket_lock, qspin_lock_body, spin_lock_checked(lock, mode, subclass, site))
+SPIN_DISPATCH(unlock, ticket_unlock, qspin_unlock_body, spin_unlock_checked(lock, mode, site))
 
 /*
  * The dispatch while lock orders are checked (SPIN_MODE_CHECKED in @mode),
@@ -273,7 +283,7 @@ static __attribute__((noinline)) void spin_lock_checked(spinlock_t *lock, enum s
 {
 	if (mode & SPIN_MODE_CHECKED)
 		lockdep_acquire(lock, subclass, false, site);
-	spin_lock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED));
+	spin_lock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED), subclass, site);
 }
 
 static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, enum spin_mode mode,
@@ -281,15 +291,10 @@ static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, enum
 {
 	if (mode & SPIN_MODE_CHECKED)
 		lockdep_release(lock, site);
-	spin_unlock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED));
+	spin_unlock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED), 0, site);
 }
 
 /*
- * The plain ticket lock (mode 0: not queued, not traced, not checked) is
- * tested first, so the common case costs one test of the mode byte, as it
- * did before lock orders could be checked; every other mode, checked or
- * not, is decided after it.
- *
  * Exempt from the lock rules: this is the lock itself, taken by a locked
  * instruction the analysis cannot see.  The mode is read before that
  * instruction: after it, the load waited for the locked instruction and
@@ -301,12 +306,7 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_lock(spinlock_t *lock)
 	enum spin_mode mode = spin_mode();
 
 	spin_debug_before_lock(lock);
-	if (__builtin_expect(mode == SPIN_TICKET, 1))
-		ticket_lock(lock, false);
-	else if (mode & SPIN_MODE_CHECKED)
-		spin_lock_checked(lock, mode, 0, LOCKDEP_SITE());
-	else
-		spin_lock_kinds(lock, mode);
+	spin_lock_kinds(lock, mode, 0, LOCKDEP_SITE());
 	spin_debug_acquired(lock);
 }
 
@@ -314,8 +314,10 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_lock(spinlock_t *lock)
 LOCK_RULES_EXEMPT("the lock itself")
 void spin_lock_at(spinlock_t *lock, unsigned subclass, uintptr_t site)
 {
+	enum spin_mode mode = spin_mode();
+
 	spin_debug_before_lock(lock);
-	spin_lock_checked(lock, spin_mode(), subclass, site);
+	spin_lock_kinds(lock, mode, subclass, site);
 	spin_debug_acquired(lock);
 }
 
@@ -326,8 +328,10 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_lock_nested(spinlock_t *lock, uns
 
 LOCK_RULES_EXEMPT("the lock itself") void spin_unlock_at(spinlock_t *lock, uintptr_t site)
 {
+	enum spin_mode mode = spin_mode();
+
 	spin_debug_release(lock);
-	spin_unlock_checked(lock, spin_mode(), site);
+	spin_unlock_kinds(lock, mode, 0, site);
 }
 
 LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
@@ -335,12 +339,7 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
 	enum spin_mode mode = spin_mode();
 
 	spin_debug_release(lock);
-	if (__builtin_expect(mode == SPIN_TICKET, 1))
-		ticket_unlock(lock, false);
-	else if (mode & SPIN_MODE_CHECKED)
-		spin_unlock_checked(lock, mode, LOCKDEP_SITE());
-	else
-		spin_unlock_kinds(lock, mode);
+	spin_unlock_kinds(lock, mode, 0, LOCKDEP_SITE());
 }
 
 /* Not on a hot path: the bodies inline with @traced read at run time. */

@@ -138,7 +138,7 @@ void spin_lock_nested(spinlock_t *lock, unsigned subclass) ACQUIRES(*lock);
  * spin_lock_nested and spin_unlock naming @site as the code address of the
  * acquisition (LOCKDEP_SITE()), for a lock taken on someone's behalf: the
  * lockref passes its caller's, so reports name the fs line, not lockref.c.
- * Always out of line: spin_lock_from (below) chooses them only while checking.
+ * The same one dispatch as spin_lock: the site is used only while checking.
  */
 void spin_lock_at(spinlock_t *lock, unsigned subclass, uintptr_t site) ACQUIRES(*lock);
 void spin_unlock_at(spinlock_t *lock, uintptr_t site) RELEASES(*lock);
@@ -303,26 +303,5 @@ static inline unsigned spin_value_waiters(spinlock_t copy)
  * covers it and checking costs the locks nothing.
  */
 void spin_check_set(bool on);
-
-/* While orders are checked, spin_lock_at(@lock, @subclass, @site); else spin_lock. */
-static inline __attribute__((always_inline)) void spin_lock_from(spinlock_t *lock,
-								 unsigned subclass, uintptr_t site)
-    ACQUIRES(*lock)
-{
-	if (__builtin_expect(spin_mode() & SPIN_MODE_CHECKED, 0))
-		spin_lock_at(lock, subclass, site);
-	else
-		spin_lock(lock);
-}
-
-/* While orders are checked, spin_unlock_at(@lock, @site); else spin_unlock. */
-static inline __attribute__((always_inline)) void spin_unlock_from(spinlock_t *lock, uintptr_t site)
-    RELEASES(*lock)
-{
-	if (__builtin_expect(spin_mode() & SPIN_MODE_CHECKED, 0))
-		spin_unlock_at(lock, site);
-	else
-		spin_unlock(lock);
-}
 
 #endif /* LIB_SPINLOCK_H */
