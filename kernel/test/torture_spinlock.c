@@ -138,21 +138,26 @@
 /* Room for the per-CPU and histogram lines. */
 #define SPIN_LINE_MAX 400u
 
-enum spin_invariant {
-	SPIN_HELD_ON_ENTRY,
-	SPIN_EXCLUSIVE_HOLD,
-	SPIN_LOST_UPDATE,
-	SPIN_FIFO,
-	SPIN_QUEUE_DEPTH,
-	SPIN_STARVATION,
-	SPIN_LOST_WAITER,
-	SPIN_INVARIANTS,
-};
+/*
+ * What the torture checks, each with the name its failure lines and the
+ * summary give it: one list, so a name cannot drift from its check.
+ */
+#define SPIN_INVARIANT_LIST(X)                                                                     \
+	X(SPIN_HELD_ON_ENTRY, "held-on-entry")                                                     \
+	X(SPIN_EXCLUSIVE_HOLD, "exclusive-hold")                                                   \
+	X(SPIN_LOST_UPDATE, "lost-update")                                                         \
+	X(SPIN_FIFO, "fifo")                                                                       \
+	X(SPIN_QUEUE_DEPTH, "queue-depth")                                                         \
+	X(SPIN_STARVATION, "starvation")                                                           \
+	X(SPIN_LOST_WAITER, "lost-waiter")
 
+#define SPIN_INVARIANT_ENUM(id, name) id,
+#define SPIN_INVARIANT_NAME(id, name) [id] = name,
+enum spin_invariant { SPIN_INVARIANT_LIST(SPIN_INVARIANT_ENUM) SPIN_INVARIANTS };
 static const char *const spin_invariant_names[SPIN_INVARIANTS] = {
-    "held-on-entry", "exclusive-hold", "lost-update", "fifo",
-    "queue-depth",   "starvation",     "lost-waiter",
-};
+    SPIN_INVARIANT_LIST(SPIN_INVARIANT_NAME)};
+#undef SPIN_INVARIANT_ENUM
+#undef SPIN_INVARIANT_NAME
 
 /* One CPU's results, in its own cache-line pair: only that CPU writes them during the run. */
 struct spin_cpu {
