@@ -27,16 +27,15 @@
 #define APIC_REG_TIMER_DCR 0x3e0 /* divide configuration */
 #define X2APIC_MSR_BASE	   0x800
 
-#define APIC_BASE_EXTD	   (1u << 10) /* IA32_APIC_BASE: x2APIC mode */
-#define APIC_BASE_EN	   (1u << 11) /* IA32_APIC_BASE: APIC enabled */
-#define APIC_BASE_ADDR	   0xfffff000ull
-#define SVR_ENABLE	   (1u << 8)
-#define SPURIOUS_VECTOR	   0xff
-#define LVT_MASKED	   (1u << 16)
-#define LVT_TIMER_PERIODIC (1u << 17) /* timer mode 01b: reload and count again (SDM 11.5.4) */
-#define TIMER_DIVIDE_16	   0x3 /* DCR bits 3,1:0 = 0,11b (SDM Vol. 3A 11.5.4, figure 11-10) */
-#define TIMER_COUNT_MAX	   0xffffffffu
-#define TIMER_CAL_US	   2000 /* long enough to count well, short enough not to slow the boot */
+#define APIC_BASE_EXTD	(1u << 10) /* IA32_APIC_BASE: x2APIC mode */
+#define APIC_BASE_EN	(1u << 11) /* IA32_APIC_BASE: APIC enabled */
+#define APIC_BASE_ADDR	0xfffff000ull
+#define SVR_ENABLE	(1u << 8)
+#define SPURIOUS_VECTOR 0xff
+#define LVT_MASKED	(1u << 16)
+#define TIMER_DIVIDE_16 0x3 /* DCR bits 3,1:0 = 0,11b (SDM Vol. 3A 11.5.4, figure 11-10) */
+#define TIMER_COUNT_MAX 0xffffffffu
+#define TIMER_CAL_US	2000 /* long enough to count well, short enough not to slow the boot */
 
 /* ICR fields (SDM Vol. 3A 11.6.1). */
 #define ICR_FIXED	 (0u << 8)
@@ -57,8 +56,15 @@ static bool x2apic;
 static bool apic_ready; /* before apic_init, IPIs have nowhere to go */
 static volatile uint8_t *xapic_mmio;
 static uint64_t timer_ticks_per_ms; /* 0 until apic_timer_calibrate */
-/* The periodic tick (apic_tick_start): one CPU's, restored after each one-shot sleep bound. */
-static uint32_t tick_count;
+/*
+ * The periodic tick (apic_tick_start): one CPU's, a one-shot timer armed
+ * for each due time in turn.  A sleep bound borrows the timer; the due time
+ * stays, so the tick keeps its phase however often the CPU sleeps (a
+ * periodic timer restarted after each sleep never fired while the CPU slept
+ * more often than once a period).
+ */
+static uint32_t tick_count; /* timer counts per period; 0: no tick */
+static uint64_t tick_period_tsc, tick_due_tsc;
 static uint8_t tick_vector;
 static unsigned tick_cpu;
 
@@ -209,12 +215,33 @@ void apic_timer_calibrate(void)
 	printk("apic: timer %lu ticks/ms (divide by 16)\n", timer_ticks_per_ms);
 }
 
+/* The tick's timer, to fire at its due time (at once if that has passed). */
+static void tick_arm(void)
+{
+	uint64_t now = tsc_now(), left = 1;
+
+	if (tick_due_tsc > now)
+		left = (tick_due_tsc - now) * tick_count / tick_period_tsc;
+	lapic_write(APIC_REG_LVT_TIMER, tick_vector);
+	lapic_write(APIC_REG_TIMER_ICR, left ? (uint32_t)left : 1);
+}
+
+static bool is_tick_cpu(void)
+{
+	return tick_count && this_cpu_index() == tick_cpu;
+}
+
 bool apic_timer_arm_us(uint32_t us, uint8_t vector)
 {
 	uint64_t ticks = timer_ticks_per_ms * us / 1000;
 
 	if (ticks == 0)
 		return false;
+	/* The tick due first ends the sleep itself (a sleep may end early). */
+	if (is_tick_cpu() && tick_due_tsc <= tsc_now() + tsc_from_us(us)) {
+		tick_arm();
+		return true;
+	}
 	if (ticks > TIMER_COUNT_MAX)
 		ticks = TIMER_COUNT_MAX;
 	lapic_write(APIC_REG_LVT_TIMER, vector);
@@ -222,19 +249,25 @@ bool apic_timer_arm_us(uint32_t us, uint8_t vector)
 	return true;
 }
 
-static void tick_arm(void)
-{
-	lapic_write(APIC_REG_LVT_TIMER, tick_vector | LVT_TIMER_PERIODIC);
-	lapic_write(APIC_REG_TIMER_ICR, tick_count);
-}
-
 void apic_timer_stop(void)
 {
 	lapic_write(APIC_REG_TIMER_ICR, 0);
 	lapic_write(APIC_REG_LVT_TIMER, LVT_MASKED);
-	/* A sleep bound borrowed the timer from this CPU's tick: give it back. */
-	if (tick_count && this_cpu_index() == tick_cpu)
+	/* A sleep bound borrowed the timer from this CPU's tick: give it back, same due time. */
+	if (is_tick_cpu())
 		tick_arm();
+}
+
+void apic_tick_fired(void)
+{
+	uint64_t now = tsc_now();
+
+	if (!is_tick_cpu())
+		return;
+	tick_due_tsc += tick_period_tsc;
+	if (tick_due_tsc <= now) /* late (interrupts were off): one tick, not a burst */
+		tick_due_tsc = now + tick_period_tsc;
+	tick_arm();
 }
 
 bool apic_tick_start(uint32_t us, uint8_t vector)
@@ -245,6 +278,8 @@ bool apic_tick_start(uint32_t us, uint8_t vector)
 		return false;
 	tick_cpu = this_cpu_index();
 	tick_vector = vector;
+	tick_period_tsc = tsc_from_us(us);
+	tick_due_tsc = tsc_now() + tick_period_tsc;
 	tick_count = (uint32_t)ticks;
 	tick_arm();
 	return true;

@@ -43,10 +43,14 @@ void apic_timer_stop(void);
 /*
  * A periodic interrupt at @vector every @us on the calling CPU, for the
  * screen's status line; false (nothing armed) before calibration.  A sleep
- * bound (apic_timer_arm_us) on that CPU suspends it until apic_timer_stop.
- * apic_tick_stop ends it; call both on the CPU that started it.
+ * bound (apic_timer_arm_us) on that CPU borrows the timer and gives it back
+ * at apic_timer_stop with the tick's phase kept; a tick due before the
+ * bound ends the sleep itself.  The @vector handler calls apic_tick_fired,
+ * which arms the next one.  apic_tick_stop ends it; call all on the CPU
+ * that started it.
  */
 bool apic_tick_start(uint32_t us, uint8_t vector);
+void apic_tick_fired(void);
 void apic_tick_stop(void);
 
 #endif /* KERNEL_APIC_H */

@@ -5,9 +5,12 @@
  * A torture test prints nothing for its whole duration, and the boot CPU
  * runs it like every other CPU, so no loop of ours can redraw the line.
  * A periodic local APIC timer interrupt on the boot CPU does (a few times
- * a second: the seconds counter never skips, and the cost to the tests is
- * a few hundred interrupts a minute); the console draws only when no other
- * CPU is printing, so the tick never waits on a lock.  The tick runs only
+ * a second, a few hundred interrupts a minute); the console draws only when
+ * no other CPU is printing, so the tick never waits on a lock.  The boot
+ * CPU takes interrupts only while it waits (smp_wait: pv sleeps, barriers),
+ * and the tick keeps its phase across those waits (apic.c), so the line is
+ * current whenever CPU 0 waits at least once a tick; a test in which CPU 0
+ * never waits shows its line again when it does.  The tick runs only
  * when the screen shows progress: with console=serial the tests run
  * undisturbed.
  */

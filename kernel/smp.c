@@ -94,9 +94,11 @@ static void load_kernel_gdt(void)
  * comparison stays pending; STI's one-instruction shadow then lets it in
  * only once HLT has begun (Intel SDM Vol. 2B "STI"), where it ends the halt.
  * Interrupts are on for the halt alone: the caller may hold other locks
- * with them off, and the only interrupts that come (VEC_KICK, VEC_WAKE)
- * do nothing.  The timer bounds the halt, so a timeout the caller keeps
- * is still noticed.
+ * with them off, and the interrupts that come either do nothing
+ * (VEC_KICK, VEC_WAKE) or, on the boot CPU, draw the status line under a
+ * try-lock of the console (VEC_TICK, kernel/progress.c), which never
+ * waits.  The timer bounds the halt, so a timeout the caller keeps is
+ * still noticed; the status tick, due first, may end it sooner.
  */
 void smp_wait(const uint32_t *addr, uint32_t expected)
 {

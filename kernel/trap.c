@@ -113,6 +113,7 @@ void trap_dispatch(struct trap_frame *tf)
 
 		if (fn)
 			fn();
+		apic_tick_fired(); /* the next tick: a one-shot timer each */
 		apic_eoi();
 		return;
 	}

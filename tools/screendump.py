@@ -3,12 +3,13 @@
 """screendump.py - a picture of a running QEMU's screen, through its monitor.
 
     screendump.py SOCKET OUT.png [--quit] [--wait-log LOG --for TEXT] [--timeout S]
-                  [--again S] [--text]
+                  [--first S] [--again S] [--text]
 
 SOCKET is the Unix socket of `-monitor unix:SOCKET,server,nowait`
 (tools/run-qemu.sh sets it from QEMU_MONITOR).  With --wait-log, first
 waits until LOG contains TEXT (e.g. the kernel's "halted:" line), so the
-picture shows the final screen.  The monitor's `screendump` writes a PPM
+picture shows the final screen; --first S then waits S seconds more (to
+be well inside a test that TEXT announces).  The monitor's `screendump` writes a PPM
 (P6); it is turned into a PNG with zlib alone, so no image package is
 needed.  Prints one line: the picture, its size, and how many pixels are
 not black (a blank screen is a failure, status 1).  --again S takes a
@@ -147,6 +148,7 @@ def main():
     ap.add_argument("--wait-log")
     ap.add_argument("--for", dest="text")
     ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--first", type=float, default=0)
     ap.add_argument("--again", type=float, default=0)
     ap.add_argument("--text", dest="as_text", action="store_true")
     args = ap.parse_args()
@@ -160,6 +162,7 @@ def main():
             print(f"screendump: no monitor socket {args.socket} within {args.timeout:.0f} s")
             return 1
         time.sleep(0.5)
+    time.sleep(args.first)
     pictures = [args.out]
     if args.again:
         root, ext = os.path.splitext(args.out)

@@ -13,7 +13,8 @@ the kernel printed, only the stamped events (docs/tracing.md):
      (or an early return the platform allows, counted and shown), a
      qspinlock's halted queue waiters' as the ticket lock's sleepers';
      events on other objects during a sleep are an interrupt's (interrupts
-     are on for the halt) and do not end it;
+     are on for the halt) and do not end it, but a second sleep does not
+     begin inside one (an interrupt only try-locks);
   4. a lockref lockless success never lies wholly inside another CPU's
      hold of the same lockref;
   5. a qspinlock's queue is FIFO: a CPU that queued behind CPU p takes the
@@ -157,13 +158,21 @@ def check_sleeps(r, t, sl):
         asleep = None
         for e in evs:
             if e.kind == "S":
+                # An interrupt's locking only try-locks (the console's status line): it never
+                # sleeps, so a sleep begun before the last one ended means the CPU ran on.
+                if asleep is not None and (limit is None or e.tsc <= limit):
+                    r.fail("sleep", f"pv sleep: cpu {cpu} slept on {t.name(asleep.obj)} at "
+                           f"TSC {asleep.tsc:#x} and slept again on {t.name(e.obj)} at "
+                           f"{e.tsc:#x} with no wake-up")
                 asleep = e
             elif e.kind == "Z":
                 asleep = None
             elif asleep is not None and e.obj != asleep.obj:
                 # Interrupts are on for the halt (platform_cpu_wait): an interrupt's own
-                # locking, e.g. the console's, runs while the CPU sleeps; the sleeper itself
-                # stamps its wake-up before doing anything with its lock.
+                # locking, e.g. the status tick's try-lock of the console, runs while the CPU
+                # sleeps; the sleeper itself stamps its wake-up before doing anything with its
+                # lock, and an interrupt's try-lock of that lock fails (the sleeper's own ticket
+                # or queue node holds it contended) and a failed try-lock stamps nothing.
                 continue
             elif asleep is not None and (limit is None or e.tsc <= limit):
                 r.fail("sleep", f"pv sleep: cpu {cpu} slept on {t.name(asleep.obj)} at "

@@ -125,10 +125,25 @@ class Tools(unittest.TestCase):
                       (600, "R0.0")], 1: [(300, "K1.0")]}
         rc, out, _ = self.run_tool(log(nested, names={0: "torture:spinlock", 1: "kernel:console"}))
         self.assertEqual(rc, 0, out)
+        # The status tick draws (a ticket try-lock of the console) inside a ticket sleep.
+        ticked = {0: [(100, "S0.0"), (200, "A1.0"), (250, "R1.0"), (400, "Z0.0"), (500, "A0.0"),
+                      (600, "R0.0")], 1: [(300, "K1.0")]}
+        rc, out, _ = self.run_tool(log(ticked, names={0: "torture:spinlock", 1: "kernel:console"}))
+        self.assertEqual(rc, 0, out)
         never = {0: [(100, "S0.0"), (500, "A0.0"), (600, "R0.0")]}
         rc, out, _ = self.run_tool(log(never))
         self.assertEqual(rc, 1, out)
         self.assertIn("with no wake-up", out)
+        # A lost wake-up with an interrupt's locking inside: still the sleeper running on.
+        lost = {0: [(100, "S0.0"), (200, "A1.0"), (250, "R1.0"), (500, "A0.0"), (600, "R0.0")]}
+        rc, out, _ = self.run_tool(log(lost, names={0: "torture:spinlock", 1: "kernel:console"}))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("slept on torture:spinlock at TSC 0x64 and ran on at 0x1f4", out)
+        # A sleep inside a sleep: an interrupt never sleeps, so the first one never ended.
+        again = {0: [(100, "S0.0"), (200, "S1.0"), (300, "Z1.0"), (400, "A1.0"), (450, "R1.0")]}
+        rc, out, _ = self.run_tool(log(again, names={0: "torture:spinlock", 1: "kernel:console"}))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("slept again on kernel:console at 0xc8 with no wake-up", out)
 
     def test_qspinlock_holds_skip_ticket_order(self):
         # Its "h" args say how, not a ticket: no ticket order is read into them.
