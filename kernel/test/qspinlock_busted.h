@@ -82,6 +82,14 @@ enum qbusted_bug { QBUSTED_SKIP_HEAD, QBUSTED_EARLY_HANDOFF, QBUSTED_PLAIN_TAIL 
 #define QBUSTED_TAIL_WINDOW_NS (100ull * 1000 * 1000)
 /* A queued CPU looks at the word's tail once per this many spins. */
 #define QBUSTED_LOOK_EVERY 64u
+/*
+ * The longest a CPU of a busted queue waits for a step the bug may have
+ * lost (its turn as head, the lock byte, a successor's link); then it
+ * counts a lost waiter and goes on, so a broken queue ends the torture
+ * with a verdict, not with a CPU stuck until the runner gives up on it
+ * minutes later.
+ */
+#define QBUSTED_STUCK_NS (2ull * 1000 * 1000 * 1000)
 
 struct qbusted_node {
 	uint32_t next;
@@ -108,17 +116,32 @@ static inline struct qbusted_node *qbusted_node_of(uint16_t tail)
 	return &qbusted_nodes[(tail >> QSPIN_IDX_BITS) - 1];
 }
 
-/* A queued CPU found the tail wiped: count it, then take the lock by the byte alone. */
+/* Count a waiter the broken queue lost: @cpu, queued behind @prev, saw @word. */
+static inline void qbusted_count_lost(unsigned cpu, uint16_t prev, uint32_t word)
+{
+	if (atomic_xadd64(&qbusted_lost, 1) == 0) {
+		qbusted_lost_cpu = cpu;
+		qbusted_lost_prev = prev ? (prev >> QSPIN_IDX_BITS) - 1u : cpu;
+		qbusted_lost_word = word;
+	}
+}
+
+/* True, once per QBUSTED_LOOK_EVERY @spins, when the wait begun at @start has lasted too long. */
+static inline bool qbusted_stuck(unsigned spins, uint64_t start)
+{
+	return spins % QBUSTED_LOOK_EVERY == 0 && platform_now_ns() - start > QBUSTED_STUCK_NS;
+}
+
+/*
+ * A queued CPU found the tail wiped, or waited past QBUSTED_STUCK_NS:
+ * count it, then take the lock by the byte alone.
+ */
 static inline void qbusted_rescue(spinlock_t *lock, unsigned cpu, uint16_t prev, uint32_t word)
 {
 	uint8_t *locked = &lock->queued.locked;
 	uint8_t free;
 
-	if (atomic_xadd64(&qbusted_lost, 1) == 0) {
-		qbusted_lost_cpu = cpu;
-		qbusted_lost_prev = (prev >> QSPIN_IDX_BITS) - 1u;
-		qbusted_lost_word = word;
-	}
+	qbusted_count_lost(cpu, prev, word);
 	do {
 		free = 0;
 		platform_relax();
@@ -129,6 +152,7 @@ static inline void qbusted_rescue(spinlock_t *lock, unsigned cpu, uint16_t prev,
 static inline void qspin_lock_busted_queue(spinlock_t *lock)
 {
 	unsigned cpu = platform_cpu_id(), spins = 0;
+	uint64_t start = platform_now_ns();
 	struct qbusted_node *node = &qbusted_nodes[cpu];
 	uint16_t me = qspin_tail(cpu, 0), prev, next;
 	uint32_t val = 0;
@@ -147,13 +171,19 @@ static inline void qspin_lock_busted_queue(spinlock_t *lock)
 	while (prev && qbusted_bug != QBUSTED_SKIP_HEAD && !atomic_load32(&node->head)) {
 		platform_relax();
 		if (++spins % QBUSTED_LOOK_EVERY == 0 &&
-		    (val = atomic_load32(&lock->val)) >> QSPIN_TAIL_SHIFT == 0) {
+		    ((val = atomic_load32(&lock->val)) >> QSPIN_TAIL_SHIFT == 0 ||
+		     qbusted_stuck(spins, start))) {
 			qbusted_rescue(lock, cpu, prev, val);
 			return;
 		}
 	}
-	while ((val = atomic_load32(&lock->val)) & QSPIN_LOCKED_MASK)
+	while ((val = atomic_load32(&lock->val)) & QSPIN_LOCKED_MASK) {
 		platform_relax();
+		if (qbusted_stuck(++spins, start)) {
+			qbusted_rescue(lock, cpu, prev, val);
+			return;
+		}
+	}
 	if (prev && qbusted_bug == QBUSTED_SKIP_HEAD)
 		qbusted_window(lock, QSPIN_LOCKED_MASK, 0,
 			       QBUSTED_WINDOW_NS); /* until the true head takes it */
@@ -173,8 +203,17 @@ static inline void qspin_lock_busted_queue(spinlock_t *lock)
 	}
 	if (qbusted_bug != QBUSTED_EARLY_HANDOFF)
 		atomic_store8(&lock->queued.locked, QSPIN_LOCKED);
-	while (!(next = (uint16_t)atomic_load32(&node->next)))
+	start = platform_now_ns();
+	while (!(next = (uint16_t)atomic_load32(&node->next))) {
 		platform_relax();
+		if (qbusted_stuck(++spins, start)) {
+			/* no successor ever linked: it is lost; the lock is ours all the same */
+			qbusted_count_lost(cpu, prev, atomic_load32(&lock->val));
+			atomic_store8(&lock->queued.locked, QSPIN_LOCKED);
+			trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
+			return;
+		}
+	}
 	atomic_store32(&qbusted_node_of(next)->head, 1);
 	if (qbusted_bug == QBUSTED_EARLY_HANDOFF) {
 		/* the bug: the successor has the head, the byte is still clear, until it takes it */

@@ -104,8 +104,10 @@
  *                   -smp 4 gave 246:1 in one on a loaded host), and host
  *                   threads by their scheduler (above): there the ratio is
  *                   only printed.
- *   lost-waiter     the broken queue of torture.busted=qspinlock-plain-tail
- *                   found the word's tail wiped while a CPU was queued.
+ *   lost-waiter     a broken queue (torture.busted=qspinlock-*) lost a
+ *                   CPU: the word's tail wiped while it was queued, or a
+ *                   step it waited for (its turn, the lock byte, its
+ *                   successor's link) never came within QBUSTED_STUCK_NS.
  */
 #include "torture.h"
 
@@ -456,8 +458,8 @@ static void spin_check_queue(struct ktest_ctx *t)
 	}
 	if (spin_torture.busted_queue && qbusted_lost)
 		spin_fail(t, &cpu[0], SPIN_LOST_WAITER,
-			  "%lu queued CPU(s) found the word's tail wiped, the first cpu %u queued "
-			  "behind cpu %u (word %#x): never handed the head",
+			  "%lu queued CPU(s) lost by the queue (tail wiped, or a step never came), "
+			  "the first cpu %u queued behind cpu %u (word %#x)",
 			  qbusted_lost, qbusted_lost_cpu, qbusted_lost_prev, qbusted_lost_word);
 }
 
