@@ -24,7 +24,10 @@
  *                   more came first.  A CPU descheduled inside that window
  *                   also looks overtaken; that is rare (about 1 in 10,000
  *                   acquisitions under TCG on a loaded host, 0 or 1 per run
- *                   on host threads).  So the run fails only when more than
+ *                   on host threads), but a short run can be unlucky (a
+ *                   0.3 s UEFI boot once saw 1.04 per thousand, one CPU
+ *                   descheduled while the other ran 154 times).  So the
+ *                   run fails only when more than
  *                   SPIN_OVERTAKE_PER_MILLE per thousand acquisitions (and
  *                   more than SPIN_OVERTAKE_FLOOR) were overtaken.  A
  *                   test-and-set lock with back-off (waiters pause between
@@ -128,7 +131,7 @@
 /* One acquisition in this many is timed: the clock may trap (torture.h). */
 #define SPIN_TIME_EVERY 16u
 /* Overtakes tolerated: this many per thousand acquisitions, and at least the floor. */
-#define SPIN_OVERTAKE_PER_MILLE 1u
+#define SPIN_OVERTAKE_PER_MILLE 2u
 #define SPIN_OVERTAKE_FLOOR	16u
 /* And in paravirtual mode, this many per sleeper passed over (see the top of the file). */
 #define SPIN_OVERTAKES_PER_PASS 2u
