@@ -102,7 +102,7 @@ while read -r name expect cmd; do
     fi
 done < <(make -s -C tests/host list)
 # Every fuzz harness briefly (make fuzz runs them longer): crashes, hangs, failed checks.
-check fuzz-short make -s -C tests/fuzz run FUZZ_SECONDS=${FUZZ_TEST_SECONDS:-20}
+check fuzz-short make -s -C tests/fuzz run FUZZ_SECONDS=${FUZZ_TEST_SECONDS:-10}
 # fs/ against the host's VFS (tests/diff): it chroots, so root only.
 if [ "$(id -u)" -eq 0 ]; then
     check fs-vs-linux make -s -C tests/diff run
@@ -250,19 +250,19 @@ check no-long-mode env ACCEL=tcg SMP=1 CPU=max,-lm TIMEOUT=120 sh -c \
 screen_boot results-screen-bios bios "run=boot"
 screen_boot results-screen-uefi uefi "run=boot"
 # The status line moves during a long silent test: two screendumps 10 s apart, both
-# inside the 25 s ticket lock torture (4 s and 15 s in; CPU 0 sleeps in pv waits many
+# inside the 20 s ticket lock torture (4 s and 15 s in; CPU 0 sleeps in pv waits many
 # times a second there), differ in the bottom text row, and each shows the torture's
 # time in step (at least 2 s and 13 s: a line stale by 2 s or more fails); the run ends by
 # debug-exit with a pass.  The first picture, read as text, shows the boot lines but
 # not the JSON # ENV line.
 check progress-moves env ACCEL=tcg SMP=4 TIMEOUT=${TIMEOUT:-300} \
-    QEMU_MONITOR="$LOGDIR/progress-moves.monitor" CMDLINE="run=spinlock torture.secs=25" bash -c '
+    QEMU_MONITOR="$LOGDIR/progress-moves.monitor" CMDLINE="run=spinlock torture.secs=20" bash -c '
     base=$0; rm -f "$base.monitor" "$base.serial"
     tools/run-qemu.sh "$base.serial" >/dev/null 2>&1 & qemu=$!
     tools/screendump.py "$base.monitor" "$base.png" --wait-log "$base.serial" \
         --for "# Subtest: spinlock" --timeout "$TIMEOUT" --first 4 --again 10 --text; shot=$?
     wait $qemu; status=$?
-    secs() { sed -n "s/.* 1\/2 ticket_lock_torture \([0-9]*\) s of ~25 s\$/\1/p" "$1" | tail -1; }
+    secs() { sed -n "s/.* 1\/2 ticket_lock_torture \([0-9]*\) s of ~20 s\$/\1/p" "$1" | tail -1; }
     s1=$(secs "$base.txt"); s2=$(secs "$base-2.txt"); echo "status line: ${s1:-?} s, then ${s2:-?} s"
     grep -q "^lockref: policy" "$base.txt" && grep -q "^KTAP version 1" "$base.txt" &&
         ! grep -q "# ENV" "$base.txt" && tools/ktap_check.py "$base.serial" &&
