@@ -273,24 +273,23 @@ SPIN_DISPATCH(lock, ticket_lock, qspin_lock_body, spin_lock_checked(lock, mode, 
 SPIN_DISPATCH(unlock, ticket_unlock, qspin_unlock_body, spin_unlock_checked(lock, mode, site))
 
 /*
- * The dispatch while lock orders are checked (SPIN_MODE_CHECKED in @mode),
- * out of line: the checker first, before any wait, so that it reports a
- * deadlock before it happens; then the kind's body as the entry point
- * would run it.  @site is the acquisition's code address.
+ * The dispatch's default case: SPIN_MODE_CHECKED is set in @mode (every
+ * mode without it has a case of its own).  Out of line: the checker
+ * first, before any wait, so that it reports a deadlock before it happens;
+ * then the kind's body as the entry point would run it.  @site is the
+ * acquisition's code address.
  */
 static __attribute__((noinline)) void spin_lock_checked(spinlock_t *lock, enum spin_mode mode,
 							unsigned subclass, uintptr_t site)
 {
-	if (mode & SPIN_MODE_CHECKED)
-		lockdep_acquire(lock, subclass, false, site);
+	lockdep_acquire(lock, subclass, false, site);
 	spin_lock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED), subclass, site);
 }
 
 static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, enum spin_mode mode,
 							  uintptr_t site)
 {
-	if (mode & SPIN_MODE_CHECKED)
-		lockdep_release(lock, site);
+	lockdep_release(lock, site);
 	spin_unlock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED), 0, site);
 }
 
