@@ -4,19 +4,8 @@
 #
 # Why it exists: the models only prove something if they are checked, and
 # the mutants only prove the checks can fail if they are seen to fail for
-# the right reason.  Each line of the table below is one verification:
-#
-#   name  model  spin defines (comma-separated, - for none)  mode  expect
-#
-#   mode    safety    assertions and invalid end states (pan compiled -DSAFETY)
-#           liveness  acceptance cycles of the model's ltl under weak fairness (pan -a -f)
-#   expect  pass                   0 errors and a complete search
-#           assert:NAME            >= 1 error, and replaying the trail shows the
-#                                  failed assertion NAME (spinlock.pml, lockref.pml)
-#           ltl:NAME               >= 1 acceptance cycle, and the trail runs
-#                                  through the never claim of ltl NAME
-#           deadlock               >= 1 error, an invalid end state: every
-#                                  process blocked short of its end
+# the right reason.  Each line of verifications.txt, beside this script, is
+# one verification (its head comment says what each column means).
 #
 # Prints "ok <name> (<states> states, <secs> s)" or "not ok <name> <why>"
 # per line (JOBS verifications at a time, default 2; secs: generating, compiling
@@ -38,57 +27,7 @@ MEMLIM_MB=${MEMLIM_MB:-2048}
 TIMEOUT_S=${TIMEOUT_S:-180}
 DEPTH=4000000
 
-VERIFICATIONS='
-ticket_safety               ticket.pml            -                             safety    pass
-ticket_progress             ticket.pml            -                             liveness  pass
-lockref_mainline_safety     lockref_safety.pml    -                             safety    pass
-lockref_v7_safety           lockref_safety.pml    -DPOLICY_V7                   safety    pass
-lockref_mainline_liveness   lockref_liveness.pml  -DATTEMPTS=100                liveness  pass
-lockref_v7_liveness         lockref_liveness.pml  -DPOLICY_V7,-DATTEMPTS=4      liveness  pass
-mutant_nonatomic_grab       ticket.pml            -DMUTANT_NONATOMIC_GRAB       safety    assert:mutual_exclusion
-mutant_narrow_tickets       ticket.pml            -DTICKETS=3                   safety    assert:held_lock_looks_locked
-mutant_test_and_set         ticket.pml            -DMUTANT_TEST_AND_SET         liveness  ltl:progress
-mutant_ignore_lock          lockref_safety.pml    -DMUTANT_IGNORE_LOCK          safety    assert:count_frozen_while_locked
-mutant_put_last_lockless    lockref_safety.pml    -DMUTANT_PUT_LAST_LOCKLESS    safety    assert:last_put_under_lock
-mutant_get_dead             lockref_safety.pml    -DMUTANT_GET_DEAD             safety    assert:dead_never_revived
-mutant_dead_after_unlock    lockref_safety.pml    -DMUTANT_DEAD_AFTER_UNLOCK    safety    assert:no_get_after_free
-mutant_put_or_lock_unlocks  lockref_safety.pml    -DMUTANT_PUT_OR_LOCK_UNLOCKS  safety    assert:put_or_lock_contract
-mutant_plain_store          lockref_safety.pml    -DMUTANT_PLAIN_STORE          safety    assert:no_lost_update
-mutant_unbounded            lockref_liveness.pml  -DMUTANT_UNBOUNDED            liveness  ltl:ops_complete
-pv_safety                   spinlock_pv.pml       -DSTRAY_KICKS                 safety    pass
-pv_progress                 spinlock_pv.pml       -                             liveness  pass
-mutant_pv_skip_recheck      spinlock_pv.pml       -DMUTANT_SKIP_RECHECK         safety    assert:no_lost_wakeup
-mutant_pv_kick_first        spinlock_pv.pml       -DMUTANT_KICK_BEFORE_RELEASE  safety    assert:no_lost_wakeup
-mutant_pv_skip_recheck_live spinlock_pv.pml       -DMUTANT_SKIP_RECHECK,-DNO_WATCHDOG liveness ltl:progress
-mutant_pv_kick_first_live   spinlock_pv.pml       -DMUTANT_KICK_BEFORE_RELEASE,-DNO_WATCHDOG liveness ltl:progress
-mutant_pv_pass_blind        spinlock_pv.pml       -DMUTANT_PASS_BLIND           safety    assert:free_means_no_waiter
-mutant_pv_pass_always       spinlock_pv.pml       -DMUTANT_PASS_ALWAYS,-DNO_WATCHDOG liveness ltl:progress
-mutant_pv_pass_stale        spinlock_pv.pml       -DMUTANT_PASS_STALE           safety    deadlock
-pv_tso_safety               spinlock_pv_tso.pml   -                             safety    pass
-mutant_pv_mode_before_store spinlock_pv_tso.pml   -DMUTANT_MODE_BEFORE_STORE    safety    assert:no_lost_wakeup
-mutant_pv_no_fence          spinlock_pv_tso.pml   -DMUTANT_NO_FENCE             safety    assert:no_lost_wakeup
-mutant_pv_no_barrier        spinlock_pv_tso.pml   -DMUTANT_NO_BARRIER           safety    assert:no_lost_wakeup
-mutant_pv_sleep_arming      spinlock_pv_tso.pml   -DMUTANT_SLEEP_WHILE_ARMING   safety    assert:no_lost_wakeup
-qspinlock_safety            qspinlock.pml         -                             safety    pass
-qspinlock_progress          qspinlock.pml         -                             liveness  pass
-mutant_q_clear_pending_first qspinlock.pml        -DMUTANT_CLEAR_PENDING_FIRST  safety    assert:mutual_exclusion
-mutant_q_publish_before_init qspinlock.pml        -DMUTANT_PUBLISH_BEFORE_INIT  safety    deadlock
-mutant_q_wide_unlock        qspinlock.pml         -DMUTANT_WIDE_UNLOCK          safety    assert:word_zero_means_free
-mutant_q_head_ignores_pending qspinlock.pml       -DMUTANT_HEAD_IGNORES_PENDING safety    assert:mutual_exclusion
-mutant_q_plain_tail_clear   qspinlock.pml         -DMUTANT_PLAIN_TAIL_CLEAR     safety    assert:word_zero_means_free
-mutant_q_handoff_before_locked qspinlock.pml      -DMUTANT_HANDOFF_BEFORE_LOCKED safety   assert:mutual_exclusion
-mutant_q_skip_head_wait     qspinlock.pml         -DMUTANT_SKIP_HEAD_WAIT       safety    assert:word_zero_means_free
-qpv_safety                  qspinlock.pml         -DPV                          safety    pass
-qpv_safety_3cpus            qspinlock.pml         -DPV,-DCPUS=3                 safety    pass
-qpv_progress                qspinlock.pml         -DPV                          liveness  pass
-mutant_qpv_peek_state       qspinlock.pml         -DPV,-DMUTANT_PV_PEEK_STATE   safety    assert:no_lost_wakeup
-mutant_qpv_peek_state_sc    qspinlock.pml         -DPV,-DMUTANT_PV_PEEK_STATE,-DSC safety pass
-mutant_qpv_plain_release    qspinlock.pml         -DPV,-DMUTANT_PV_PLAIN_RELEASE safety   assert:no_lost_wakeup
-mutant_qpv_plain_release_sc qspinlock.pml         -DPV,-DMUTANT_PV_PLAIN_RELEASE,-DSC safety pass
-mutant_qpv_skip_recheck     qspinlock.pml         -DPV,-DMUTANT_PV_SKIP_RECHECK safety    assert:no_lost_wakeup
-mutant_qpv_plain_unlock     qspinlock.pml         -DPV,-DMUTANT_PV_PLAIN_UNLOCK safety    assert:no_lost_wakeup
-mutant_qpv_slow_before_hash qspinlock.pml         -DPV,-DMUTANT_PV_SLOW_BEFORE_HASH safety assert:hashed_head_found
-'
+TABLE="$HERE/verifications.txt"
 
 for tool in spin gcc timeout; do
     if ! command -v "$tool" >/dev/null 2>&1; then
@@ -222,8 +161,20 @@ JOBS=${JOBS:-2}
 mkdir -p "$BUILD" || exit 1
 ran=0
 rm -f "$BUILD"/shard.* "$BUILD"/order
-while read -r name model defines mode expect; do
-    [ -n "$name" ] || continue
+if [ ! -r "$TABLE" ]; then
+    echo "not ok model-checking: cannot read the table $TABLE"
+    exit 1
+fi
+line=0
+while read -r name model defines mode expect extra; do
+    line=$((line + 1))
+    case $name in
+    '' | '#'*) continue ;;
+    esac
+    if [ -z "$expect" ] || [ -n "$extra" ]; then
+        echo "not ok model-checking: $TABLE line $line: expected 5 columns (name model defines mode expect)"
+        exit 1
+    fi
     if [ $# -gt 0 ]; then
         case " $* " in
         *" $name "*) ;;
@@ -233,9 +184,7 @@ while read -r name model defines mode expect; do
     echo "$name $model $defines $mode $expect" >>"$BUILD/shard.$((ran % JOBS))"
     echo "$name" >>"$BUILD/order"
     ran=$((ran + 1))
-done <<EOF
-$VERIFICATIONS
-EOF
+done <"$TABLE"
 
 if [ $ran -eq 0 ]; then
     echo "not ok model-checking: no verification is named $*"
