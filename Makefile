@@ -68,6 +68,7 @@ PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/a
 LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c lib/qspinlock.c lib/qspinlock_pv.c lib/trace.c \
 	lib/string.c lib/topology.c lib/topology_cpuid.c
 LIB_SRCS += lib/spinlock_debug.c
+LIB_SRCS += lib/pv_stats.c
 FS_SRCS := fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/fs_walk_rcu.c fs/rcu.c \
 	fs/slots.c
 # The benchmarks: portable C on lib/platform.h, linked by the kernel and by bench-native.

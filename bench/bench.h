@@ -76,10 +76,11 @@
  *                  operation; fallbacks: operations that took the lock;
  *                  lockref_ops: lockref operations, all over the measured
  *                  trials (lib/lockref.h statistics).
- *   pv_sleeps,     spinlock-pv and lockref-pv (refcount, convoy): per trial,
- *   pv_kicks,      the mean over every trial run: waiters that went to
- *   pv_passes      sleep, kicks sent to them, and turns that went past a
- *                  sleeping waiter to a running one (spin_pv_stats()).
+ *   pv_sleeps,     spinlock-pv, lockref-pv and qspinlock-pv (refcount,
+ *   pv_kicks,      convoy): per trial, the mean over every trial run:
+ *   pv_passes      waiters that went to sleep (queued ones: halted), kicks
+ *                  sent to them, and turns that went past a sleeping waiter
+ *                  to a running one (lib/pv_stats.h).
  *   pv_armed_trials  the same impls: of every trial run (the warm-up too),
  *                  those in which a waiter armed sleeping, after which every
  *                  unlock fenced (lib/spinlock_pv.c).

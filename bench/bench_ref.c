@@ -266,18 +266,18 @@ static void ref_reset(void *arg)
 	r->convoy.next = 0;
 	r->convoy.holds = 0;
 	spin_init(&r->convoy.idle); /* free under the kind just set */
-	r->pv_start = spin_pv_stats();
+	r->pv_start = pv_stats();
 }
 
 /* CPU 0, after a trial: add the trial's paravirtual counts (every lock's, but only ours runs). */
 static void ref_sum_pv(struct bench_ref *r)
 {
-	struct spin_pv_stats now = spin_pv_stats();
+	struct pv_stats trial = pv_stats_delta(pv_stats(), r->pv_start);
 
-	r->pv_sum.sleeps += now.sleeps - r->pv_start.sleeps;
-	r->pv_sum.kicks += now.kicks - r->pv_start.kicks;
-	r->pv_sum.passes += now.passes - r->pv_start.passes;
-	r->pv_sum.arms += now.arms - r->pv_start.arms; /* at most 1: spin_pv_set began the trial */
+	r->pv_sum.sleeps += trial.sleeps;
+	r->pv_sum.kicks += trial.kicks;
+	r->pv_sum.passes += trial.passes;
+	r->pv_sum.arms += trial.arms; /* at most 1: spin_pv_set began the trial */
 	r->pv_trials++;
 }
 
@@ -362,7 +362,7 @@ static void ref_extra(void *arg, char *buf, size_t size)
 			       (unsigned long long)(r->pv_sum.passes / r->pv_trials),
 			       (unsigned long long)r->pv_sum.arms);
 	/* The line ends this CPU count's run: the next one sums afresh. */
-	r->pv_sum = (struct spin_pv_stats){0};
+	r->pv_sum = (struct pv_stats){0};
 	r->pv_trials = 0;
 	if (r->convoy.every && n >= 0 && (size_t)n < size)
 		ksnprintf(buf + n, size - (size_t)n,

@@ -27,6 +27,7 @@
 #include "lockref.h"
 #include "lockref16.h"
 #include "limits.h"
+#include "pv_stats.h"
 #include "spinlock.h"
 
 enum bench_ref_kind {
@@ -105,10 +106,10 @@ struct bench_ref {
 	uint64_t warnings;		/* lockref_warnings() at reset */
 	volatile uint64_t errors;	/* put_or_lock came back with the lock held */
 	struct bench_ref_convoy convoy;
-	bool pv_boot;		       /* spin_pv_enabled() at init: restored by ref_finish */
-	enum spin_kind kind_boot;      /* spin_kind() at init: restored by ref_finish */
-	struct spin_pv_stats pv_start; /* spin_pv_stats() at reset */
-	struct spin_pv_stats pv_sum;   /* paravirtual counts, summed over the trials */
+	bool pv_boot;		  /* spin_pv_enabled() at init: restored by ref_finish */
+	enum spin_kind kind_boot; /* spin_kind() at init: restored by ref_finish */
+	struct pv_stats pv_start; /* pv_stats() at reset */
+	struct pv_stats pv_sum;	  /* paravirtual counts, summed over the trials */
 	unsigned pv_trials;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 

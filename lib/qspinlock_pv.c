@@ -60,7 +60,7 @@
  * without its XCHG, S2 as a plain store, N3 without N2, an armed unlock
  * ignoring SLOW and SLOW before H1 each lose a wake-up or the head.
  *
- * Bad input, counted (qspin_pv_stats) and said once on a line: an unlock
+ * Bad input, counted (pv_stats.h) and said once on a line: an unlock
  * that finds SLOW but no head hashed for the lock, a full hash table (the
  * head spins instead).  A kick to a CPU that is not halted is harmless (at
  * most its next halt ends early) and happens legitimately (U3).  A head
@@ -84,17 +84,6 @@ _Static_assert((QSPIN_PV_SLOTS & (QSPIN_PV_SLOTS - 1)) == 0, "the hash wraps by 
 
 /* lock -> halted head: (tail << 48) | address, 0 when free. */
 static uint64_t qspin_pv_hash[QSPIN_PV_SLOTS];
-static uint64_t qspin_pv_halts, qspin_pv_kicks, qspin_pv_full, qspin_pv_nohead;
-
-struct qspin_pv_stats qspin_pv_stats(void)
-{
-	return (struct qspin_pv_stats){
-	    .halts = atomic_load64_relaxed(&qspin_pv_halts),
-	    .kicks = atomic_load64_relaxed(&qspin_pv_kicks),
-	    .hash_full = atomic_load64_relaxed(&qspin_pv_full),
-	    .no_head = atomic_load64_relaxed(&qspin_pv_nohead),
-	};
-}
 
 /* Count bad input in @counter; the first time, say what it was on one line. */
 static void qspin_pv_bad(uint64_t *counter, const char *what, spinlock_t *lock, unsigned cpu)
@@ -146,7 +135,7 @@ static uint64_t *qspin_pv_hash_find(const spinlock_t *lock, uint64_t *entry)
 
 static void qspin_pv_kick(unsigned cpu)
 {
-	atomic_xadd64(&qspin_pv_kicks, 1);
+	atomic_xadd64(&pv_counters.kicks, 1);
 	trace_ev(TR_PV_KICK, NULL, cpu);
 	platform_cpu_kick(cpu);
 }
@@ -177,7 +166,7 @@ void qspin_pv_wait_node(spinlock_t *lock, uint32_t *head, uint32_t *state, unsig
 			continue;
 		atomic_xchg32(state, QSPIN_PV_HALTED); /* N1 */
 		if (!atomic_load32(head)) {	       /* N2 */
-			atomic_xadd64(&qspin_pv_halts, 1);
+			atomic_xadd64(&pv_counters.sleeps, 1);
 			trace_ev(TR_PV_SLEEP, lock, 0);
 			platform_cpu_wait(state, QSPIN_PV_HALTED); /* N3 */
 			trace_ev(TR_PV_WOKEN, lock, atomic_load32(state) == QSPIN_PV_HALTED);
@@ -215,7 +204,7 @@ uint32_t qspin_pv_wait_head(spinlock_t *lock, uint16_t tail, uint32_t *state)
 		if (!slot || atomic_load64(slot) != mine) { /* H1 */
 			slot = qspin_pv_hash_add(lock, tail);
 			if (!slot) {
-				qspin_pv_bad(&qspin_pv_full,
+				qspin_pv_bad(&pv_counters.hash_full,
 					     "the halting heads' hash table is full", lock,
 					     platform_cpu_id());
 				continue;
@@ -228,7 +217,7 @@ uint32_t qspin_pv_wait_head(spinlock_t *lock, uint16_t tail, uint32_t *state)
 		atomic_store32(state, QSPIN_PV_HASHED);
 		val = atomic_load32(&lock->val);
 		if ((uint8_t)val == QSPIN_SLOW) {
-			atomic_xadd64(&qspin_pv_halts, 1);
+			atomic_xadd64(&pv_counters.sleeps, 1);
 			trace_ev(TR_PV_SLEEP, lock, 1);
 			platform_cpu_wait(&lock->val, val); /* H3 */
 			trace_ev(TR_PV_WOKEN, lock, atomic_load32(&lock->val) == val);
@@ -263,8 +252,9 @@ static __attribute__((noinline)) void qspin_pv_unlock_slow(spinlock_t *lock)
 	if (slot)
 		qspin_pv_kick(cpu); /* S3 */
 	else
-		qspin_pv_bad(&qspin_pv_nohead, "unlocked with SLOW set but no halted head hashed",
-			     lock, platform_cpu_id());
+		qspin_pv_bad(&pv_counters.no_head,
+			     "unlocked with SLOW set but no halted head hashed", lock,
+			     platform_cpu_id());
 }
 
 void qspin_pv_unlock_armed(spinlock_t *lock)

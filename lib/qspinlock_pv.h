@@ -44,13 +44,4 @@ void qspin_pv_unlock_armed(spinlock_t *lock);
 /* U3 for an unlock whose plain store met ARMING or ARMED at U2: fence, then kick a hashed head. */
 void qspin_pv_unlock_fence(spinlock_t *lock);
 
-/* What paravirtual waiting did since boot, over every queued lock; bad input counted too. */
-struct qspin_pv_stats {
-	uint64_t halts;	    /* CPUs that halted: queued nodes and heads */
-	uint64_t kicks;	    /* kicks sent, at hand-off or unlock */
-	uint64_t hash_full; /* heads that found no free hash slot and spun on instead */
-	uint64_t no_head;   /* unlocks that found SLOW but no head hashed for the lock */
-};
-struct qspin_pv_stats qspin_pv_stats(void);
-
 #endif /* LIB_QSPINLOCK_PV_H */

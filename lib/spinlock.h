@@ -149,20 +149,10 @@ void spin_unlock_at(spinlock_t *lock, uintptr_t site) RELEASES(*lock);
  * a barrier): a waiter asleep when it is switched off is woken only by its
  * sleep's time bound (PLATFORM_WAIT_MAX_NS), late but correctly.  Either
  * way it disarms sleeping, so the next waiter that needs to sleep arms it
- * again (spinlock_pv.c).
+ * again (spinlock_pv.c).  What waiters did in it: pv_stats.h.
  */
 void spin_pv_set(bool on);
 bool spin_pv_enabled(void);
-
-/* Paravirtual mode's counts since boot, summed over every lock. */
-struct spin_pv_stats {
-	uint64_t sleeps; /* waiters that went to sleep */
-	uint64_t kicks;	 /* kicks sent to sleeping waiters */
-	uint64_t passes; /* turns that went by a sleeping waiter to a running one */
-	uint64_t
-	    arms; /* times a waiter armed sleeping (spinlock_pv.c), once per spin_pv_set at most */
-};
-struct spin_pv_stats spin_pv_stats(void);
 
 /*
  * Take @lock only if it is free right now.  Returns true with the lock held,

@@ -154,7 +154,6 @@ static uint64_t spin_pv_slot_word(const spinlock_t *lock, uint16_t ticket, unsig
 }
 
 static struct spin_pv_slot spin_pv_slots[MAX_CPUS];
-static uint64_t spin_pv_sleeps, spin_pv_kicks, spin_pv_passes, spin_pv_arms;
 
 void spin_pv_set(bool on)
 {
@@ -164,16 +163,6 @@ void spin_pv_set(bool on)
 bool spin_pv_enabled(void)
 {
 	return spin_pv_mode() != SPIN_PV_OFF;
-}
-
-struct spin_pv_stats spin_pv_stats(void)
-{
-	return (struct spin_pv_stats){
-	    .sleeps = atomic_load64_relaxed(&spin_pv_sleeps),
-	    .kicks = atomic_load64_relaxed(&spin_pv_kicks),
-	    .passes = atomic_load64_relaxed(&spin_pv_passes),
-	    .arms = atomic_load64_relaxed(&spin_pv_arms),
-	};
 }
 
 bool spin_pv_arm(void)
@@ -187,7 +176,7 @@ bool spin_pv_arm(void)
 	/* From here every unlock that reads the mode fences; this drains the ones that read ON. */
 	if (!platform_fence_others())
 		return false; /* stays ARMING: unlocks fence, nobody sleeps; the platform said why */
-	atomic_xadd64(&spin_pv_arms, 1);
+	atomic_xadd64(&pv_counters.arms, 1);
 	atomic_store8(&spin_switches.pv, SPIN_PV_ARMED);
 	trace_ev(TR_PV_ARM, NULL, 0);
 	return true;
@@ -210,7 +199,7 @@ bool spin_pv_sleep(spinlock_t *lock, uint16_t ticket, bool again)
 				   word | (SPIN_TAIL_SLEEPERS << SPIN_TICKET_BITS))); /* W2 */
 	word = atomic_load32(&lock->val);
 	if ((uint16_t)word != ticket) { /* W3 */
-		atomic_xadd64(&spin_pv_sleeps, 1);
+		atomic_xadd64(&pv_counters.sleeps, 1);
 		trace_ev(TR_PV_SLEEP, lock, ticket);
 		platform_cpu_wait(&lock->val, word); /* W4 */
 		trace_ev(TR_PV_WOKEN, lock, atomic_load32(&lock->val) == word);
@@ -248,7 +237,7 @@ static int spin_pv_sleeper(const spinlock_t *lock, uint16_t ticket, uint64_t *wo
 
 static void spin_pv_kick(unsigned cpu)
 {
-	atomic_xadd64(&spin_pv_kicks, 1);
+	atomic_xadd64(&pv_counters.kicks, 1);
 	trace_ev(TR_PV_KICK, NULL, cpu);
 	platform_cpu_kick(cpu);
 }
@@ -278,7 +267,7 @@ static bool spin_pv_pass(spinlock_t *lock, unsigned cpu, uint64_t word, uint16_t
 	}
 	atomic_store64(&slot->word, 0);
 	spin_pv_kick(cpu); /* so that it queues again */
-	atomic_xadd64(&spin_pv_passes, 1);
+	atomic_xadd64(&pv_counters.passes, 1);
 	return true;
 }
 

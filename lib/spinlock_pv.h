@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "atomic.h"
+#include "pv_stats.h"
 #include "spinlock.h"
 
 /*
@@ -63,6 +64,12 @@ bool spin_pv_arm(void);
  * caller queues again.
  */
 bool spin_pv_sleep(spinlock_t *lock, uint16_t ticket, bool again);
+
+/*
+ * The counts pv_stats() reads (pv_stats.c): this file's steps and
+ * qspinlock_pv.c's add to them with atomic_xadd64, nobody else writes them.
+ */
+extern struct pv_stats pv_counters;
 
 /* U1-U5 for an unlock that read ARMED at U0: the head advanced by a locked XADD. */
 void spin_pv_unlock_armed(spinlock_t *lock);

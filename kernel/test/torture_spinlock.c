@@ -38,7 +38,7 @@
  *                   In paravirtual mode a sleeping CPU may be passed over
  *                   once per acquisition (spinlock_pv.c): it queues again when
  *                   it wakes, and the CPUs that ran meanwhile go first.  So
- *                   there each pass-over (spin_pv_stats) adds
+ *                   there each pass-over (pv_stats.h) adds
  *                   SPIN_OVERTAKES_PER_PASS to those allowed: the
  *                   acquisition passed over, and one more because the kick
  *                   that wakes it takes a core, which on an oversubscribed
@@ -117,11 +117,11 @@
 #include "atomic.h"
 #include "ktest.h"
 #include "platform.h"
+#include "pv_stats.h"
 #include "random.h"
 #include "spinlock.h"
 #include "qspinlock.h"
 #include "qspinlock_busted.h"
-#include "qspinlock_pv.h"
 #include "spinlock_busted.h"
 #include "trace.h"
 
@@ -195,9 +195,8 @@ static struct {
 	struct spin_cpu *cpu;		   /* ncpus of them; NULL if set-up failed */
 	uint32_t printed[SPIN_INVARIANTS]; /* failure lines printed (torture_fail) */
 	unsigned ncpus;
-	struct spin_pv_stats pv;   /* spin_pv_stats() at the start */
-	struct qspin_pv_stats qpv; /* qspin_pv_stats() at the start */
-	const char *label;	   /* "spinlock" or "qspinlock", in every line */
+	struct pv_stats pv; /* pv_stats() at the start */
+	const char *label;  /* "spinlock" or "qspinlock", in every line */
 	bool busted;
 	bool busted_queue; /* one of the broken queues (qspin_lock_busted_queue) */
 	bool fifo;	   /* the lock tortured is the ticket lock: FIFO is an invariant */
@@ -302,8 +301,7 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 			   : opts.busted == BUSTED_QSPINLOCK_EARLY_HANDOFF
 			       ? "qspinlock-early-handoff"
 			       : "qspinlock-plain-tail");
-	spin_torture.pv = spin_pv_stats();
-	spin_torture.qpv = qspin_pv_stats();
+	spin_torture.pv = pv_stats();
 	torture_clock_init(&spin_torture.clock, torture_duration_ns());
 }
 
@@ -400,7 +398,7 @@ static void spin_check_fifo(struct ktest_ctx *t, uint64_t total)
 	if (allowed < SPIN_OVERTAKE_FLOOR)
 		allowed = SPIN_OVERTAKE_FLOOR;
 	/* Each pass-over may overtake two acquisitions (see the top of the file). */
-	passes = spin_pv_stats().passes - spin_torture.pv.passes;
+	passes = pv_stats().passes - spin_torture.pv.passes;
 	allowed += SPIN_OVERTAKES_PER_PASS * passes;
 	ktest_diag(t,
 		   "%s: fifo: %lu of %lu acquisitions overtaken (%u or more others first), "
@@ -469,25 +467,11 @@ static void spin_check_queue(struct ktest_ctx *t)
 /* Whether waiters slept (paravirtual mode), counted over every lock during the run. */
 static void spin_report_pv(struct ktest_ctx *t)
 {
-	struct spin_pv_stats now = spin_pv_stats();
+	struct pv_stats run = pv_stats_delta(pv_stats(), spin_torture.pv);
+	char line[PV_STATS_LINE];
 
-	ktest_diag(t,
-		   "spinlock: paravirtual mode %s: %llu sleeps, %llu kicks, %llu turns passed "
-		   "to a running waiter during the run; sleeping armed %llu time(s)",
-		   spin_pv_enabled() ? "on" : "off",
-		   (unsigned long long)(now.sleeps - spin_torture.pv.sleeps),
-		   (unsigned long long)(now.kicks - spin_torture.pv.kicks),
-		   (unsigned long long)(now.passes - spin_torture.pv.passes),
-		   (unsigned long long)(now.arms - spin_torture.pv.arms));
-	struct qspin_pv_stats q = qspin_pv_stats();
-
-	ktest_diag(t,
-		   "qspinlock: paravirtual: %llu halts, %llu kicks during the run; bad input: "
-		   "%llu hash full, %llu SLOW without a hashed head",
-		   (unsigned long long)(q.halts - spin_torture.qpv.halts),
-		   (unsigned long long)(q.kicks - spin_torture.qpv.kicks),
-		   (unsigned long long)(q.hash_full - spin_torture.qpv.hash_full),
-		   (unsigned long long)(q.no_head - spin_torture.qpv.no_head));
+	ktest_diag(t, "%s: paravirtual mode %s, during the run: %s", spin_torture.label,
+		   spin_pv_enabled() ? "on" : "off", pv_stats_format(line, sizeof(line), &run));
 }
 
 /* CPU 0, after every CPU stopped: the end-of-run invariants and the statistics lines. */

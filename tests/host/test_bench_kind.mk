@@ -7,6 +7,6 @@ test_bench_kind_SRCS := tests/host/test_bench_kind.c bench/bench.c bench/bench_p
 	bench/bench_ref.c bench/bench_refcount.c bench/bench_retry.c bench/bench_stats.c \
 	bench/bench_uncontended.c bench/cas_loop.c bench/bench_plan.c bench/bench_c2c.c \
 	lib/lockref.c lib/lockref16.c lib/spinlock.c lib/spinlock_debug.c lib/spinlock_pv.c \
-	lib/qspinlock.c lib/qspinlock_pv.c lib/lockdep.c lib/lockdep_graph.c lib/trace.c lib/printf.c lib/topology.c \
+	lib/qspinlock.c lib/qspinlock_pv.c lib/pv_stats.c lib/lockdep.c lib/lockdep_graph.c lib/trace.c lib/printf.c lib/topology.c \
 	fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/fs_walk_rcu.c fs/rcu.c \
 	fs/slots.c

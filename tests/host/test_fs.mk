@@ -6,6 +6,6 @@ TEST_FS_SRCS := $(sort $(wildcard $(ROOT)/fs/*.c $(ROOT)/fs/test/*.c))
 
 HOST_TESTS += test_fs
 test_fs_SRCS := tests/host/test_fs.c $(patsubst $(ROOT)/%,%,$(TEST_FS_SRCS)) lib/lockref.c \
-	lib/lockref16.c lib/spinlock.c lib/spinlock_debug.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c lib/qspinlock.c lib/qspinlock_pv.c lib/trace.c lib/barrier.c lib/printf.c
+	lib/lockref16.c lib/spinlock.c lib/spinlock_debug.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c lib/qspinlock.c lib/qspinlock_pv.c lib/pv_stats.c lib/trace.c lib/barrier.c lib/printf.c
 test_fs_ARGS := 300
 test_fs_BUSTED_CFLAGS := -DFS_BUSTED

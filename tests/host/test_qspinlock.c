@@ -17,7 +17,7 @@
 #include "platform.h"
 #include "platform_host.h"
 #include "qspinlock.h"
-#include "qspinlock_pv.h"
+#include "pv_stats.h"
 #include "spinlock.h"
 #include "check.h"
 #include "child_panics.h"
@@ -221,20 +221,20 @@ static void test_stress(unsigned threads)
  */
 static void test_stress_pv(unsigned threads)
 {
-	struct qspin_pv_stats before = qspin_pv_stats(), after;
+	struct pv_stats before = pv_stats(), run;
+	char line[PV_STATS_LINE];
 
 	spin_pv_set(true);
 	test_stress(threads);
 	spin_pv_set(false);
-	after = qspin_pv_stats();
-	printf("# %u threads, paravirtual: %lu halts, %lu kicks, %lu hash full, %lu SLOW without "
-	       "a head\n",
-	       threads, (unsigned long)(after.halts - before.halts),
-	       (unsigned long)(after.kicks - before.kicks),
-	       (unsigned long)(after.hash_full - before.hash_full),
-	       (unsigned long)(after.no_head - before.no_head));
-	CHECK(after.no_head == before.no_head && after.hash_full == before.hash_full,
-	      "%u threads, paravirtual: bad input counted", threads);
+	run = pv_stats_delta(pv_stats(), before);
+	printf("# %u threads, paravirtual: %s\n", threads,
+	       pv_stats_format(line, sizeof(line), &run));
+	CHECK(run.no_head == 0 && run.hash_full == 0, "%u threads, paravirtual: bad input counted",
+	      threads);
+	CHECK(run.passes == 0,
+	      "%u threads, paravirtual: %lu turns passed over; the queue never does", threads,
+	      (unsigned long)run.passes);
 }
 
 int main(void)

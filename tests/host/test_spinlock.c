@@ -20,6 +20,7 @@
  */
 #include "platform.h"
 #include "platform_host.h"
+#include "pv_stats.h"
 #include "spinlock.h"
 #include "spinlock_busted.h"
 #include "check.h"
@@ -103,25 +104,21 @@ static void test_stress(unsigned threads)
 /* The stress again in paravirtual mode: waiters that outlast their spin sleep. */
 static void test_stress_pv(void)
 {
-	struct spin_pv_stats before, after;
+	struct pv_stats before, run;
+	char line[PV_STATS_LINE];
 
 	spin_pv_set(true);
-	before = spin_pv_stats();
+	before = pv_stats();
 	test_stress(LOCK_STRESS_MAX_THREADS);
-	after = spin_pv_stats();
+	run = pv_stats_delta(pv_stats(), before);
 	spin_pv_set(false);
-	printf("# paravirtual, %d threads: %lu sleeps, %lu kicks, %lu turns passed over, "
-	       "armed %lu time(s)\n",
-	       LOCK_STRESS_MAX_THREADS, (unsigned long)(after.sleeps - before.sleeps),
-	       (unsigned long)(after.kicks - before.kicks),
-	       (unsigned long)(after.passes - before.passes),
-	       (unsigned long)(after.arms - before.arms));
-	CHECK(after.arms - before.arms <= 1,
+	printf("# paravirtual, %d threads: %s\n", LOCK_STRESS_MAX_THREADS,
+	       pv_stats_format(line, sizeof(line), &run));
+	CHECK(run.arms <= 1,
 	      "sleeping was armed %lu times under one spin_pv_set, at most once expected",
-	      (unsigned long)(after.arms - before.arms));
-	CHECK(after.sleeps == before.sleeps || after.arms - before.arms == 1,
-	      "%lu waiters slept but sleeping was never armed",
-	      (unsigned long)(after.sleeps - before.sleeps));
+	      (unsigned long)run.arms);
+	CHECK(run.sleeps == 0 || run.arms == 1, "%lu waiters slept but sleeping was never armed",
+	      (unsigned long)run.sleeps);
 }
 
 /* How long the holder keeps the lock in test_pv_handover: far past the waiter's spin. */
@@ -158,13 +155,14 @@ static void test_pv_handover(void)
 {
 	struct pv_handover h = {.lock = SPINLOCK_INIT};
 	struct timespec hold = {0, PV_HOLD_MS * 1000000L};
-	struct spin_pv_stats before, after;
+	struct pv_stats before, run;
+	char line[PV_STATS_LINE];
 	uint64_t handover;
 	pthread_t tid;
 
 	spin_pv_set(true);
 	host_set_cpu_count(2);
-	before = spin_pv_stats();
+	before = pv_stats();
 	spin_lock(&h.lock);
 	pthread_create(&tid, NULL, pv_waiter, &h);
 	while (!__atomic_load_n(&h.queued, __ATOMIC_ACQUIRE))
@@ -173,18 +171,16 @@ static void test_pv_handover(void)
 	__atomic_store_n(&h.released_ns, platform_now_ns(), __ATOMIC_RELEASE);
 	spin_unlock(&h.lock);
 	pthread_join(tid, NULL);
-	after = spin_pv_stats();
+	run = pv_stats_delta(pv_stats(), before);
 	spin_pv_set(false);
 	handover = h.acquired_ns - h.released_ns;
-	printf("# paravirtual hand-over to a sleeper: %lu us, %lu sleeps, %lu kicks\n",
-	       (unsigned long)(handover / 1000), (unsigned long)(after.sleeps - before.sleeps),
-	       (unsigned long)(after.kicks - before.kicks));
-	CHECK(after.sleeps - before.sleeps >= 1, "the waiter never slept (held %d ms)", PV_HOLD_MS);
-	CHECK(after.kicks - before.kicks >= 1, "the unlock kicked nobody");
-	CHECK(after.arms - before.arms == 1, "one sleep armed sleeping %lu times, expected once",
-	      (unsigned long)(after.arms - before.arms));
-	CHECK(after.passes == before.passes,
-	      "a lone sleeper was passed over: nobody was behind it");
+	printf("# paravirtual hand-over to a sleeper: %lu us; %s\n",
+	       (unsigned long)(handover / 1000), pv_stats_format(line, sizeof(line), &run));
+	CHECK(run.sleeps >= 1, "the waiter never slept (held %d ms)", PV_HOLD_MS);
+	CHECK(run.kicks >= 1, "the unlock kicked nobody");
+	CHECK(run.arms == 1, "one sleep armed sleeping %lu times, expected once",
+	      (unsigned long)run.arms);
+	CHECK(run.passes == 0, "a lone sleeper was passed over: nobody was behind it");
 	CHECK(handover < PV_HANDOVER_MAX_NS,
 	      "hand-over took %lu us: woken by the time bound, "
 	      "not a kick (lost wake-up)",
@@ -252,14 +248,14 @@ static unsigned pv_pass_place(unsigned cpu)
 /* One run of the scenario; false (run it again) if CPU 2 was passed over too, which legitimately reorders it. */
 static bool pv_pass_over_once(void)
 {
-	struct spin_pv_stats s0, s1, s2;
+	struct pv_stats s0, s1, s2;
 	pthread_t tid[PV_PASS_CPUS];
 	bool judged = false, holding = true;
 	unsigned long waits;
 
 	memset(&pv_pass, 0, sizeof(pv_pass));
 	spin_lock(&pv_pass.lock);
-	s0 = spin_pv_stats();
+	s0 = pv_stats();
 	waits = host_cpu_waits(1);
 	pthread_create(&tid[1], NULL, pv_pass_cpu, (void *)(uintptr_t)1);
 	if (!PV_PASS_AWAIT(host_cpu_waits(1) > waits, "CPU 1 sleeps"))
@@ -272,7 +268,7 @@ static bool pv_pass_over_once(void)
 	holding = false;
 	if (!PV_PASS_AWAIT(pv_pass_place(2), "CPU 2 gets the lock"))
 		goto out_two;
-	s1 = spin_pv_stats();
+	s1 = pv_stats();
 	CHECK(s1.passes != s0.passes, "pass-over: CPU 1 slept with CPU 2 queued behind it, and "
 				      "its turn was not passed over");
 	if (s1.passes == s0.passes) {
@@ -294,7 +290,7 @@ static bool pv_pass_over_once(void)
 	PV_PASS_AWAIT(pv_pass_tickets() == 3, "CPU 3 queues behind CPU 1");
 	__atomic_store_n(&pv_pass.release, 1, __ATOMIC_RELEASE);
 	pthread_join(tid[3], NULL);
-	s2 = spin_pv_stats();
+	s2 = pv_stats();
 	CHECK(pv_pass_place(1) == 2 && pv_pass_place(3) == 3,
 	      "pass-over: CPU 1 was passed over twice in one acquisition (places: CPU 1 %u, "
 	      "CPU 3 %u)",
