@@ -954,7 +954,8 @@ static bool lr_setup(struct ktest_ctx *t, enum torture_form form,
 	for (unsigned i = 0; i < LR_INVARIANTS; i++)
 		lr.printed[i] = 0;
 	lr.warnings_before = lockref_warnings();
-	torture_clock_init(&lr.clock[LR_HOT], torture_duration_ns() * LR_HOT_SHARE_PCT / 100);
+	torture_clock_init(&lr.clock[LR_HOT], torture_duration_ns() * LR_HOT_SHARE_PCT / 100,
+			   lr.ncpus);
 	return true;
 }
 
@@ -1112,7 +1113,8 @@ void torture_lockref_run(struct ktest_ctx *t, enum torture_form form,
 		lr_hot_check(t);
 		lr_race_setup();
 		torture_clock_init(&lr.clock[LR_RACE],
-				   torture_duration_ns() * (100 - LR_HOT_SHARE_PCT) / 100);
+				   torture_duration_ns() * (100 - LR_HOT_SHARE_PCT) / 100,
+				   lr.ncpus);
 	}
 	if (!ktest_barrier(t, TORTURE_START_TIMEOUT_MS))
 		return;
