@@ -181,6 +181,7 @@ static const char *const busted_names[] = {"lockref",
 					   "spinlock",
 					   "qspinlock",
 					   "abba",
+					   "unfair",
 					   "qspinlock-skip-head",
 					   "qspinlock-early-handoff",
 					   "qspinlock-plain-tail",
@@ -355,8 +356,8 @@ static const struct option options[] = {
     {"lockref.cas", OPT_CHOICE, "cmpxchg8b or cmpxchgq", 0, 0, lockref_cas_names, set_cas},
     {"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
     {"torture.busted", OPT_CHOICE,
-     "lockref, spinlock, qspinlock, qspinlock-skip-head, qspinlock-early-handoff or "
-     "qspinlock-plain-tail",
+     "lockref, spinlock, qspinlock, abba, unfair, qspinlock-skip-head, "
+     "qspinlock-early-handoff or qspinlock-plain-tail",
      0, 0, busted_names, set_busted},
     {"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
     {"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},

@@ -127,9 +127,9 @@ static inline void torture_clock_init(struct torture_clock *c, uint64_t duration
 /*
  * One CPU's way through the clock.
  *
- * @all_running: every CPU of the run has begun its loop, as this CPU last
- * saw when it read the clock.  Until then, the CPUs that began first run
- * the test alone: the start barrier's sleepers wake one by one, and with
+ * @all_running: every CPU of the run has begun its loop
+ * (torture_all_running).  Until then, the CPUs that began first run the
+ * test alone: the start barrier's sleepers wake one by one, and with
  * more vCPUs than host cores a woken vCPU waits for the host to run it.  At
  * -smp 16 on 2 cores the last CPU began 3 to 11 ms after the first, which
  * meanwhile took 1300 to 5000 uncontended acquisitions while the others
@@ -173,6 +173,19 @@ static inline void torture_pace_init(struct torture_pace *p, struct torture_cloc
 	p->long_holds = 0;
 }
 
+/*
+ * Whether every CPU has begun (struct torture_pace): looked up on each call
+ * until it is true, then remembered.  Not only when the clock is read: a
+ * CPU that began alone reads it once in up to TORTURE_CLOCK_EVERY_MAX
+ * operations, and once the others run, that many may take seconds.
+ */
+static inline bool torture_all_running(struct torture_pace *p)
+{
+	if (!p->all_running)
+		p->all_running = atomic_load32(&p->clock->begun) >= p->clock->ncpus;
+	return p->all_running;
+}
+
 /* Busy-wait until the clock reads @deadline_ns; no PAUSE (see the top of the file). */
 static inline void torture_wait_until(uint64_t deadline_ns)
 {
@@ -196,6 +209,14 @@ static inline bool torture_continue(struct torture_pace *p)
 	const struct torture_clock *c = p->clock;
 	uint64_t now, into, period_start;
 
+	/*
+	 * The others just began: operations are about to get slower than those
+	 * this CPU paced itself by alone, so read the clock now and pace anew
+	 * (else, at -smp 64, one CPU's next clock read came after the run's
+	 * end, and it sat through no stutter pause).
+	 */
+	if (!p->all_running && torture_all_running(p))
+		p->left = p->every = 1;
 	if (--p->left > 0)
 		return true;
 	now = platform_now_ns();
@@ -206,8 +227,6 @@ static inline bool torture_continue(struct torture_pace *p)
 		p->every /= 2;
 	p->left = p->every;
 	p->now_ns = now;
-	if (!p->all_running)
-		p->all_running = atomic_load32(&c->begun) >= c->ncpus;
 	if (now >= c->end_ns)
 		return false;
 	/* CPU 0 set start_ns; this CPU's clock may be a hair behind. */
