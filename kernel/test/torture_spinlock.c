@@ -104,8 +104,8 @@
  *                   of such counts is noise); otherwise only printed.
  *                   Counted that way, at -smp 16 on this 2-core host under
  *                   TCG (2 s runs) the queued lock with paravirtual waiting
- *                   gives 1.00-1.11 and the ticket lock with it 1.00-1.19;
- *                   the plain queued lock 3.5-6.8, with about 1/45 of the
+ *                   gives 1.00-1.01 and the ticket lock with it 1.01-1.02;
+ *                   the plain queued lock 2.3-5.8, with 1/30 to 1/60 of the
  *                   paravirtual queue's acquisitions: it collapses for
  *                   every CPU rather than starving some.
  *                   torture.busted=unfair proves the check.  Shorter runs
