@@ -307,9 +307,10 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 		ktest_diag(t, "torture.busted=spinlock: running on spin_lock_busted, which "
 			      "excludes nobody; this test must fail");
 	else if (unfair)
-		ktest_diag(t, "torture.busted=unfair: running on spin_lock_unfair, a test-and-set "
-			      "lock whose odd CPUs stand back after each miss; this test must fail "
-			      "(starvation)");
+		ktest_diag(t,
+			   "torture.busted=unfair: running on spin_lock_unfair, a test-and-set "
+			   "lock whose odd CPUs wait 1 ms after each acquisition; this test must "
+			   "fail (starvation)");
 	else if (busted_queue)
 		ktest_diag(t,
 			   "torture.busted=%s: running on a queued lock with that queue step "
