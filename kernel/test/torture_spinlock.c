@@ -432,15 +432,24 @@ static void spin_check_fifo(struct ktest_ctx *t, uint64_t total)
 
 /*
  * CPU 0: starvation (see the top of the file), from @min and @max
- * acquisitions of one CPU once every CPU ran, @counted in all.
+ * acquisitions of one CPU once every CPU ran, @counted of @total then.
  */
-static void spin_check_starvation(struct ktest_ctx *t, uint64_t min, uint64_t max, uint64_t counted)
+static void spin_check_starvation(struct ktest_ctx *t, uint64_t min, uint64_t max, uint64_t counted,
+				  uint64_t total)
 {
 	const struct torture_clock *clock = &spin_torture.clock;
 	unsigned n = spin_torture.ncpus;
 	uint64_t began_ms = (uint64_t)((clock->all_begun_ns - clock->start_ns) / TORTURE_NS_PER_MS);
 	bool kernel_run = platform_facts().name[0] == 'k' && opts.torture_ms >= SPIN_FAIR_MIN_MS;
+	char line[SPIN_LINE_MAX];
 
+	torture_per_cpu(line, sizeof(line), &spin_torture.cpu[0].counted, sizeof(struct spin_cpu),
+			n);
+	ktest_diag(t,
+		   "%s: acquisitions per cpu once all %u ran:%s (total %lu, max:min %lu.%02lu; "
+		   "%lu before, while some had not begun; the last began %lu ms in)",
+		   spin_torture.label, n, line, counted, min ? max / min : 0,
+		   min ? max * 100 / min % 100 : 0, total - counted, began_ms);
 	if (n == 1 || max <= (uint64_t)SPIN_FAIR_MAX_RATIO * min)
 		return;
 	if (kernel_run &&
@@ -460,30 +469,16 @@ static void spin_check_starvation(struct ktest_ctx *t, uint64_t min, uint64_t ma
 		   SPIN_FAIR_MIN_MEAN);
 }
 
-/*
- * CPU 0: the queue's depth, starvation (@min and @max acquisitions of one
- * CPU once every CPU ran, @counted in all) and a broken queue's lost waiters.
- */
-static void spin_check_queue(struct ktest_ctx *t, uint64_t min, uint64_t max, uint64_t counted)
+/* CPU 0: the queue's depth and a broken queue's lost waiters. */
+static void spin_check_queue(struct ktest_ctx *t)
 {
 	struct spin_cpu *cpu = spin_torture.cpu;
-	const struct torture_clock *clock = &spin_torture.clock;
-	uint64_t deepest = 0, total = 0;
-	uint64_t began_ms = (uint64_t)((clock->all_begun_ns - clock->start_ns) / TORTURE_NS_PER_MS);
+	uint64_t deepest = 0;
 	unsigned n = spin_torture.ncpus;
 	bool queued = spin_torture.label[0] == 'q', kernel = platform_facts().name[0] == 'k';
-	char line[SPIN_LINE_MAX];
 
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n; i++)
 		deepest = cpu[i].deepest > deepest ? cpu[i].deepest : deepest;
-		total += cpu[i].acquisitions;
-	}
-	torture_per_cpu(line, sizeof(line), &cpu[0].counted, sizeof(*cpu), n);
-	ktest_diag(t,
-		   "%s: acquisitions per cpu once all %u ran:%s (total %lu, max:min %lu.%02lu; "
-		   "%lu before, while some had not begun; the last began %lu ms in)",
-		   spin_torture.label, n, line, counted, min ? max / min : 0,
-		   min ? max * 100 / min % 100 : 0, total - counted, began_ms);
 	ktest_diag(t, "%s: deepest queue: %lu CPUs waiting at once behind a long hold",
 		   spin_torture.label, deepest);
 	if (queued && kernel && n >= 4 && deepest < SPIN_QUEUE_DEPTH_MIN)
@@ -491,7 +486,6 @@ static void spin_check_queue(struct ktest_ctx *t, uint64_t min, uint64_t max, ui
 			  "at most %lu CPUs ever waited at once behind a long hold, fewer than %u: "
 			  "the queue was not exercised",
 			  deepest, SPIN_QUEUE_DEPTH_MIN);
-	spin_check_starvation(t, min, max, counted);
 	if (spin_torture.busted_queue && qbusted_lost)
 		spin_fail(t, &cpu[0], SPIN_LOST_WAITER,
 			  "%lu queued CPU(s) lost by the queue (tail wiped, or a step never came), "
@@ -540,7 +534,8 @@ static void spin_report(struct ktest_ctx *t)
 			  spin_torture.counter, total, (int64_t)(total - spin_torture.counter));
 	if (n > 1)
 		spin_check_fifo(t, total);
-	spin_check_queue(t, min, max, counted);
+	spin_check_starvation(t, min, max, counted, total);
+	spin_check_queue(t);
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned k = 0; k < SPIN_INVARIANTS; k++)
 			fails[k] += cpu[i].fails[k];
