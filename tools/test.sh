@@ -93,6 +93,8 @@ check cmdline-documented-once tools/cmdline_doc_check.py
 check makefile-short tools/makefile_check.py
 # README's layout tables name every top-level folder and every lib/ file.
 check readme-layout tools/readme_check.py
+# ...with the same verdict where git is missing and .git/ and build/ are in the tree.
+check readme-check-without-git python3 tools/tests/test_readme_check.py
 while read -r name expect cmd; do
     [ -n "$name" ] || continue
     if [ "$expect" = pass ]; then
