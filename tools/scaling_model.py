@@ -64,17 +64,24 @@ RATIO_COUNTS = (10, 20, 40, 80)
 MISS = 0.25             # beyond this relative error the docs must name the effect left out
 
 # The curves a model covers: (bench, impl, op, model, the 1-CPU row of the final
-# node's count for pathwalk).  The locked filesystem takes the lockref's lock for
-# each count change, as refcount's lockref-locked does.
+# node's count for pathwalk, whether the plot draws it).  The locked filesystem takes
+# the lockref's lock for each count change, as refcount's lockref-locked does.  The
+# lockref's other forms (16-byte word, the other instruction, over the queued lock,
+# over the spin-then-halt lock) check the same loop with their own T1; only their
+# points are reported, so the plot's key stays readable.
 COVERED = [
-    ("refcount", "xadd", "get+put", "xadd", None),
-    ("refcount", "spinlock", "get+put", "ticket", None),
-    ("refcount", "lockref", "get+put", "lockref", None),
-    ("refcount", "qspinlock", "get+put", "queued", None),
-    ("pathwalk", "lockref", "stat-same-path", "lockref", ("refcount", "lockref")),
-    ("pathwalk", "spinlock", "stat-same-path", "ticket", ("refcount", "lockref-locked")),
-    ("pathwalk", "lockref", "stat-own-file", "private", None),
-    ("pathwalk", "spinlock", "stat-own-file", "private", None),
+    ("refcount", "xadd", "get+put", "xadd", None, True),
+    ("refcount", "spinlock", "get+put", "ticket", None, True),
+    ("refcount", "lockref", "get+put", "lockref", None, True),
+    ("refcount", "qspinlock", "get+put", "queued", None, True),
+    ("refcount", "lockref16", "get+put", "lockref", None, False),
+    ("refcount", "lockref-cmpxchgq", "get+put", "lockref", None, False),
+    ("refcount", "lockref-qspinlock", "get+put", "lockref", None, False),
+    ("refcount", "lockref-pv", "get+put", "lockref", None, False),
+    ("pathwalk", "lockref", "stat-same-path", "lockref", ("refcount", "lockref"), True),
+    ("pathwalk", "spinlock", "stat-same-path", "ticket", ("refcount", "lockref-locked"), True),
+    ("pathwalk", "lockref", "stat-own-file", "private", None, True),
+    ("pathwalk", "spinlock", "stat-own-file", "private", None, True),
 ]
 # The lockref/lock pairs projected to RATIO_COUNTS: (bench, lockref curve, lock curve).
 RATIOS = [("refcount", ("lockref", "get+put"), ("spinlock", "get+put")),
@@ -134,7 +141,7 @@ def one_cpu(results, bench, impl, op):
 def inputs(results):
     """({(bench, impl, op): curve}, input lines, the missing-input line or None).
 
-    A curve is a dict: model, t1, c, think, w, and its label in the plot.
+    A curve is a dict: model, t1, c, think, w, and whether the plot draws it.
     Only curves the log measured at 2 or more CPUs are modelled.
     """
     lines, missing, curves = [], [], {}
@@ -146,7 +153,7 @@ def inputs(results):
     else:
         missing.append("c2c rows (bench_native --only=c2c: the line-transfer cost)")
     xadd = one_cpu(results, "refcount", "xadd", "get+put")
-    for bench, impl, op, model, count in COVERED:
+    for bench, impl, op, model, count, drawn in COVERED:
         measured = [k[3] for k in results if k[:3] == (bench, impl, op)]
         if not measured or max(measured) < 2:
             continue
@@ -160,7 +167,7 @@ def inputs(results):
         if not lats:
             continue
         t1 = rows[0][0]
-        curve = {"model": model, "t1": t1, "c": c, "think": 0.0}
+        curve = {"model": model, "t1": t1, "c": c, "think": 0.0, "drawn": drawn}
         text = f"{bench}/{impl}/{op} ({model}): T1 = {t1:.1f} ns from {rows[0][1]}"
         if count:
             curve["t1"] = rows[1][0]
@@ -256,7 +263,7 @@ def write_curves(f, model, results, bench, labels, index):
     top = max([PROJECT_MAX] + measured)
     for (b, impl, op), curve in model["curves"].items():
         label = f"{impl}/{op}" if f"{impl}/{op}" in labels else impl
-        if b != bench or label not in labels:
+        if b != bench or label not in labels or not curve["drawn"]:
             continue
         f.write(f"# model {bench} {label}: cpus ops_per_sec\n")
         for n in range(1, top + 1):

@@ -60,6 +60,7 @@ def curve_lines(counts=(1, 2, 4, 8)):
     for n in counts:
         out.append(bench("refcount", "xadd", n, 40e6 if n == 1 else 15e6))
         out.append(bench("refcount", "spinlock", n, 1e9 / COUNT_NS / n))
+        out.append(bench("refcount", "lockref16", n, 1e9 / COUNT_NS))
         out.append(bench("pathwalk", "spinlock", n, 1e9 / STAT_NS * min(n, 3),
                          op="stat-same-path"))
     return out
@@ -166,6 +167,10 @@ class TestReport(Case):
             self.assertEqual(set(p), {"bench", "impl", "op", "cpus", "measured", "predicted",
                                       "error"})
             self.assertAlmostEqual(p["error"], p["predicted"] / p["measured"] - 1, places=3)
+        # The lockref's other forms are checked, not drawn.
+        self.assertIn(("refcount", "lockref16", 8), keys)
+        self.assertNotIn("# model refcount lockref16", dat)
+        self.assertIn("# refcount lockref16", dat)
         block = dat.split("# model refcount spinlock:")[1].split("\n\n")[0].strip().splitlines()
         self.assertEqual(len(block) - 1, scaling_model.PROJECT_MAX)
         with open(os.path.join(self.out, "report.md")) as f:
