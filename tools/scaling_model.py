@@ -116,7 +116,9 @@ def service_time(model, n, t1, c, w=0.0):
         return lambda k: t1 + LOCKS_PER_OP * c
     if model == "xadd":
         return lambda k: max(t1, h)
-    p = 1 - math.exp(-(n - 1) / n * w / h)
+    if model != "lockref":
+        raise ValueError(f"scaling_model: no model named {model!r}")
+    p = 1 - math.exp(-(n - 1) / n * w / h)   # an exchange fails: a write lands within w
     return lambda k: max(t1, h * (2 + 2 * p / (1 - p)))
 
 
