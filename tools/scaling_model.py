@@ -146,27 +146,25 @@ def inputs(results):
     A curve is a dict: model, t1, c, think, w, and whether the plot draws it.
     Only curves the log measured at 2 or more CPUs are modelled.
     """
-    lines, missing, curves = [], [], {}
+    lines, lacking, curves = [], [], {}
     lats = sorted(float(r["oneway_ns"]) for r in pairs(results).values())
     if lats:
         c = statistics.median(lats)
         lines.append(f"c = {c:.1f} ns: the median one-way latency of {len(lats)} c2c rows "
                      f"(bench c2c, min {lats[0]:.1f}, max {lats[-1]:.1f})")
-    else:
-        missing.append("c2c rows (bench_native --only=c2c: the line-transfer cost)")
     xadd = one_cpu(results, "refcount", "xadd", "get+put")
+    wanted = 0
     for bench, impl, op, model, count, drawn in COVERED:
         measured = [k[3] for k in results if k[:3] == (bench, impl, op)]
         if not measured or max(measured) < 2:
             continue
+        wanted += 1
         need = [(bench, impl, op)] + ([count + ("get+put",)] if count else []) \
             + ([("refcount", "xadd", "get+put")] if model == "lockref" else [])
         rows = [one_cpu(results, *key) for key in need]
-        if None in rows:
-            missing.append("1-CPU rows of " + ", ".join(
-                "/".join(key) for key, row in zip(need, rows) if row is None))
-            continue
-        if not lats:
+        lacking += ["/".join(key) for key, row in zip(need, rows)
+                    if row is None and "/".join(key) not in lacking]
+        if None in rows or not lats:
             continue
         t1 = rows[0][0]
         curve = {"model": model, "t1": t1, "c": c, "think": 0.0, "drawn": drawn}
@@ -181,11 +179,14 @@ def inputs(results):
             text += f"; window w = {curve['w']:.1f} ns against {xadd[1]}"
         curves[(bench, impl, op)] = curve
         lines.append(text)
+    missing = ([] if lats or not wanted else
+               ["c2c rows (bench_native --only=c2c: the line-transfer cost)"]) \
+        + (["1-CPU rows of " + ", ".join(lacking)] if lacking else [])
     problem = None
     if missing:
         problem = ("scaling model: the log has no " + "; no ".join(missing)
                    + (": the plot shows the measured points alone" if not curves
-                      else ": those curves are not modelled"))
+                      else ": the curves that need them are not modelled"))
     return curves, lines, problem
 
 

@@ -199,6 +199,22 @@ class TestBadInput(Case):
         self.expect_measured_alone(lines, ["1-CPU rows of", "refcount/spinlock/get+put",
                                            "pathwalk/spinlock/stat-same-path"])
 
+    def test_one_curve_lacks_its_row(self):
+        lines = [line for line in c2c_lines() + curve_lines()
+                 if not ('"lockref16"' in line and '"cpus": 1,' in line)]
+        status, err, points, dat = self.report(lines)
+        said = [line for line in err if "scaling model" in line]
+        self.assertEqual(len(said), 1, err)
+        self.assertIn("1-CPU rows of refcount/lockref16/get+put: the curves that need them",
+                      said[0])
+        self.assertNotIn("lockref16", {p["impl"] for p in points})
+        self.assertIn("# model refcount spinlock", dat)
+
+    def test_nothing_to_model_says_nothing(self):
+        write_log(self.log, [bench("uncontended", "xadd", 1, 1e8, op="insn")])
+        _, _, results, _ = bench_log.parse_log(self.log)
+        self.assertEqual(scaling_model.inputs(results), ({}, [], None))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
