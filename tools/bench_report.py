@@ -177,7 +177,7 @@ def main(argv=None):
         bounds = plan_bounds(kernel_log.read(args.log)[0])
         report, judged = build_report(env, result, results, notes, host_info(args.host_cpus),
                                       against, bounds)
-        model = scaling_model.predict(results)
+        model = scaling_model.predict(results, judged_emulated(env, results))
         with open(os.path.join(args.outdir, "report.md"), "w") as f:
             f.write(report + scaling_model.section(model))
         if model["problem"]:

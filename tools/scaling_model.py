@@ -190,9 +190,10 @@ def inputs(results):
     return curves, lines, problem
 
 
-def predict(results):
+def predict(results, emulated=False):
     """The model of a log: curves, input lines, the problem line, and one point per
-    measured count a model covers (bench, impl, cpus, measured, predicted, error)."""
+    measured count a model covers (bench, impl, cpus, measured, predicted, error).
+    @emulated: the log is an emulator's (bench_log.judged_emulated), said in the section."""
     curves, lines, problem = inputs(results)
     points = []
     for (bench, impl, op), curve in curves.items():
@@ -202,7 +203,8 @@ def predict(results):
             points.append({"bench": bench, "impl": impl, "op": op, "cpus": n,
                            "measured": measured, "predicted": round(predicted),
                            "error": round(predicted / measured - 1, 4) if measured else None})
-    return {"curves": curves, "inputs": lines, "problem": problem, "points": points}
+    return {"curves": curves, "inputs": lines, "problem": problem, "points": points,
+            "emulated": emulated}
 
 
 def error_table(model):
@@ -239,6 +241,10 @@ def section(model):
              "scaling.png, to " f"{PROJECT_MAX} CPUs.", ""]
     if model["problem"]:
         parts += [model["problem"] + ".", ""]
+    if model["emulated"] and model["points"]:
+        parts += ["Under an emulator: the inputs describe the emulator's threads, not a "
+                  "cache, and so do the predictions; only a native or hardware log tests "
+                  "the model.", ""]
     if model["inputs"]:
         parts += ["Inputs:", ""] + [f"- {line}" for line in model["inputs"]] + [""]
     if model["points"]:

@@ -34,11 +34,11 @@ import scaling_model  # noqa: E402
 STAT_NS, COUNT_NS, C2C_NS = 1000.0, 50.0, 100.0
 
 
-def env_line():
+def env_line(hypervisor="none"):
     return "# ENV " + json.dumps({
         "platform": "native", "cpu_model": "Example CPU", "cpus_found": 8, "cpus_online": 8,
         "pinned": True, "tsc_khz": 2000000, "tsc_source": "calibrated", "invariant_tsc": True,
-        "hypervisor": "none", "cx16": True, "cmdline": "run=bench", "seed": 1})
+        "hypervisor": hypervisor, "cx16": True, "cmdline": "run=bench", "seed": 1})
 
 
 def bench(bench_name, impl, cpus, ops, op="get+put", **extra):
@@ -66,9 +66,9 @@ def curve_lines(counts=(1, 2, 4, 8)):
     return out
 
 
-def write_log(path, lines):
+def write_log(path, lines, hypervisor="none"):
     with open(path, "w") as f:
-        f.write("\n".join([env_line(), "KTAP version 1", "1..1"] + lines
+        f.write("\n".join([env_line(hypervisor), "KTAP version 1", "1..1"] + lines
                           + ["ok 1 bench", "# RESULT pass"]) + "\n")
 
 
@@ -94,9 +94,9 @@ class Case(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def report(self, lines):
+    def report(self, lines, hypervisor="none"):
         """bench_report on @lines: (status, stderr lines, model.json, scaling.dat text)."""
-        write_log(self.log, lines)
+        write_log(self.log, lines, hypervisor)
         err = io.StringIO()
         with redirect_stdout(io.StringIO()), redirect_stderr(err):
             status = bench_report.main([self.log, self.out])
@@ -174,7 +174,14 @@ class TestReport(Case):
         block = dat.split("# model refcount spinlock:")[1].split("\n\n")[0].strip().splitlines()
         self.assertEqual(len(block) - 1, scaling_model.PROJECT_MAX)
         with open(os.path.join(self.out, "report.md")) as f:
-            self.assertIn("| refcount spinlock get+put | 8 |", f.read())
+            text = f.read()
+        self.assertIn("| refcount spinlock get+put | 8 |", text)
+        self.assertNotIn("Under an emulator: the inputs", text)
+
+    def test_emulated_log_is_said(self):
+        self.report(c2c_lines() + curve_lines(), hypervisor="tcg")
+        with open(os.path.join(self.out, "report.md")) as f:
+            self.assertIn("Under an emulator: the inputs describe", f.read())
 
 
 class TestBadInput(Case):
