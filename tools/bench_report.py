@@ -17,6 +17,9 @@ of the native program that runs the same benchmarks on the host's cores
     OUTDIR/scaling.dat    the plotted data
     OUTDIR/c2c.png        with c2c lines: the one-way latency heatmap
                           (bench_c2c.py, tools/bench_c2c.gp), c2c.dat its matrix
+    OUTDIR/model.json     the scaling model's prediction beside each measured
+                          point it covers (scaling_model.py; its curves are the
+                          plot's dashed lines, its error table ends report.md)
 
 With --against, LOG2 is the other kind of log (a guest's beside a native
 one): the report adds a table setting every benchmark and implementation
@@ -42,6 +45,7 @@ import subprocess
 import sys
 
 import kernel_log
+import scaling_model
 from bench_c2c import section_c2c, write_heatmap
 from bench_curve import plan_bounds, section_curves
 from bench_goals import judge
@@ -107,7 +111,7 @@ def build_report(env, result, results, notes, host, against=None, bounds=None):
     return "\n".join(parts), judged
 
 
-def write_plot(results, outdir):
+def write_plot(results, outdir, model):
     """scaling.dat (one gnuplot index block per bench and impl) and scaling.png."""
     gnuplot = shutil.which("gnuplot")
     if not gnuplot:
@@ -129,18 +133,24 @@ def write_plot(results, outdir):
                             f" {r.get('ops_per_sec_max', r['ops_per_sec'])}\n")
                 f.write("\n\n")
                 index += 1
-            panels.append((bench, first, index - 1, " ".join(grid)))
+            last, model_blocks = index - 1, scaling_model.write_curves(f, model, results, bench,
+                                                                     list(grid), index)
+            index = model_blocks[1] + 1
+            panels.append((bench, first, last, " ".join(grid), model_blocks))
     if not panels:
         raise InputError("no refcount, convoy or pathwalk lines: nothing to plot")
     terms = subprocess.run([gnuplot, "-e", "set terminal"], capture_output=True, text=True)
     term = "pngcairo" if "pngcairo" in terms.stdout + terms.stderr else "png"
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_scaling.gp")
     maxcpus = max(k[3] for k in results if k[0] in SCALING_BENCHES)
+    if model["curves"]:
+        maxcpus = max(maxcpus, scaling_model.PROJECT_MAX)
     args = [f"datafile='{dat}'", f"outfile='{os.path.join(outdir, 'scaling.png')}'",
             f"term='{term}'", f"maxcpus={maxcpus}", f"npanels={len(panels)}"]
-    for i, (bench, first, last, titles) in enumerate(panels, 1):
+    for i, (bench, first, last, titles, (mfirst, mlast, colours)) in enumerate(panels, 1):
         args += [f"bench{i}='{bench}'", f"first{i}={first}", f"last{i}={last}",
-                 f"titles{i}='{titles}'"]
+                 f"titles{i}='{titles}'", f"mfirst{i}={mfirst}", f"mlast{i}={mlast}",
+                 f"mcolours{i}='{colours}'"]
     run = subprocess.run([gnuplot, "-e", "; ".join(args), script], capture_output=True,
                          text=True)
     if run.returncode != 0:
@@ -167,9 +177,13 @@ def main(argv=None):
         bounds = plan_bounds(kernel_log.read(args.log)[0])
         report, judged = build_report(env, result, results, notes, host_info(args.host_cpus),
                                       against, bounds)
+        model = scaling_model.predict(results, judged_emulated(env, results))
         with open(os.path.join(args.outdir, "report.md"), "w") as f:
-            f.write(report)
-        write_plot(results, args.outdir)
+            f.write(report + scaling_model.section(model))
+        if model["problem"]:
+            print(f"bench_report: {model['problem']}", file=sys.stderr)
+        scaling_model.write_json(model, args.outdir)
+        write_plot(results, args.outdir, model)
         problem = write_heatmap(results, args.outdir)
         if problem:
             raise InputError(problem)
@@ -177,6 +191,7 @@ def main(argv=None):
         print(f"bench_report: {e}", file=sys.stderr)
         return 1
     failed = [g for g in judged if g["verdict"] == "FAIL"]
+    print(scaling_model.section(model).strip())
     print(f"bench_report: wrote {os.path.join(args.outdir, 'report.md')} and scaling.png; "
           f"goals: {sum(g['verdict'] == 'PASS' for g in judged)} pass, {len(failed)} fail, "
           f"{sum(g['verdict'] == 'n/a' for g in judged)} n/a")

@@ -8,6 +8,9 @@
 #   datafile outfile term maxcpus npanels
 #   bench<P> first<P> last<P> titles<P>   for each panel P = 1 .. npanels:
 #       its name, its first and last index block, the implementations' names
+#   mfirst<P> mlast<P> mcolours<P>        the scaling model's curves of panel P
+#       (tools/scaling_model.py; none when mfirst > mlast), dashed, each in the
+#       colour of the measured line it predicts (its number in titles<P>)
 # The y axis is logarithmic: under emulation or overcommitted vCPUs the
 # implementations differ by orders of magnitude.
 
@@ -37,9 +40,15 @@ do for [p = 1:npanels] {
 	first = value(sprintf("first%d", p))
 	last = value(sprintf("last%d", p))
 	titles = value(sprintf("titles%d", p))
+	mfirst = value(sprintf("mfirst%d", p))
+	mlast = value(sprintf("mlast%d", p))
+	mcolours = value(sprintf("mcolours%d", p))
 	set title value(sprintf("bench%d", p))
 	plot for [i = first:last] datafile index i using 1:2:3:4 with yerrorlines \
-		title word(titles, i - first + 1)
+		title word(titles, i - first + 1), \
+		for [i = mfirst:mlast] datafile index i using 1:2 with lines dashtype 2 \
+		linecolor int(word(mcolours, i - mfirst + 1)) \
+		title "model: ".word(titles, int(word(mcolours, i - mfirst + 1)))
 }
 if (npanels > 1) {
 	unset multiplot

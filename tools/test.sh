@@ -115,6 +115,8 @@ fi
 check kernel-log-tool python3 tools/tests/test_kernel_log.py
 check bench-report-tool python3 tools/tests/test_bench_report.py
 check bench-c2c-tool python3 tools/tests/test_bench_c2c.py
+# The scaling model: its ticket chain against the paper's closed form, logs without its inputs.
+check scaling-model-tool python3 tools/tests/test_scaling_model.py
 # The trace judge and converter on made-up traces: each violation alone, damaged input.
 check trace-tools python3 tools/tests/test_trace_tools.py
 # The trace-cost tool's reading and statistics on made-up runs, damaged ones included.
