@@ -105,13 +105,16 @@ if [ "${DEBUG:-0}" = 1 ]; then
     echo "run-qemu: the serial console follows here; quit QEMU with gdb's 'kill' or Ctrl-C here" >&2
 fi
 echo "run-qemu: SMP=$SMP ACCEL=$ACCEL CPU=$CPU MACHINE=$MACHINE FIRMWARE=$FIRMWARE MEM=$MEM TIMEOUT=${TIMEOUT}s CMDLINE='$CMDLINE'" >&2
+# The UART ends each line with CR LF, as a serial terminal needs (kernel/serial.c); the host's
+# copy ends them with LF alone, so grep's $, diff and editors read the log as text.  Only a
+# CR at a line's end goes: a stray one inside a line stays for tools/kernel_log.py to report.
+lf_lines() { LC_ALL=C sed -u 's/\r$//'; }
 if [ -n "$LOG" ]; then
-    timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" </dev/null | tee "$LOG"
-    status=${PIPESTATUS[0]}
+    timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" </dev/null | lf_lines | tee "$LOG"
 else
-    timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" </dev/null
-    status=$?
+    timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" </dev/null | lf_lines
 fi
+status=${PIPESTATUS[0]}
 case $status in
     33) exit 0 ;;
     35) echo "run-qemu: the kernel reported failure" >&2; exit 1 ;;
