@@ -11,6 +11,7 @@
 
 #include "lockref.h"
 #include "platform.h"
+#include "printf.h"
 #include "spinlock.h"
 #include "string.h"
 
@@ -655,11 +656,6 @@ void cmdline_parse(const char *line)
 void cmdline_not_done(const char *key, const char *value, const char *what)
 {
 	note(key, value, what, key_selects(key));
-}
-
-static const char *plural(unsigned n)
-{
-	return n == 1 ? "" : "s";
 }
 
 bool cmdline_fails(void)

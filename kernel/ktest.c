@@ -345,7 +345,8 @@ static bool run_one(const struct ktest *test, unsigned number)
 	uint32_t finished = atomic_load32(&s->finished);
 
 	if (finished != s->ncpus && !s->failed) {
-		printk(KTAP_DIAG_PREFIX "FAIL: only %u of %u CPUs finished\n", finished, s->ncpus);
+		printk(KTAP_DIAG_PREFIX "FAIL: only %u of %u CPU%s finished\n", finished, s->ncpus,
+		       plural(s->ncpus));
 		s->failed = true;
 	}
 	trace_test_end(test->name, !s->failed);

@@ -11,6 +11,8 @@
 # QEMU_MONITOR=PATH: the QEMU monitor on that Unix socket (for screendump;
 # tools/screen_shot.sh).  DEBUG_EXIT=0: no isa-debug-exit device, as on a
 # real PC: the kernel then stays on (exit=auto) until TIMEOUT.
+# KEEP_ISO=PATH: leave a copy of the ISO booted there (make run: build/run.iso), CMDLINE in its
+# one GRUB entry, to write to a USB stick.
 # Exit status: 0 = the kernel reported pass (QEMU status 33), 1 = fail (35),
 # 2 = the run hit TIMEOUT and was killed, 3 = any other QEMU ending
 # (triple fault with -no-reboot, crash, bad arguments).
@@ -82,6 +84,7 @@ fi
 work=$(mktemp -d build/run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 tools/mkiso.sh "$work" "$CMDLINE" "insmod all_video" || die "could not build the boot ISO"
+if [ -n "${KEEP_ISO:-}" ]; then cp "$work/boot.iso" "$KEEP_ISO" || die "cannot write $KEEP_ISO"; fi
 
 monitor=none
 [ -n "${QEMU_MONITOR:-}" ] && monitor=unix:$QEMU_MONITOR,server,nowait

@@ -69,7 +69,7 @@ def main():
     else:
         need(rf"RESULT {result.upper()}\b", f"the verdict RESULT {result.upper()}")
     need(r"^ CPU   \S", "the CPU model line")
-    need(r"\d+ of \d+ CPUs online, x2?apic, TSC \d+\.\d{3} MHz from \w+", "the machine line")
+    need(r"\d+ of \d+ CPUs? online, x2?apic, TSC \d+\.\d{3} MHz from \w+", "the machine line")
     for name, verdict in suites.items():
         word = "ok" if verdict == "ok" else "FAILED"
         need(rf"^ {re.escape(name)} +{word} +\d+ +\d+ +\d+ +\d+", f"suite {name}'s row ({word})")
