@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # bench_scaling.gp - the scaling plot of the benchmark report: operations per
 # second against CPUs, one line per implementation, one panel per benchmark
-# (refcount, convoy, pathwalk), error bars from the min and max of trials.
+# (refcount, convoy, pathwalk), error bars from the min and max of trials;
+# each line has its own marker and dash pattern as well as its colour.
 #
 # Run by tools/bench_report.py, which writes the data file (one gnuplot index
 # block per benchmark and implementation: cpus ops_per_sec min max) and sets:
@@ -38,8 +39,11 @@ do for [p = 1:npanels] {
 	last = value(sprintf("last%d", p))
 	titles = value(sprintf("titles%d", p))
 	set title value(sprintf("bench%d", p))
+	# A line's colour, marker and dash pattern all change with it: 12 lines stay apart
+	# in grey print and for a reader who cannot tell the colours apart.
 	plot for [i = first:last] datafile index i using 1:2:3:4 with yerrorlines \
-		title word(titles, i - first + 1)
+		linecolor (i - first + 1) pointtype (i - first + 1) pointsize 1.2 \
+		dashtype 1 + (i - first) % 5 title word(titles, i - first + 1)
 }
 if (npanels > 1) {
 	unset multiplot
