@@ -114,7 +114,7 @@ static void check_verdict(void)
 	      "control byte: '%s' shown '%s'", last_line, opts.shown);
 	CHECK(!verdict_of("run=bo\x01ot", true) && !strchr(all_lines, '\x01'),
 	      "control byte beside the verdict: '%s'", all_lines);
-	CHECK(verdict_of("trace=o\x7f" "ff", true),
+	CHECK(verdict_of("trace=o\x7f-f", true),
 	      "a control byte in a harmless word failed the run");
 	/* Over the limit: the tail is named, and it fails the run (it may have selected). */
 	memset(longline, 'q', sizeof(longline) - 1);
