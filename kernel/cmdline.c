@@ -608,17 +608,14 @@ void cmdline_parse(const char *line)
 
 	notes_total = notes_selecting = 0;
 	first_selecting = NULL;
+	const char *tail = NULL; /* past the limit, noted after the words it follows */
+
 	if (len == CMDLINE_MAX) {
-		const char *tail = line + CMDLINE_MAX - 1, *c = tail;
 		char shown[NOTE_WORD_MAX];
 
-		while (is_space(*c))
-			c++;
+		tail = line + CMDLINE_MAX - 1;
 		platform_log("cmdline: longer than %u bytes; the rest ('%s') is ignored",
 			     CMDLINE_MAX - 1, escape(shown, sizeof(shown), tail, strlen(tail)));
-		/* Whatever the tail held is not done; it may have selected what is tested. */
-		if (*c)
-			note(tail, NULL, "past the length limit; ignored", true);
 		len = CMDLINE_MAX - 1;
 	}
 	/* Terminated here: an earlier, longer line's tail must not show through. */
@@ -641,6 +638,12 @@ void cmdline_parse(const char *line)
 			*p++ = '\0';
 		parse_word(word, seen);
 	}
+	/* Whatever the tail held is not done; it may have selected what is tested. */
+	for (const char *c = tail; c && *c; c++)
+		if (!is_space(*c)) {
+			note(tail, NULL, "past the length limit; ignored", true);
+			break;
+		}
 	/* Durations not given take the defaults, shorter under quick. */
 	if (!opts.torture_ms)
 		opts.torture_ms = opts.quick ? QUICK_TORTURE_MS : DEFAULT_TORTURE_MS;
