@@ -19,7 +19,7 @@ NEEDS=(
     "qemu-system-x86_64:qemu-system-x86" "/usr/share/OVMF/OVMF_CODE_4M.fd:ovmf"
     "bochs:bochs bochsbios vgabios bochs-term" "spin:spin" "clang:clang libclang-rt-14-dev"
     "gnuplot:gnuplot-nox" "action-validator:npm's @action-validator/cli"
-    "python3-junitparser:python3-junitparser" "python3-yaml:python3-yaml"
+    "python3-junitparser:python3-junitparser" "python3-yaml:python3-yaml" "git:git"
 )
 
 # has TOOL: a command on PATH, a file, or a module of Debian's own Python.
@@ -51,7 +51,7 @@ install() {
             grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools \
             qemu-system-x86 ovmf bochs bochsbios vgabios bochs-term \
             spin gnuplot-nox util-linux perl clang-format clang libclang-rt-14-dev \
-            python3-junitparser python3-yaml nodejs &&
+            python3-junitparser python3-yaml nodejs git &&
         { command -v npm >/dev/null || apt-get install -y --no-install-recommends npm; } &&
         npm install -g @action-validator/cli@0.6.0
 }

@@ -2,14 +2,23 @@
 # SPDX-License-Identifier: MIT
 """readme_check.py - README.md's layout tables name every folder and every lib/ file.
 
-    tools/readme_check.py
+    tools/readme_check.py [ROOT]
 
 Why: the "Where things are" section is the first map a newcomer reads, and a
 file added without its row makes the map wrong without anyone noticing.  Every
 top-level folder the repository tracks must appear as `NAME/` in a row of
 that section, and every file in lib/ as `NAME`, or as `STEM.[ch]` for a .c
 and .h pair.  Prints one line per missing name; exit status 1 if any.
+
+The tracked paths come from `git ls-files`.  Where git is missing or the tree
+is no checkout (a tarball, a CI container whose checkout step had no git), the
+tree is walked instead, leaving out what git leaves out: the `.git/` folder and
+every path the root `.gitignore` names (the build output among them; `build/`
+is left out even without a `.gitignore`), so the verdict is the same with and
+without git.  The first line says which source of truth was used.
 """
+import fnmatch
+import os
 import re
 import subprocess
 import sys
@@ -19,14 +28,63 @@ ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Where things are"
 
 
-def tracked():
-    """The paths git tracks, or every file when this is not a git checkout."""
+# Left out of the walk even when no .gitignore says so: git's own folder, and the
+# build output (the Makefile's BUILD), which exists once anything has been built.
+ALWAYS_IGNORED = (".git/", "build/")
+
+
+def ignore_patterns(root):
+    """The root .gitignore's patterns and the always-ignored ones, and where they came from.
+
+    Supported: blank lines and # comments, a trailing / for folders only, a leading or
+    inner / anchoring to the root, and glob characters.  A ! negation is not, and is
+    named rather than silently misread."""
+    path = root / ".gitignore"
+    lines = path.read_text().splitlines() if path.is_file() else []
+    patterns = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    for pattern in patterns:
+        if pattern.startswith("!"):
+            raise SystemExit(f"readme_check: .gitignore pattern '{pattern}': negation is "
+                             f"not supported by the walk without git")
+    source = ".gitignore" if path.is_file() else "no .gitignore"
+    return patterns + list(ALWAYS_IGNORED), source
+
+
+def ignored(rel, is_dir, patterns):
+    """Whether the path REL (relative, / separated) matches one of git's ignore patterns."""
+    for pattern in patterns:
+        dir_only = pattern.endswith("/")
+        pattern = pattern.rstrip("/")
+        if dir_only and not is_dir:
+            continue
+        if "/" in pattern:
+            if fnmatch.fnmatchcase(rel, pattern.lstrip("/")):
+                return True
+        elif fnmatch.fnmatchcase(rel.rpartition("/")[2], pattern):
+            return True
+    return False
+
+
+def walked(root):
+    """Every file under ROOT that git would not ignore, the way `git status` finds them."""
+    patterns, source = ignore_patterns(root)
+    files = []
+    for folder, dirs, names in os.walk(root):
+        base = Path(folder).relative_to(root).as_posix()
+        prefix = "" if base == "." else base + "/"
+        dirs[:] = sorted(d for d in dirs if not ignored(prefix + d, True, patterns))
+        files += [prefix + n for n in sorted(names) if not ignored(prefix + n, False, patterns)]
+    return files, f"the tree without git, less .git/, build/ and {source}"
+
+
+def tracked(root=ROOT):
+    """The paths git tracks, and which source said so: git, or the walk above."""
     try:
-        out = subprocess.run(["git", "ls-files"], cwd=ROOT, check=True, capture_output=True,
+        out = subprocess.run(["git", "ls-files"], cwd=root, check=True, capture_output=True,
                              text=True).stdout
-        return out.split()
+        return out.split(), "git ls-files"
     except (OSError, subprocess.CalledProcessError):
-        return [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file()]
+        return walked(root)
 
 
 def named(section):
@@ -35,15 +93,20 @@ def named(section):
     return {w for line in rows for w in re.findall(r"`([^`]+)`", line)}
 
 
-def main():
-    text = (ROOT / "README.md").read_text()
+def main(root=ROOT):
+    readme = root / "README.md"
+    if not readme.is_file():
+        print(f"readme_check: {readme}: no such file (expected the project's README.md)")
+        return 1
+    text = readme.read_text()
     start = text.find(SECTION)
     if start < 0:
         print(f"readme_check: README.md has no '{SECTION}' section")
         return 1
     end = text.find("\n## ", start + len(SECTION))
     words = named(text[start:end if end >= 0 else None])
-    files = tracked()
+    files, source = tracked(root)
+    print(f"readme_check: the project's files from {source}")
     folders = sorted({p.split("/")[0] for p in files if "/" in p})
     lib = sorted(p[len("lib/"):] for p in files if p.startswith("lib/") and p.count("/") == 1)
     missing = [f"folder {d}/" for d in folders if f"{d}/" not in words]
@@ -58,4 +121,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT))

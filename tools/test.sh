@@ -93,6 +93,8 @@ check cmdline-documented-once tools/cmdline_doc_check.py
 check makefile-short tools/makefile_check.py
 # README's layout tables name every top-level folder and every lib/ file.
 check readme-layout tools/readme_check.py
+# ...with the same verdict where git is missing and .git/ and build/ are in the tree.
+check readme-check-without-git python3 tools/tests/test_readme_check.py
 # Every benchmark figure of README.md comes from a committed log in docs/runs/ (0.3 s CPU each), and
 # the check catches a wrong figure, a prose figure no log gave and a missing column planted in it.
 check readme-figures python3 tools/readme_figures.py
