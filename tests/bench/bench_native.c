@@ -198,6 +198,7 @@ static __attribute__((noreturn)) void native_finish(unsigned failed)
 	host_set_log_hook(NULL);
 	host_set_print_indent("");
 	platform_print("%s 1 bench", failed ? "not ok" : "ok");
+	cmdline_fail_line(); /* as the kernel's runner: the first word that fails the run */
 	tally.ms = (platform_now_ns() - plan_ns) / NS_PER_MS;
 	pass = cmdline_verdict(&tally, !failed);
 	platform_print("# RESULT %s", pass ? "pass" : "fail");
