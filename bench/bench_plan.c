@@ -136,8 +136,9 @@ void bench_plan_print(unsigned ms, unsigned trials, void (*line)(const char *tex
 	uint64_t total = 0;
 
 	bench_plan_cpu_list(cpus, sizeof(cpus), p->ncpus);
-	ksnprintf(text, sizeof(text), "plan: bench.place=%s bench.cpus=%s: %u CPUs (%s)",
-		  topo_place_names[p->place], kinds[p->cpus < 3 ? p->cpus : 0], p->ncpus, cpus);
+	ksnprintf(text, sizeof(text), "plan: bench.place=%s bench.cpus=%s: %u CPU%s (%s)",
+		  topo_place_names[p->place], kinds[p->cpus < 3 ? p->cpus : 0], p->ncpus,
+		  plural(p->ncpus), cpus);
 	line(text);
 	len = (size_t)ksnprintf(text, sizeof(text),
 				"plan: %u points per sweeping benchmark:", p->npoints);

@@ -18,6 +18,7 @@
 #include "fs_impl.h"
 #include "lockref.h"
 #include "platform.h"
+#include "printf.h"
 #include "rcu.h"
 #include "slots.h"
 #include "spinlock.h"
@@ -202,8 +203,8 @@ struct fs *fs_new(const struct fs_config *cfg)
 	struct fs *fs;
 
 	if (cfg->mem_slots < 2) {
-		platform_log("fs: %u slots of node memory cannot even hold the root (needs 2)",
-			     cfg->mem_slots);
+		platform_log("fs: %u slot%s of node memory cannot even hold the root (needs 2)",
+			     cfg->mem_slots, plural(cfg->mem_slots));
 		return NULL;
 	}
 	if (buckets > FS_DIR_BUCKETS_MAX || (buckets & (buckets - 1)) != 0) {
@@ -254,8 +255,8 @@ int fs_destroy(struct fs *fs)
 	struct fs_audit audit;
 
 	if (fs_audit(fs, NULL, 0, &audit) != 0) {
-		platform_log("fs %p: not destroyed: %u problem(s), first: %s", (void *)fs,
-			     audit.problems, audit.first);
+		platform_log("fs %p: not destroyed: %u problem%s, first: %s", (void *)fs,
+			     audit.problems, plural(audit.problems), audit.first);
 		return -FS_EBUSY;
 	}
 	/* The audit waited out the grace periods, and nobody else may look any more. */

@@ -90,11 +90,11 @@ void acpi_init(const struct boot_info *bi)
 		acpi.have_madt = false;
 		return;
 	}
-	printk("acpi: RSDP rev %u (%s, OEM '%s'), %s; MADT %s: %u CPUs usable, %u disabled, "
+	printk("acpi: RSDP rev %u (%s, OEM '%s'), %s; MADT %s: %u CPU%s usable, %u disabled, "
 	       "%u online-capable (absent); FADT %s%s; \\_S5 %s\n",
 	       acpi.rsdp_revision, where, oem_id, acpi.xsdt_used ? "XSDT" : "RSDT",
-	       acpi.have_madt ? "found" : "MISSING", acpi.cpus_usable, acpi.cpus_disabled,
-	       acpi.cpus_hotplug, acpi.have_fadt ? "found" : "missing",
+	       acpi.have_madt ? "found" : "MISSING", acpi.cpus_usable, plural(acpi.cpus_usable),
+	       acpi.cpus_disabled, acpi.cpus_hotplug, acpi.have_fadt ? "found" : "missing",
 	       acpi.fadt_flags & ACPI_FADT_HW_REDUCED_ACPI ? " (hardware-reduced)" : "",
 	       acpi.have_s5 ? "found" : "missing");
 	/* The clocks tsc.c can calibrate against when there is no PIT. */

@@ -11,6 +11,7 @@
 
 #include "lockref.h"
 #include "platform.h"
+#include "printf.h"
 #include "spinlock.h"
 #include "string.h"
 
@@ -25,6 +26,29 @@
 
 struct kernel_options opts;
 static char raw_copy[CMDLINE_MAX];
+static char shown_copy[CMDLINE_MAX * 4]; /* raw_copy with its control bytes as \xNN */
+
+/*
+ * The keys whose word, not carried out, leaves what is tested as asked:
+ * lengths, what is traced or shown, how the machine is left.  Every other
+ * key, and any key the table lacks (a misspelt one may be any), selects
+ * what is tested: a run with such a word not carried out fails.
+ */
+static const char *const harmless_keys[] = {
+    "quick",	   "torture.secs", "bench.ms",	 "bench.trials", "console",	  "exit",
+    "screen.dump", "trace",	   "trace.test", "trace.events", "lockdep.panic", NULL};
+
+/* A word not carried out as given, kept to be said again beside the verdict. */
+#define NOTES_MAX     16
+#define NOTE_WORD_MAX 64 /* of the word, escaped; a longer one is cut with "..." */
+struct note {
+	char word[NOTE_WORD_MAX];
+	const char *what; /* what was done with it */
+	bool selects;
+};
+static struct note notes[NOTES_MAX];
+static unsigned notes_total, notes_selecting; /* past NOTES_MAX too */
+static const struct note *first_selecting;    /* NULL: none kept */
 
 /*
  * Words are separated by any ASCII white space, as Linux separates its
@@ -76,6 +100,76 @@ static int lookup(const char *s, const char *const *names)
 		if (strcmp(s, names[i]) == 0)
 			return i;
 	return -1;
+}
+
+static bool is_control(char c)
+{
+	return (unsigned char)c < 0x20 || c == 0x7f;
+}
+
+/*
+ * @len bytes of @src into @dst (@size bytes, terminated), each control
+ * byte as \xNN so the line it goes in stays one printable line; cut with
+ * "..." where it does not fit.  Returns @dst.
+ */
+static char *escape(char *dst, size_t size, const char *src, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	if (size < 4) { /* no room for "..." */
+		if (size)
+			dst[0] = '\0';
+		return dst;
+	}
+	for (size_t i = 0; i < len; i++) {
+		bool ctl = is_control(src[i]);
+
+		if (n + (ctl ? 4 : 1) + 4 > size) { /* room for "..." and the NUL */
+			memcpy(dst + n, "...", 3);
+			n += 3;
+			break;
+		}
+		if (ctl) {
+			dst[n++] = '\\';
+			dst[n++] = 'x';
+			dst[n++] = hex[(unsigned char)src[i] >> 4];
+			dst[n++] = hex[src[i] & 0xf];
+		} else {
+			dst[n++] = src[i];
+		}
+	}
+	dst[n] = '\0';
+	return dst;
+}
+
+/* Whether a word of @key, not carried out, changes what is tested (harmless_keys). */
+static bool key_selects(const char *key)
+{
+	return lookup(key, harmless_keys) < 0;
+}
+
+/* Keep the word @key[=@value] (escaped) and @what was done with it, for the verdict. */
+static void note(const char *key, const char *value, const char *what, bool selects)
+{
+	notes_total++;
+	notes_selecting += selects;
+	if (notes_total > NOTES_MAX)
+		return;
+	struct note *n = &notes[notes_total - 1];
+	size_t k = strlen(key);
+
+	escape(n->word, sizeof(n->word), key, k);
+	if (value && strlen(n->word) + 5 <= sizeof(n->word)) { /* "=" and at least "..." */
+		size_t at = strlen(n->word);
+
+		n->word[at++] = '=';
+		escape(n->word + at, sizeof(n->word) - at, value, strlen(value));
+	}
+	n->what = what;
+	n->selects = selects;
+	if (selects && !first_selecting)
+		first_selecting = n;
 }
 
 static const char *const suite_names[] = {"boot",  "spinlock", "lockref", "fs",
@@ -404,11 +498,27 @@ static const char *known_keys(void)
 	return keys;
 }
 
-static void parse_word(char *word)
+/*
+ * One word.  @seen[i] is the value (or "" for a flag) of the word that set
+ * options[i] earlier in this line, NULL if none did: a second word of a key
+ * is used, and the one it overrides is said (and kept for the verdict).
+ */
+static void parse_word(char *word, const char **seen)
 {
 	char *eq = strchr(word, '=');
 	const char *value = eq ? eq + 1 : NULL;
+	char shown[NOTE_WORD_MAX];
 
+	for (const char *c = word; *c; c++) {
+		if (is_control(*c)) {
+			platform_log("cmdline: '%s': a control byte in the word; ignored",
+				     escape(shown, sizeof(shown), word, strlen(word)));
+			if (eq)
+				*eq = '\0';
+			note(word, value, "a control byte in the word; ignored", key_selects(word));
+			return;
+		}
+	}
 	if (eq)
 		*eq = '\0';
 	for (size_t i = 0; i < NOPTIONS; i++) {
@@ -444,13 +554,32 @@ static void parse_word(char *word)
 			break;
 		}
 		}
-		if (!ok)
-			platform_log("cmdline: '%s%s%s': expected %s; keeping the default", word,
-				     value ? "=" : "", value ? value : "", o->expected);
+		if (!ok) {
+			platform_log("cmdline: '%s%s%s': expected %s; keeping the %s", word,
+				     value ? "=" : "", value ? value : "", o->expected,
+				     seen[i] ? "earlier word's value" : "default");
+			note(word, value,
+			     seen[i] ? "not understood; the earlier word's value used"
+				     : "not understood; the default used",
+			     key_selects(word));
+			return;
+		}
+		if (seen[i] && strcmp(seen[i], value ? value : "") == 0) {
+			platform_log("cmdline: '%s%s%s': given twice; the same either way", word,
+				     value ? "=" : "", value ? value : "");
+			note(word, value, "given twice; the same either way", false);
+		} else if (seen[i]) {
+			platform_log("cmdline: '%s=%s': overridden by the later '%s=%s'", word,
+				     seen[i], word, value);
+			note(word, seen[i], "overridden by a later word of the same key",
+			     key_selects(word));
+		}
+		seen[i] = value ? value : "";
 		return;
 	}
 	platform_log("cmdline: unknown option '%s%s%s' (known:%s); ignored", word, value ? "=" : "",
 		     value ? value : "", known_keys());
+	note(word, value, "unknown key; ignored", true);
 }
 
 void cmdline_parse(const char *line)
@@ -475,14 +604,26 @@ void cmdline_parse(const char *line)
 	    .trace_events = TRACE_EVENTS_DEFAULT,
 	    .lockdep = -1,
 	};
+	const char *seen[NOPTIONS] = {NULL};
+
+	notes_total = notes_selecting = 0;
+	first_selecting = NULL;
+	const char *tail = NULL; /* past the limit, noted after the words it follows */
+
 	if (len == CMDLINE_MAX) {
-		platform_log("cmdline: longer than %u bytes; the rest is ignored", CMDLINE_MAX - 1);
+		char shown[NOTE_WORD_MAX];
+
+		tail = line + CMDLINE_MAX - 1;
+		platform_log("cmdline: longer than %u bytes; the rest ('%s') is ignored",
+			     CMDLINE_MAX - 1, escape(shown, sizeof(shown), tail, strlen(tail)));
 		len = CMDLINE_MAX - 1;
 	}
 	/* Terminated here: an earlier, longer line's tail must not show through. */
 	memcpy(raw_copy, line, len);
 	raw_copy[len] = '\0';
 	opts.raw = raw_copy;
+	escape(shown_copy, sizeof(shown_copy), raw_copy, len);
+	opts.shown = shown_copy;
 	memcpy(buf, raw_copy, sizeof(buf));
 
 	for (char *p = buf; *p;) {
@@ -495,8 +636,14 @@ void cmdline_parse(const char *line)
 			p++;
 		if (*p)
 			*p++ = '\0';
-		parse_word(word);
+		parse_word(word, seen);
 	}
+	/* Whatever the tail held is not done; it may have selected what is tested. */
+	for (const char *c = tail; c && *c; c++)
+		if (!is_space(*c)) {
+			note(tail, NULL, "past the length limit; ignored", true);
+			break;
+		}
 	/* Durations not given take the defaults, shorter under quick. */
 	if (!opts.torture_ms)
 		opts.torture_ms = opts.quick ? QUICK_TORTURE_MS : DEFAULT_TORTURE_MS;
@@ -507,4 +654,67 @@ void cmdline_parse(const char *line)
 	/* Checking locks while measuring them would measure the checker: off for bench alone. */
 	if (opts.lockdep < 0)
 		opts.lockdep = opts.run != SUITE_BENCH;
+}
+
+void cmdline_not_done(const char *key, const char *value, const char *what)
+{
+	note(key, value, what, key_selects(key));
+}
+
+bool cmdline_fails(void)
+{
+	return notes_selecting > 0;
+}
+
+void cmdline_fail_line(void)
+{
+	if (!notes_selecting)
+		return;
+	if (first_selecting)
+		platform_log(
+		    "# FAIL: command line: '%s': %s; it selects what is tested, so the run "
+		    "fails (%u such word%s, repeated before the verdict)",
+		    first_selecting->word, first_selecting->what, notes_selecting,
+		    plural(notes_selecting));
+	else
+		platform_log("# FAIL: command line: %u word%s that select%s what is tested ignored "
+			     "or not understood (the 'cmdline:' lines at the top): the run fails",
+			     notes_selecting, plural(notes_selecting),
+			     notes_selecting == 1 ? "s" : "");
+}
+
+/* The tally's words, then its figures; the command line's count only when it has one. */
+#define TALLY_FORMAT "# tally: %u suite%s, %u test%s: %u passed, %u failed, %u skipped in %u.%u s"
+#define TALLY_ARGS(t)                                                                              \
+	(t)->suites, plural((t)->suites), (t)->planned, plural((t)->planned), (t)->passed,         \
+	    (t)->failed, (t)->skipped, (unsigned)((t)->ms / 1000),                                 \
+	    (unsigned)((t)->ms % 1000 / 100)
+#define WORDS_FORMAT                                                                               \
+	"; %u command-line word%s ignored or not understood, %u of them failing the run"
+#define WORDS_ARGS notes_total, plural(notes_total), notes_selecting
+
+bool cmdline_verdict(const struct run_tally *t, bool pass)
+{
+	unsigned kept = notes_total < NOTES_MAX ? notes_total : NOTES_MAX;
+
+	for (unsigned i = 0; i < kept; i++)
+		platform_log("# cmdline: '%s': %s%s", notes[i].word, notes[i].what,
+			     notes[i].selects ? "; it selects what is tested, so the run fails"
+					      : " (harmless: it does not select what is tested)");
+	if (notes_total > kept)
+		platform_log(
+		    "# cmdline: %u more word%s ignored or not understood (their lines are at the "
+		    "top)",
+		    notes_total - kept, plural(notes_total - kept));
+	if (!t->started && notes_total)
+		platform_log("# tally: no test ran (the run ended before its test runner "
+			     "started)" WORDS_FORMAT,
+			     WORDS_ARGS);
+	else if (!t->started)
+		platform_log("# tally: no test ran (the run ended before its test runner started)");
+	else if (notes_total)
+		platform_log(TALLY_FORMAT WORDS_FORMAT, TALLY_ARGS(t), WORDS_ARGS);
+	else
+		platform_log(TALLY_FORMAT, TALLY_ARGS(t));
+	return pass && !cmdline_fails();
 }

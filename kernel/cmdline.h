@@ -4,7 +4,10 @@
  *
  * Every other file reads the result from `opts`.  An unknown word, or a
  * value that does not parse, prints one "cmdline: ..." line naming the word
- * and what was expected, and the default stays.
+ * and what was expected, and the default stays.  Every word not carried out
+ * as given (those, a key given twice, a word with a control byte, the tail
+ * past CMDLINE_MAX) is also kept, to be said again beside the verdict
+ * (cmdline_verdict); one of a key that selects what is tested fails the run.
  */
 #ifndef KERNEL_CMDLINE_H
 #define KERNEL_CMDLINE_H
@@ -77,6 +80,7 @@ struct kernel_options {
 	bool lockdep_panic;		 /* lockdep.panic=: a report panics */
 	unsigned fs_walk;		 /* index into fs_walk_names: 0 rcu (default), 1 ref */
 	const char *raw;		 /* the command line as given */
+	const char *shown;		 /* the same, each control byte as \xNN: for log lines */
 	enum stall_where stall_where;	 /* selftest.stall=: STALL_NONE, or where CPU stall_cpu */
 	unsigned stall_cpu, stall_ms;	 /* stalls stall_ms ms, once */
 	unsigned bench_place;		 /* enum topo_place (lib/topology.h): 0 cores (default) */
@@ -90,6 +94,40 @@ extern struct kernel_options opts;
 
 /* Parse @line (may be empty); fills `opts`, applying defaults and `quick`. */
 void cmdline_parse(const char *line);
+
+/* What a run did, for the tally line beside its verdict (cmdline_verdict). */
+struct run_tally {
+	bool started;	  /* the test runner printed its plan */
+	unsigned suites;  /* in the plan */
+	unsigned planned; /* tests registered in those suites */
+	unsigned passed, failed, skipped;
+	uint64_t ms; /* from the plan to the tally */
+};
+
+/*
+ * The lines just before "# RESULT": each word of the last cmdline_parse not
+ * carried out as given, again ("# cmdline: 'WORD': what was done"), then one
+ * "# tally: ..." line (docs/output.md).  Returns @pass, made false when one
+ * of those words selects what is tested (cmdline_fails).
+ */
+bool cmdline_verdict(const struct run_tally *t, bool pass);
+
+/*
+ * A word the parser took but the run cannot carry out after all (found
+ * later: selftest.stall= names a CPU the run lacks): kept for the verdict
+ * as the parser's own are, failing the run if @key selects what is tested.
+ * The caller prints its own "cmdline: ..." line.
+ */
+void cmdline_not_done(const char *key, const char *value, const char *what);
+
+/* Whether a word that selects what is tested was not carried out as given. */
+bool cmdline_fails(void);
+
+/*
+ * If cmdline_fails(): one "# FAIL: command line: ..." line naming the first
+ * such word, for the run's first failure (CI summary, results page).
+ */
+void cmdline_fail_line(void);
 
 /*
  * Before any other CPU uses a lockref: the boot policy from lockref.policy=,

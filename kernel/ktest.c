@@ -86,6 +86,8 @@ static uint64_t ended_tsc;     /* when the last test ended */
 static bool run_stopped;       /* a CPU did not come back from a test: nothing more runs */
 static bool stall_pending;     /* selftest.stall= at start or deadline: the next all-CPU test */
 static uint8_t fs_stall_armed; /* selftest.stall= at fs-start, not yet done */
+static struct run_tally tally; /* what ran, for the line beside the verdict */
+static uint64_t plan_tsc;      /* when the plan was printed */
 
 static bool in_time(const struct ktest_ctx *t)
 {
@@ -205,6 +207,11 @@ static void stall_arm(void)
 		    "cmdline: 'selftest.stall=%u:%u:%s': expected a CPU from 1 to %u (this run has "
 		    "%u online); no stall\n",
 		    opts.stall_cpu, opts.stall_ms, stall_where_names[opts.stall_where], n - 1, n);
+		char value[40];
+
+		ksnprintf(value, sizeof(value), "%u:%u:%s", opts.stall_cpu, opts.stall_ms,
+			  stall_where_names[opts.stall_where]);
+		cmdline_not_done("selftest.stall", value, "a CPU this run lacks; no stall");
 		opts.stall_where = STALL_NONE;
 		return;
 	}
@@ -338,7 +345,8 @@ static bool run_one(const struct ktest *test, unsigned number)
 	uint32_t finished = atomic_load32(&s->finished);
 
 	if (finished != s->ncpus && !s->failed) {
-		printk(KTAP_DIAG_PREFIX "FAIL: only %u of %u CPUs finished\n", finished, s->ncpus);
+		printk(KTAP_DIAG_PREFIX "FAIL: only %u of %u CPU%s finished\n", finished, s->ncpus,
+		       plural(s->ncpus));
 		s->failed = true;
 	}
 	trace_test_end(test->name, !s->failed);
@@ -358,6 +366,9 @@ static bool run_one(const struct ktest *test, unsigned number)
 		printk(KTAP_INDENT "ok %u %s # SKIP %s\n", number, test->name, s->skip_reason);
 	else
 		printk(KTAP_INDENT "%s %u %s\n", s->failed ? "not ok" : "ok", number, test->name);
+	tally.failed += s->failed;
+	tally.skipped += s->skipped && !s->failed;
+	tally.passed += !s->failed && !s->skipped;
 	return !s->failed;
 }
 
@@ -376,9 +387,15 @@ bool ktest_run(unsigned mask)
 	bool all_ok = true;
 
 	for (unsigned s = 0; s < SUITE_COUNT; s++)
-		nsuites += (mask >> s) & 1;
+		if ((mask >> s) & 1) {
+			nsuites++;
+			tally.planned += count_in_suite(suite_order[s]);
+		}
 	stall_arm(); /* its cmdline: line, if any, before KTAP */
 	printk("KTAP version 1\n1..%u\n", nsuites);
+	tally.suites = nsuites;
+	tally.started = true;
+	plan_tsc = tsc_now();
 	/* After the plan: a fault in a setup hook is then a crashed run, not a missing one. */
 	for (const ktest_setup_fn *setup = ktest_setups_start; setup < ktest_setups_end; setup++)
 		(*setup)();
@@ -420,6 +437,18 @@ bool ktest_run(unsigned mask)
 		       ld.classes, ld.edges, ld.locks, ld.max_depth,
 		       (unsigned long long)lockdep_reports());
 	}
+	/* A word that selects what is tested was not carried out: this was not the run asked for. */
+	if (cmdline_fails()) {
+		cmdline_fail_line();
+		all_ok = false;
+	}
 	progress_finish(all_ok); /* the results page, for whoever watches the screen */
 	return all_ok;
+}
+
+bool ktest_verdict(bool pass)
+{
+	console_set_test_prefixes("", ""); /* a panic inside a test left its prefixes */
+	tally.ms = tally.started ? tsc_to_ns(tsc_now() - plan_tsc) / NS_PER_MS : 0;
+	return cmdline_verdict(&tally, pass);
 }

@@ -93,4 +93,12 @@ bool ktest_barrier(struct ktest_ctx *t, unsigned timeout_ms);
  */
 bool ktest_run(unsigned mask);
 
+/*
+ * Just before "# RESULT" (machine_exit's hook, on every way out, a panic's
+ * included): the command-line words not carried out, again, and the tally
+ * of the tests run so far (cmdline_verdict).  Returns @pass, or false when
+ * a word that selects what is tested was not carried out.
+ */
+bool ktest_verdict(bool pass);
+
 #endif /* KERNEL_KTEST_H */

@@ -65,8 +65,9 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 	struct boot_info bi;
 	bool pass;
 
-	smp_init_boot_cpu(); /* GS base: this_cpu() works */
-	console_init();	     /* serial: we can talk */
+	smp_init_boot_cpu();			 /* GS base: this_cpu() works */
+	console_init();				 /* serial: we can talk */
+	machine_set_verdict_hook(ktest_verdict); /* the tally beside # RESULT, however it ends */
 	printk("lockref demo kernel: booting\n");
 	idt_init(); /* faults from here on are reported */
 	idt_load();
@@ -82,7 +83,8 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 		       bi.fb.addr);
 	console_attach_screen(screen);
 	console_select(opts.console ? opts.console : CONSOLE_SERIAL | CONSOLE_SCREEN);
-	printk("boot: loader '%s', command line '%s', seed %lu\n", bi.loader, opts.raw, opts.seed);
+	printk("boot: loader '%s', command line '%s', seed %lu\n", bi.loader, opts.shown,
+	       opts.seed);
 	cpuinfo_init(); /* CPUID, leaf limits checked */
 	const struct mem_range info_range = {info_addr, info_addr + *(const uint32_t *)info};
 	heap_init(&bi, info_range.start, info_range.end);

@@ -98,10 +98,10 @@ bool mp_find_cpus(struct mp_info *out)
 	}
 	if (!mp_parse(fps, map_low, NULL, out, printk_line))
 		return false;
-	printk("mptable: MP 1.%u table via 0x%lx, %u entries: %u CPUs usable, %u disabled, "
+	printk("mptable: MP 1.%u table via 0x%lx, %u entries: %u CPU%s usable, %u disabled, "
 	       "local APIC at 0x%x\n",
 	       out->spec_rev, (uint64_t)(uintptr_t)fps, out->entries_read, out->ncpus,
-	       out->cpus_disabled, out->lapic_phys);
+	       plural(out->ncpus), out->cpus_disabled, out->lapic_phys);
 	add_siblings(out);
 	return true;
 }

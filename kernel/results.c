@@ -416,13 +416,15 @@ static void page_machine(struct page *p, const struct results *r, bool pass)
 		page_line(p, " CPU   %s",
 			  m->cpu_model[0] ? m->cpu_model : "(no brand string in CPUID)");
 		page_line(
-		    p, "       %u of %u CPUs online, %s, TSC %lu.%03lu MHz from %s, hypervisor %s",
-		    m->cpus_online, m->cpus_found, m->apic, m->tsc_khz / 1000, m->tsc_khz % 1000,
-		    m->tsc_source, m->hypervisor);
+		    p, "       %u of %u CPU%s online, %s, TSC %lu.%03lu MHz from %s, hypervisor %s",
+		    m->cpus_online, m->cpus_found, plural(m->cpus_found), m->apic,
+		    m->tsc_khz / 1000, m->tsc_khz % 1000, m->tsc_source, m->hypervisor);
 		if (m->packages)
 			page_line(
-			    p, "       %u package(s) x %u core(s) x %u thread(s), %u LLC group(s)",
-			    m->packages, m->cores_per_package, m->threads_per_core, m->llc_groups);
+			    p, "       %u package%s x %u core%s x %u thread%s, %u LLC group%s",
+			    m->packages, plural(m->packages), m->cores_per_package,
+			    plural(m->cores_per_package), m->threads_per_core,
+			    plural(m->threads_per_core), m->llc_groups, plural(m->llc_groups));
 		/* The cache-line hop by relation; under TCG it measures the emulator. */
 		for (unsigned i = 0; i < RESULTS_RELATIONS; i += 2)
 			if (c2c_summary(r, i, i + 2, text2, sizeof(text2)))

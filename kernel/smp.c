@@ -28,6 +28,7 @@
 #include "memmap.h"
 #include "mp.h"
 #include "panic.h"
+#include "printf.h"
 #include "string.h"
 #include "trap.h"
 #include "tsc.h"
@@ -243,13 +244,14 @@ static unsigned firmware_cpus(uint32_t *ids)
 	if (acpi.have_madt) {
 		for (unsigned i = 0; i < acpi.ncpus; i++)
 			ids[i] = acpi.cpus[i].apic_id;
-		printk("smp: %u CPUs listed by the ACPI MADT\n", acpi.ncpus);
+		printk("smp: %u CPU%s listed by the ACPI MADT\n", acpi.ncpus, plural(acpi.ncpus));
 		return acpi.ncpus;
 	}
 	if (mp_find_cpus(&mp)) {
 		for (unsigned i = 0; i < mp.ncpus; i++)
 			ids[i] = mp.cpus[i].apic_id;
-		printk("smp: %u CPUs listed by the Intel MP table (ACPI has no MADT)\n", mp.ncpus);
+		printk("smp: %u CPU%s listed by the Intel MP table (ACPI has no MADT)\n", mp.ncpus,
+		       plural(mp.ncpus));
 		return mp.ncpus;
 	}
 	printk("smp: WARNING: no ACPI MADT and no Intel MP table: running on the boot CPU only\n");
@@ -298,7 +300,8 @@ void smp_start_aps(const struct boot_info *bi, struct mem_range info)
 			atomic_store32(&ncpus_online, ++next);
 	}
 	if (skipped)
-		printk("smp: smp.max=%u: left %u CPUs unstarted\n", opts.smp_max, skipped);
+		printk("smp: smp.max=%u: left %u CPU%s unstarted\n", opts.smp_max, skipped,
+		       plural(skipped));
 }
 
 bool smp_run_on_all(cpu_work_fn fn, void *arg, uint64_t timeout_ms, const char *what)

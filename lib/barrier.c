@@ -53,9 +53,9 @@ static void report_missing(struct barrier *b, unsigned round, uint64_t timeout_n
 	for (unsigned i = 0; i < b->total && len < sizeof(missing); i++)
 		if (atomic_load32_relaxed(&b->arrived_round[i]) != round + 1)
 			len += (size_t)ksnprintf(missing + len, sizeof(missing) - len, " %u", i);
-	platform_log("barrier '%s': timed out in round %u waiting for %u of %u CPUs (none "
+	platform_log("barrier '%s': timed out in round %u waiting for %u of %u CPU%s (none "
 		     "arrived for %lu ms); missing:%s",
-		     what, round, atomic_load32_relaxed(&b->remaining), b->total,
+		     what, round, atomic_load32_relaxed(&b->remaining), b->total, plural(b->total),
 		     (unsigned long)(timeout_ns / 1000000), missing);
 }
 

@@ -29,6 +29,12 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((forma
  */
 void json_escape(char *out, size_t size, const char *s);
 
+/* "s" unless @n is 1, for counted nouns: ("%u CPU%s", n, plural(n)), never "1 CPUs". */
+static inline const char *plural(unsigned long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /*
  * In a variadic function whose last named parameter is @fmt: format its own
  * arguments into the array @buf (kvsnprintf, so cut to fit and terminated).

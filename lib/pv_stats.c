@@ -41,10 +41,10 @@ struct pv_stats pv_stats_delta(struct pv_stats after, struct pv_stats before)
 const char *pv_stats_format(char *buf, size_t size, const struct pv_stats *s)
 {
 	ksnprintf(buf, size,
-		  "%llu sleeps, %llu kicks, %llu turns passed over, armed %llu time(s); bad input: "
+		  "%llu sleeps, %llu kicks, %llu turns passed over, armed %llu time%s; bad input: "
 		  "%llu hash full, %llu SLOW without a hashed head",
 		  (unsigned long long)s->sleeps, (unsigned long long)s->kicks,
-		  (unsigned long long)s->passes, (unsigned long long)s->arms,
+		  (unsigned long long)s->passes, (unsigned long long)s->arms, plural(s->arms),
 		  (unsigned long long)s->hash_full, (unsigned long long)s->no_head);
 	return buf;
 }

@@ -163,10 +163,10 @@ size_t topology_describe(char *buf, size_t size, const struct topology *t)
 	int k;
 
 	k = ksnprintf(buf, size,
-		      "%u CPUs: %u package%s x %u core%s x %u thread%s, %u LLC group%s (", t->ncpus,
-		      t->packages, t->packages == 1 ? "" : "s", t->cores_per_package,
-		      t->cores_per_package == 1 ? "" : "s", t->threads_per_core,
-		      t->threads_per_core == 1 ? "" : "s", t->llcs, t->llcs == 1 ? "" : "s");
+		      "%u CPU%s: %u package%s x %u core%s x %u thread%s, %u LLC group%s (",
+		      t->ncpus, plural(t->ncpus), t->packages, plural(t->packages),
+		      t->cores_per_package, plural(t->cores_per_package), t->threads_per_core,
+		      plural(t->threads_per_core), t->llcs, plural(t->llcs));
 	len = k > 0 ? (size_t)k : 0;
 	for (unsigned g = 0; g < t->llcs && len + 1 < size; g++) {
 		if (g)

@@ -9,7 +9,8 @@
 #                           TRACE=1 records the trace into build/bench-native/trace/);
 #                           a `make bench` log, if there is one, is set beside the
 #                           native figures; a run that passed is followed by the trace
-#                           hooks' cost (tools/trace_cost.py) into trace-cost.md
+#                           hooks' cost (tools/trace_cost.py, as long as bench.ms= and
+#                           bench.trials= say) into trace-cost.md, unless TRACE_COST=0
 #
 # CMDLINE takes the kernel's words; run=bench comes first unless it names the suites.
 # Exit status: the run's, or the report's when the report could not be written.
@@ -39,7 +40,9 @@ native() {
     if [ -n "${TRACE:-}" ]; then
         python3 tools/trace_convert.py "$out/serial.log" "$out/trace" || exit
     fi
-    if [ "$status" -eq 0 ]; then
+    if [ "${TRACE_COST:-1}" = 0 ]; then
+        echo "bench.sh: TRACE_COST=0: the trace hooks' cost step skipped"
+    elif [ "$status" -eq 0 ]; then
         # shellcheck disable=SC2086
         python3 tools/trace_cost.py ${CPUS:+--cpus=$CPUS} "$out" $words || exit
     fi

@@ -6,7 +6,9 @@ lines) and the figures behind it.  Hardware goals are judged for KVM or bare
 metal; under an emulator (TCG, Bochs) only the absence of inversions is, and
 the hardware goals are shown for information.  judge() returns both lists;
 a new set of goals is one function appended to HARDWARE_GOALS or
-EVERYWHERE_GOALS.
+EVERYWHERE_GOALS.  Even the judged goals decide nothing unless asked
+(bench_report.py --strict): a run on a noisy or shared machine is not a
+broken lock; verdict_cell() labels a verdict with which it is.
 """
 
 from bench_log import cas_loop_limits, fallback_fraction, fmt_pct, scaling_grid
@@ -20,6 +22,18 @@ GOAL_VS_XADD_MIN = 0.25  # lockref >= 0.25x xadd at every N >= 2
 GOAL_FALLBACK_MAX = 0.001  # fallbacks < 0.1% of lockref operations (refcount)
 GOAL_WIDE_MIN = 0.7  # lockref16 >= 0.7x lockref (refcount throughput)
 GOAL_PV_UNCONTENDED_MAX = 1.05  # spinlock-pv get+put <= 1.05x spinlock get+put, nobody waiting
+
+
+# How a judged goal's verdict reads in a report or on the console: which of them decides.
+INFORMATIVE = "goal, informative: decides only with --strict"
+DECIDING = "decides the exit status: --strict"
+
+
+def verdict_cell(verdict, strict):
+    """A judged goal's verdict, labelled: a FAIL says whether it fails anything."""
+    if verdict != "FAIL":
+        return verdict
+    return f"FAIL ({DECIDING if strict else INFORMATIVE})"
 
 
 def goal(name, ok, figures):

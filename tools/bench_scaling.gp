@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # bench_scaling.gp - the scaling plot of the benchmark report: operations per
 # second against CPUs, one line per implementation, one panel per benchmark
-# (refcount, convoy, pathwalk), error bars from the min and max of trials.
+# (refcount, convoy, pathwalk), error bars from the min and max of trials;
+# each line has its own marker and dash pattern as well as its colour.
 #
 # Run by tools/bench_report.py, which writes the data file (one gnuplot index
 # block per benchmark and implementation: cpus ops_per_sec min max) and sets:
@@ -44,9 +45,12 @@ do for [p = 1:npanels] {
 	mlast = value(sprintf("mlast%d", p))
 	mcolours = value(sprintf("mcolours%d", p))
 	set title value(sprintf("bench%d", p))
+	# A line's colour, marker and dash pattern all change with it: 12 lines stay apart
+	# in grey print and for a reader who cannot tell the colours apart.
 	plot for [i = first:last] datafile index i using 1:2:3:4 with yerrorlines \
-		title word(titles, i - first + 1), \
-		for [i = mfirst:mlast] datafile index i using 1:2 with lines dashtype 2 \
+		linecolor (i - first + 1) pointtype (i - first + 1) pointsize 1.2 \
+		dashtype 1 + (i - first) % 5 title word(titles, i - first + 1), \
+		for [i = mfirst:mlast] datafile index i using 1:2 with lines dashtype (4, 8) linewidth 2 \
 		linecolor int(word(mcolours, i - mfirst + 1)) \
 		title "model: ".word(titles, int(word(mcolours, i - mfirst + 1)))
 }

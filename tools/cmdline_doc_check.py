@@ -5,8 +5,10 @@
 docs/interface.md's "Kernel command line" table is where the words are
 documented; kernel/cmdline.c's options[] table is what the kernel parses.
 This check holds them together: the same keys in both, every value a choice
-option accepts named in its row, and no other page (README.md, docs/*.md)
-carrying a table row of its own for a word.  It prints one line per problem
+option accepts named in its row, no other page (README.md, docs/*.md)
+carrying a table row of its own for a word, and the keys the page calls
+harmless (a word of theirs not understood does not fail the run) exactly
+kernel/cmdline.c's harmless_keys[].  It prints one line per problem
 and exits 1 if there is any, so `make test` fails the moment one side
 changes without the other.
 """
@@ -52,10 +54,32 @@ def code_options(text):
     return options
 
 
+HARMLESS = re.compile(r"The keys that do not select what is tested are harmless: (.*?)\(", re.S)
+
+
+def harmless_problems(doc, code, options):
+    """The page's harmless keys against kernel/cmdline.c's harmless_keys[], both ways."""
+    m = HARMLESS.search(doc)
+    listed = re.search(r"harmless_keys\[\] = \{(.*?)\};", code, re.S)
+    if not m or not listed:
+        return ["docs/interface.md's sentence 'The keys that do not select what is tested are "
+                "harmless: ...' or kernel/cmdline.c's harmless_keys[] is missing"]
+    doc_keys = set(re.findall(r"`([^`]+)`", m.group(1)))
+    code_keys = set(re.findall(r'"([^"]+)"', listed.group(1)))
+    return ([f"docs/interface.md calls '{k}' harmless; kernel/cmdline.c does not"
+             for k in sorted(doc_keys - code_keys)] +
+            [f"kernel/cmdline.c calls '{k}' harmless; docs/interface.md does not"
+             for k in sorted(code_keys - doc_keys)] +
+            [f"kernel/cmdline.c calls '{k}' harmless, but parses no such key"
+             for k in sorted(code_keys - set(options))])
+
+
 def main():
     problems = []
-    rows, twice = doc_rows(DOC.read_text())
-    options = code_options(CODE.read_text())
+    doc, code = DOC.read_text(), CODE.read_text()
+    rows, twice = doc_rows(doc)
+    options = code_options(code)
+    problems += harmless_problems(doc, code, options)
     for key in twice:
         problems.append(f"docs/interface.md: '{key}' has more than one row")
     for key in sorted(set(options) - set(rows)):

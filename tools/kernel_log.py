@@ -10,6 +10,7 @@ screendump, trace_parse, trace_cost and the benchmark report.  It gives
     records(...)                the `# ENV` / `# BENCH` JSON lines as dicts
     env(LINES)                  the machine's `# ENV` object, or None
     verdict(LINES)              the final verdict word ("pass", "fail"), or None
+    tally(LINES)                the `# tally:` line before it, as a dict, or None
     parse(PATH)                 the KTAP tree: suites, tests, crashes, problems
 
 The `# TRACE` lines are no JSON but a compact record of their own; trace_parse.py
@@ -39,6 +40,12 @@ RESULT = re.compile(r"^(ok|not ok) (\d+) (?:- )?([^#]*?)\s*(?:# (SKIP)\b\s*(.*))
 DURATION = re.compile(r"^# duration: (\d+) ms$")
 JSON_LINE = re.compile(r"^\s*# (BENCH|ENV) (.*?)\s*$")
 VERDICT = re.compile(r"^# RESULT (\S+)\s*$")
+# The line just before the verdict (kernel/cmdline.c cmdline_verdict, docs/output.md).
+TALLY = re.compile(r"^# tally: (?:(?P<suites>\d+) suites?, (?P<tests>\d+) tests?: "
+                   r"(?P<passed>\d+) passed, (?P<failed>\d+) failed, (?P<skipped>\d+) skipped "
+                   r"in (?P<seconds>\d+\.\d) s|no test ran \(.*\))"
+                   r"(?:; (?P<words>\d+) command-line words? ignored or not understood, "
+                   r"(?P<failing>\d+) of them failing the run)?\s*$")
 FAIL_DIAG = re.compile(r"^# FAIL\b")
 
 
@@ -163,6 +170,26 @@ def verdict(lines):
     """The word of the last unindented verdict line ("pass", "fail", ...), or None."""
     words = [m.group(1) for _, text in lines if (m := VERDICT.match(text))]
     return words[-1] if words else None
+
+
+def tally(lines):
+    """The last unindented `# tally:` line as a dict (suites, tests, passed, failed, skipped,
+    words, failing: ints; seconds: float; ran: False for "no test ran"; number: its line),
+    or None.  The counts of a run that never reached its tests are 0."""
+    found = None
+    for number, text in lines:
+        m = TALLY.match(text)
+        if m:
+            found = (number, m)
+    if found is None:
+        return None
+    number, m = found
+    out = {k: int(m.group(k) or 0) for k in ("suites", "tests", "passed", "failed", "skipped",
+                                              "words", "failing")}
+    out["seconds"] = float(m.group("seconds") or 0)
+    out["ran"] = m.group("suites") is not None
+    out["number"] = number
+    return out
 
 
 # --- the KTAP tree ---------------------------------------------------------

@@ -10,8 +10,10 @@ A passing run has: the KTAP version line, a top-level plan 1..N followed
 by exactly N top-level results, every suite's block (its "# BENCH" lines
 included) indented by two spaces as Linux's ktap.rst writes a subtest, no
 "not ok" at any level, no "PANIC:" line, and a final verdict line saying
-pass.  Anything else is a failure, said in one line naming what was missing
-or wrong.  The log is read by tools/kernel_log.py: what it found damaged (a
+pass, with the `# tally:` line just before it agreeing with the results
+(its suites the plan, its tests passed, failed and skipped those of the
+suites' blocks).  Anything else is a failure, said in one line naming what
+was missing or wrong.  The log is read by tools/kernel_log.py: what it found damaged (a
 cut line, NUL bytes, bytes that are not UTF-8) is printed as a warning.
 Exit status 0 when the expectation holds.
 """
@@ -56,6 +58,32 @@ def problems_of(run):
         problems.append("no verdict line (the run did not finish)")
     elif verdict != "pass":
         problems.append(f"kernel reported the verdict '{verdict}'")
+    problems += tally_problems(run)
+    return problems
+
+
+def tally_problems(run):
+    """Whether the `# tally:` line is there, just before the verdict, and counts what ran."""
+    tally = kernel_log.tally(run.lines)
+    verdict_at = next((n for n, t in reversed(run.lines) if kernel_log.VERDICT.match(t)), None)
+    if tally is None:
+        return ["no '# tally:' line before the verdict"] if verdict_at is not None else []
+    problems = []
+    numbers = [n for n, _ in run.lines]
+    if verdict_at is not None and numbers.index(verdict_at) != numbers.index(tally["number"]) + 1:
+        problems.append(f"line {tally['number']}: the tally is not the line just before the "
+                        f"verdict (line {verdict_at})")
+    tests = [c for d, c in kernel_log.walk(run.cases) if d == 1]
+    counted = {s: sum(c.status == s for c in tests) for s in ("pass", "fail", "skip")}
+    want = {"suites": run.plan or 0, "passed": counted["pass"], "failed": counted["fail"],
+            "skipped": counted["skip"]}
+    wrong = [f"{k} {tally[k]} where the results say {v}" for k, v in want.items()
+             if tally[k] != v]
+    if tally["ran"] and tally["tests"] < sum(counted.values()):
+        wrong.append(f"tests {tally['tests']} where {sum(counted.values())} reported")
+    if wrong:
+        problems.append(f"line {tally['number']}: the tally disagrees with the results: "
+                        + "; ".join(wrong))
     return problems
 
 

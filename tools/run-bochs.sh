@@ -51,7 +51,8 @@ TERM=${TERM:-xterm} timeout -k 5 "$TIMEOUT" script -qfc \
     "bochs -q -f $work/bochsrc -rc $work/cmds" /dev/null >"$work/screen.log" 2>&1 </dev/null
 status=$?
 sleep 1; kill $tailer 2>/dev/null
-[ -n "$LOG" ] && cp "$work/serial.log" "$LOG"
+# LF line ends in the host's copy, as tools/run-qemu.sh writes its log (the UART sends CR LF).
+[ -n "$LOG" ] && LC_ALL=C sed 's/\r$//' "$work/serial.log" >"$LOG"
 if [ $status -eq 124 ] || [ $status -eq 137 ]; then
     echo "run-bochs: TIMEOUT: Bochs still running after ${TIMEOUT}s; killed" >&2; exit 2
 fi

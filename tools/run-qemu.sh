@@ -11,6 +11,8 @@
 # QEMU_MONITOR=PATH: the QEMU monitor on that Unix socket (for screendump;
 # tools/screen_shot.sh).  DEBUG_EXIT=0: no isa-debug-exit device, as on a
 # real PC: the kernel then stays on (exit=auto) until TIMEOUT.
+# KEEP_ISO=PATH: leave a copy of the ISO booted there (make run: build/run.iso), CMDLINE in its
+# one GRUB entry, to write to a USB stick.
 # Exit status: 0 = the kernel reported pass (QEMU status 33), 1 = fail (35),
 # 2 = the run hit TIMEOUT and was killed, 3 = any other QEMU ending
 # (triple fault with -no-reboot, crash, bad arguments).
@@ -82,6 +84,7 @@ fi
 work=$(mktemp -d build/run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 tools/mkiso.sh "$work" "$CMDLINE" "insmod all_video" || die "could not build the boot ISO"
+if [ -n "${KEEP_ISO:-}" ]; then cp "$work/boot.iso" "$KEEP_ISO" || die "cannot write $KEEP_ISO"; fi
 
 monitor=none
 [ -n "${QEMU_MONITOR:-}" ] && monitor=unix:$QEMU_MONITOR,server,nowait
@@ -105,13 +108,16 @@ if [ "${DEBUG:-0}" = 1 ]; then
     echo "run-qemu: the serial console follows here; quit QEMU with gdb's 'kill' or Ctrl-C here" >&2
 fi
 echo "run-qemu: SMP=$SMP ACCEL=$ACCEL CPU=$CPU MACHINE=$MACHINE FIRMWARE=$FIRMWARE MEM=$MEM TIMEOUT=${TIMEOUT}s CMDLINE='$CMDLINE'" >&2
+# The UART ends each line with CR LF, as a serial terminal needs (kernel/serial.c); the host's
+# copy ends them with LF alone, so grep's $, diff and editors read the log as text.  Only a
+# CR at a line's end goes: a stray one inside a line stays for tools/kernel_log.py to report.
+lf_lines() { LC_ALL=C sed -u 's/\r$//'; }
 if [ -n "$LOG" ]; then
-    timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" </dev/null | tee "$LOG"
-    status=${PIPESTATUS[0]}
+    timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" </dev/null | lf_lines | tee "$LOG"
 else
-    timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" </dev/null
-    status=$?
+    timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" </dev/null | lf_lines
 fi
+status=${PIPESTATUS[0]}
 case $status in
     33) exit 0 ;;
     35) echo "run-qemu: the kernel reported failure" >&2; exit 1 ;;

@@ -69,7 +69,7 @@ def main():
     else:
         need(rf"RESULT {result.upper()}\b", f"the verdict RESULT {result.upper()}")
     need(r"^ CPU   \S", "the CPU model line")
-    need(r"\d+ of \d+ CPUs online, x2?apic, TSC \d+\.\d{3} MHz from \w+", "the machine line")
+    need(r"\d+ of \d+ CPUs? online, x2?apic, TSC \d+\.\d{3} MHz from \w+", "the machine line")
     for name, verdict in suites.items():
         word = "ok" if verdict == "ok" else "FAILED"
         need(rf"^ {re.escape(name)} +{word} +\d+ +\d+ +\d+ +\d+", f"suite {name}'s row ({word})")
@@ -102,7 +102,7 @@ def main():
         if seen and len(seen) != size[0]:
             problems.append(f"the picture has {len(seen)} rows of text, the dump {size[0]}")
     verdict = problems or [f"the {size[0]} x {size[1]} screen shows the results page "
-                           f"({len(suites)} suites{', benchmarks' if args.bench else ''})"]
+                           f"({len(suites)} suite{'' if len(suites) == 1 else 's'}{', benchmarks' if args.bench else ''})"]
     print("\n".join(f"screen_check: {args.log}: {line}" for line in verdict))
     return 1 if problems else 0
 

@@ -19,18 +19,24 @@ round after round, the order reversed every other round (untraced off on,
 on off untraced, ...) so that a drift of the machine weighs on every build
 alike.  For each (impl, op) row it takes, per round, the ratio off/untraced
 and on/untraced, and reports the median of those ratios (and the median
-ns/op of each build).  WORDs are the main run's kernel words: run=,
-bench.ms=, bench.trials= and trace words are replaced by the tool's own;
-the rest (spinlock.kind=, lockref.policy=, seed=) is kept, and `quick`
-shortens the step to about a second (make test runs it so).
+ns/op of each build).  WORDs are the main run's kernel words: run= and
+trace words are replaced by the tool's own; the rest (spinlock.kind=,
+lockref.policy=, seed=) is kept.  How long the step runs follows them
+(settings()): `quick` shortens it to about a second (make test runs it
+so); a bench.ms= or bench.trials= makes each run take those, over
+FOLLOW_ROUNDS rounds (a short main run, a short step: `make bench-native
+CMDLINE="run=bench bench.ms=20 bench.trials=2"` spends about 15 s here);
+without them, the tool's own FULL settings (about 35-50 s here).
+--rounds, --ms and --trials override any of it; make bench-native
+TRACE_COST=0 skips the step.
 
 It writes OUTDIR/trace-cost.log (every run's output, each after a
 "## trace-cost run" line) and OUTDIR/trace-cost.md, and prints the table.
 --from LOG reads such a log instead of running anything.  The rows without
 lock code (the locked instructions, the compare-exchange loops, the xadd
 reference count) have no hooks: their ratios show the noise floor.  The
-goal line judges the rest; a goal not met is reported, never an error (the
-machine is noisy).
+goal line judges the rest; it is informative, and says so: a goal not met
+is reported, never an error (a shared machine's noise exceeds 2%).
 
 Exit status: 0 when the table was written, 1 on unusable input (a run that
 failed or was cut short, no uncontended BENCH lines, a line that is not
@@ -52,16 +58,40 @@ BUILDS = ["untraced", "off", "on"]  # the order of an odd round; an even round r
 BUILD_WORDS = {"untraced": [], "off": [], "on": ["trace=all"]}
 # The main run's words the tool sets itself.
 REPLACED_WORD = re.compile(r"^(run|bench\.ms|bench\.trials|trace(\.[a-z]+)?)=|^quick$")
+GIVEN_LENGTH = re.compile(r"^(bench\.ms|bench\.trials)=([1-9][0-9]*)$")
 # Rounds, ms per trial and trials: a full step (about 35 s here) and a quick one (about 1 s).
 FULL = {"rounds": 8, "ms": 10, "trials": 3}
 QUICK = {"rounds": 2, "ms": 2, "trials": 1}
+# Rounds when the main run's bench.ms=/bench.trials= set each run's length: the fewest that
+# still reverse the order once.
+FOLLOW_ROUNDS = 2
+FOLLOWED = {"bench.ms": "ms", "bench.trials": "trials"}  # main-run word -> setting
 GOAL_OFF_MAX = 1.02  # tracing off: within 2% of the untraced build
+# The goal line's label: it decides nothing.
+GOAL_LABEL = "goal (informative, decides nothing: a shared machine's noise exceeds 2%)"
 # Rows that run no lock code, so no hook: what the machine's noise alone does to a ratio.
 NO_HOOK_IMPLS = {"xadd", "cmpxchg8b", "cmpxchgq", "cmpxchg16b", "cas-loop-cmpxchg8b",
                  "cas-loop-cmpxchgq"}
 RUN_HEADER = re.compile(r"^## trace-cost run (\d+) (\w+): (.*)$")
 RUN_EXIT = re.compile(r"^## trace-cost exit (-?\d+)$")
 REQUIRED = ["impl", "op", "ns_per_op"]
+
+
+def settings(words):
+    """(rounds/ms/trials, how they were chosen): quick, the main run's bench.ms= and
+    bench.trials= (the later of a key given twice), or the tool's own."""
+    if "quick" in words:
+        return dict(QUICK), "quick: a smoke test, too short to judge"
+    given = {}
+    for w in words:
+        m = GIVEN_LENGTH.match(w)
+        if m:
+            given[m.group(1)] = int(m.group(2))
+    if given:
+        named = " and ".join(f"{k}={v}" for k, v in given.items())
+        return ({**FULL, "rounds": FOLLOW_ROUNDS, **{FOLLOWED[k]: v for k, v in given.items()}},
+                f"each run as the main run's {named}, over {FOLLOW_ROUNDS} rounds")
+    return dict(FULL), "the tool's own settings (the main run gave no bench.ms=/bench.trials=)"
 
 
 # The runs cannot be compared; the message says which and why.
@@ -197,10 +227,10 @@ def goal_line(table):
     if hooked:
         worst = max(hooked, key=lambda r: r["off"])
         verdict = "met" if worst["off"] <= GOAL_OFF_MAX else "not met"
-        text += (f"tracing off within 2% of the untraced build: {verdict} (worst row "
-                 f"{worst['impl']} {worst['op']}: {worst['off']:.3f})")
+        text += (f"{GOAL_LABEL}: tracing off within 2% of the untraced build: {verdict} "
+                 f"(worst row {worst['impl']} {worst['op']}: {worst['off']:.3f})")
     else:
-        text += "tracing off within 2% of the untraced build: n/a (no row with hooks)"
+        text += f"{GOAL_LABEL}: tracing off within 2% of the untraced build: n/a (no row with hooks)"
     if floor:
         spread = max(floor, key=lambda r: abs(r["off"] - 1))
         text += (f"; noise floor (rows without hooks): {spread['impl']} {spread['op']} "
@@ -208,11 +238,14 @@ def goal_line(table):
     return text
 
 
-def markdown(table, rounds, settings, quick=False):
-    """The table, the goal line and how it was measured, as Markdown."""
+def markdown(table, rounds, measured, quick=False, how="", seconds=None):
+    """The table, the goal line and how it was measured (@how: why these settings;
+    @seconds: the step's length), as Markdown."""
     lines = [
         "## Trace cost: uncontended, three builds side by side", "",
-        f"{rounds} interleaved rounds ({settings}); ns/op are medians over the rounds, "
+        f"{rounds} interleaved rounds ({measured}){'; ' + how if how else ''}"
+        f"{f'; the step took {seconds:.0f} s' if seconds is not None else ''}. "
+        "ns/op are medians over the rounds, "
         "ratios the medians of the per-round ratios to the untraced build. "
         "Rows marked `no hooks` run no lock code: their ratios are the noise floor.", "",
         "| impl | op | hooks | untraced ns/op | off ns/op | off/untraced | on ns/op "
@@ -239,12 +272,13 @@ def main(argv=None):
     ap.add_argument("--traced", help="the hooks-in program (OUTDIR/bench_native)")
     ap.add_argument("--from", dest="source", metavar="LOG", help="read LOG, run nothing")
     args = ap.parse_args(argv)
-    settings = dict(QUICK if "quick" in args.words else FULL)
-    for k in settings:
+    chosen, how = settings(args.words)
+    for k in chosen:
         if getattr(args, k) is not None:
             if getattr(args, k) < 1:
                 ap.error(f"--{k}={getattr(args, k)}: expected a count of at least 1")
-            settings[k] = getattr(args, k)
+            chosen[k] = getattr(args, k)
+            how = "set by --rounds/--ms/--trials"
     log_path = os.path.join(args.outdir, "trace-cost.log")
     start = time.monotonic()
     try:
@@ -258,15 +292,17 @@ def main(argv=None):
                         "off": args.traced or os.path.join(args.outdir, "bench_native")}
             binaries["on"] = binaries["off"]
             os.makedirs(args.outdir, exist_ok=True)
-            words = kernel_words(args.words, settings)
-            text = run_all(binaries, words, args.cpus, settings["rounds"], log_path)
+            words = kernel_words(args.words, chosen)
+            text = run_all(binaries, words, args.cpus, chosen["rounds"], log_path)
             name = log_path
             measured = f"`{' '.join(words)}`, each round's order reversed from the last"
         table, rounds = compare(parse_runs(text, name), name)
     except InputError as e:
         print(f"trace_cost: {e}", file=sys.stderr)
         return 1
-    report = markdown(table, rounds, measured, quick="quick" in args.words)
+    report = markdown(table, rounds, measured, quick="quick" in args.words,
+                      how="" if args.source else how,
+                      seconds=None if args.source else time.monotonic() - start)
     os.makedirs(args.outdir, exist_ok=True)
     with open(os.path.join(args.outdir, "trace-cost.md"), "w") as f:
         f.write(report)

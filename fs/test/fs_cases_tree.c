@@ -235,6 +235,7 @@ static void case_enomem(struct fs_tc *tc)
 
 static void case_fs_new_bad_config(struct fs_tc *tc)
 {
+	tc_expect(tc, 3, "three bad configurations, each refused with a line");
 	CHECK(tc, fs_new(&(struct fs_config){.mem_slots = 1}) == NULL);
 	CHECK(tc, fs_new(&(struct fs_config){.mem_slots = 8, .dir_buckets = 3}) == NULL);
 	CHECK(tc, fs_new(&(struct fs_config){.mem_slots = 8, .dir_buckets = 512}) == NULL);
@@ -354,6 +355,7 @@ static void case_destroy_busy(struct fs_tc *tc)
 
 	CHECK_ERR(tc, fs_lookup(tc->fs, "/d/sub/g", &n), 0);
 	/* A held reference: the fs refuses to go (and stays usable). */
+	tc_expect(tc, 2, "a destroy refused while a reference is held: its audit and refusal");
 	CHECK_ERR(tc, fs_destroy(tc->fs), -FS_EBUSY);
 	fs_put(tc->fs, n);
 	CHECK(tc, tc_ino(tc, "/d/sub/g") != 0);
@@ -389,6 +391,7 @@ static void case_rcu_grace(struct fs_tc *tc)
 		fs_rcu_poll(rcu);
 	CHECK(tc, obj.freed == 0);
 	CHECK(tc, fs_rcu_pending(rcu) == 1);
+	tc_expect(tc, 1, "a synchronize inside a read section, refused");
 	CHECK(tc, !fs_rcu_synchronize(rcu, 1000000)); /* refused: it would wait for itself */
 	fs_rcu_read_unlock(rcu);
 	CHECK(tc, !fs_rcu_reading(rcu));

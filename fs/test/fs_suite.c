@@ -48,6 +48,17 @@ void tc_fail(struct fs_tc *tc, const char *file, int line, const char *fmt, ...)
 	tc->r->fail(tc->r->arg, out);
 }
 
+void tc_expect(struct fs_tc *tc, unsigned lines, const char *why)
+{
+	char out[TC_LINE], next[24] = "the next line";
+
+	if (lines != 1)
+		ksnprintf(next, sizeof(next), "the next %u lines", lines);
+	ksnprintf(out, sizeof(out), "expected: %s, from rule case '%s' on purpose (%s)", next,
+		  tc->name, why);
+	tc->r->diag(tc->r->arg, out);
+}
+
 /* A result in words: the error's name, or the count for a success. */
 static const char *tc_result(int v, char *buf, size_t size)
 {

@@ -54,6 +54,13 @@ extern const unsigned tc_ncases_paths;
 extern const struct tc_case tc_cases_tree[];
 extern const unsigned tc_ncases_tree;
 
+/*
+ * Before a step that makes the fs print @lines lines on purpose (a bad
+ * configuration refused, a busy fs not destroyed): one diagnostic saying
+ * they are expected and why, so a reader of a passing run is not alarmed.
+ */
+void tc_expect(struct fs_tc *tc, unsigned lines, const char *why);
+
 /* Report a failed check at @file:@line of the running case. */
 void tc_fail(struct fs_tc *tc, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -564,10 +564,11 @@ bool fs_torture_finish(struct fs_torture *t)
 	torture_audit(t, "after the last put", NULL, 0, &a);
 	fs_stats(t->fs, &st);
 	torture_diag(t,
-		     "%llu ops on %u CPUs: lookup %llu/%llu create %llu/%llu mkdir %llu/%llu "
+		     "%llu ops on %u CPU%s: lookup %llu/%llu create %llu/%llu mkdir %llu/%llu "
 		     "unlink %llu/%llu rmdir %llu/%llu rename %llu/%llu (ok/all)",
-		     (unsigned long long)total, t->p.ncpus, (unsigned long long)ok[OP_LOOKUP],
-		     (unsigned long long)ops[OP_LOOKUP], (unsigned long long)ok[OP_CREATE_FILE],
+		     (unsigned long long)total, t->p.ncpus, plural(t->p.ncpus),
+		     (unsigned long long)ok[OP_LOOKUP], (unsigned long long)ops[OP_LOOKUP],
+		     (unsigned long long)ok[OP_CREATE_FILE],
 		     (unsigned long long)ops[OP_CREATE_FILE], (unsigned long long)ok[OP_CREATE_DIR],
 		     (unsigned long long)ops[OP_CREATE_DIR], (unsigned long long)ok[OP_UNLINK],
 		     (unsigned long long)ops[OP_UNLINK], (unsigned long long)ok[OP_RMDIR],

@@ -16,6 +16,7 @@
 #include "ktest.h"
 #include "percpu.h"
 #include "fault_inject.h"
+#include "printf.h"
 #include "smp.h"
 #include "spinlock.h"
 #include "trap.h"
@@ -66,7 +67,8 @@ static void cpus_online(struct ktest_ctx *t)
 	unsigned want = smp_cpus_found() < opts.smp_max ? smp_cpus_found() : opts.smp_max;
 
 	if (t->cpu == 0) {
-		ktest_diag(t, "%u CPUs found, %u online, %s", smp_cpus_found(), smp_cpus_online(),
+		ktest_diag(t, "%u CPU%s found, %u online, %s", smp_cpus_found(),
+			   plural(smp_cpus_found()), smp_cpus_online(),
 			   apic_is_x2apic() ? "x2APIC" : "xAPIC");
 		if (smp_cpus_online() != want)
 			ktest_fail(t, "%u CPUs online, expected %u (found %u, smp.max=%u)",
@@ -99,7 +101,7 @@ static void ipi_delivery(struct ktest_ctx *t)
 		else
 			delivered++;
 	}
-	ktest_diag(t, "IPI delivered to %u of %u CPUs", delivered, n);
+	ktest_diag(t, "IPI delivered to %u of %u CPU%s", delivered, n, plural(n));
 }
 KTEST(boot, "ipi_to_every_cpu", ipi_delivery, 0);
 
@@ -119,7 +121,7 @@ static void fence_round(struct ktest_ctx *t)
 		before[i] = atomic_load64(&cpus[i].fence_answered);
 	start = tsc_now();
 	fence_others();
-	ktest_diag(t, "fence NMIs: a round to %u other CPU(s) took %llu us", n - 1,
+	ktest_diag(t, "fence NMIs: a round to %u other CPU%s took %llu us", n - 1, plural(n - 1),
 		   (unsigned long long)(tsc_to_ns(tsc_now() - start) / 1000));
 	for (unsigned i = 1; i < n; i++) {
 		uint64_t now = atomic_load64(&cpus[i].fence_answered);

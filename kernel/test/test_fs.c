@@ -17,6 +17,7 @@
 #include "ktest.h"
 #include "lockref.h"
 #include "platform.h"
+#include "printf.h"
 
 /* How long the other CPUs wait for CPU 0 to build the torture's fs. */
 #define FS_SETUP_TIMEOUT_MS 10000u
@@ -68,8 +69,9 @@ static void fs_torture_all(struct ktest_ctx *t)
 
 		torture_report = (struct fs_report){ktest_report_fail, ktest_report_diag, t};
 		torture = fs_torture_prepare(&p, &torture_report);
-		ktest_diag(t, "%u CPUs, %u ms, policy %s, seed %llu", t->ncpus, opts.torture_ms,
-			   lockref_get_policy()->name, (unsigned long long)opts.seed);
+		ktest_diag(t, "%u CPU%s, %u ms, policy %s, seed %llu", t->ncpus, plural(t->ncpus),
+			   opts.torture_ms, lockref_get_policy()->name,
+			   (unsigned long long)opts.seed);
 	}
 	/* Nobody touches `torture` before CPU 0 has built it (or failed to). */
 	if (!ktest_barrier(t, FS_SETUP_TIMEOUT_MS) || !torture)

@@ -186,6 +186,25 @@ static void *native_thread_main(void *arg)
 	return NULL;
 }
 
+/* What ran, for the tally beside the verdict (cmdline_verdict), as the kernel's runner keeps it. */
+static struct run_tally tally;
+static uint64_t plan_ns;
+
+/* The bench suite's result, the words not carried out, the tally, the verdict; then exit. */
+static __attribute__((noreturn)) void native_finish(unsigned failed)
+{
+	bool pass;
+
+	host_set_log_hook(NULL);
+	host_set_print_indent("");
+	platform_print("%s 1 bench", failed ? "not ok" : "ok");
+	cmdline_fail_line(); /* as the kernel's runner: the first word that fails the run */
+	tally.ms = (platform_now_ns() - plan_ns) / NS_PER_MS;
+	pass = cmdline_verdict(&tally, !failed);
+	platform_print("# RESULT %s", pass ? "pass" : "fail");
+	exit(pass ? 0 : 1);
+}
+
 /*
  * Run one benchmark on its threads and wait for them, at most as long as
  * the kernel's runner would.  A benchmark that does not finish in time
@@ -219,9 +238,8 @@ static bool native_run(unsigned number, unsigned idx, unsigned nthreads)
 			platform_print(KTAP_DIAG "FAIL: %s did not finish in %llu ms", c.name,
 				       (unsigned long long)timeout_ms);
 			platform_print("not ok %u %s", number, c.name);
-			host_set_print_indent("");
-			platform_print("not ok 1 bench\n# RESULT fail");
-			exit(1);
+			tally.failed++;
+			native_finish(1);
 		}
 	}
 	if (c.finished != c.ncpus && !c.failed) {
@@ -233,6 +251,8 @@ static bool native_run(unsigned number, unsigned idx, unsigned nthreads)
 	platform_print(KTAP_DIAG "duration: %llu ms",
 		       (unsigned long long)((platform_now_ns() - start_ns) / NS_PER_MS));
 	platform_print("%s %u %s", c.failed ? "not ok" : "ok", number, c.name);
+	tally.failed += c.failed;
+	tally.passed += !c.failed;
 	return !c.failed;
 }
 
@@ -513,15 +533,12 @@ int main(int argc, char **argv)
 	platform_print("KTAP version 1");
 	platform_print("# Subtest: bench");
 	platform_print("1..%u", count);
-	start_ns = platform_now_ns();
+	start_ns = plan_ns = platform_now_ns();
+	tally = (struct run_tally){.started = true, .suites = 1, .planned = count};
 	for (unsigned i = 0; i < count; i++) {
 		failed += !native_run(i + 1, first + i, nthreads);
 		native_progress(first, i + 1, count, start_ns);
 	}
 	trace_dump();
-	host_set_log_hook(NULL);
-	host_set_print_indent("");
-	platform_print("%s 1 bench\n# RESULT %s", failed ? "not ok" : "ok",
-		       failed ? "fail" : "pass");
-	return failed ? 1 : 0;
+	native_finish(failed);
 }

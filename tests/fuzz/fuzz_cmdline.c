@@ -6,7 +6,10 @@
  * after the other (the second call must not see the first: a stale tail
  * was a real bug).  After each parse, every option must hold a value its
  * table allows, opts.raw must be exactly the line (cut at 1023 bytes), and
- * every printed message must be one "cmdline: ..." line.
+ * every printed message must be one "cmdline: ..." line; then the lines
+ * beside the verdict ("# cmdline: ...", "# FAIL: command line: ...", one
+ * "# tally: ...") must be single lines too, without a control byte, and the
+ * verdict must fail exactly when a selecting word was not carried out.
  */
 #include "cmdline.h"
 #include "console.h"
@@ -22,7 +25,9 @@
 /* The parser's limit: the line it keeps is at most this long (cmdline.c). */
 #define KEPT_MAX 1023
 
-/* The parser's only output: each message must be one "cmdline: " line. */
+static unsigned tally_lines;
+
+/* The parser's only output: each message must be one "cmdline: " line (or one beside the verdict). */
 void platform_log(const char *fmt, ...)
 {
 	char line[PLATFORM_LINE_MAX + 1];
@@ -32,7 +37,13 @@ void platform_log(const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	FUZZ_CHECK(strncmp(line, "cmdline: ", 9) == 0, "printed '%s'", line);
+	tally_lines += strncmp(line, "# tally: ", 9) == 0;
+	FUZZ_CHECK(strncmp(line, "cmdline: ", 9) == 0 || strncmp(line, "# cmdline: ", 11) == 0 ||
+		       strncmp(line, "# tally: ", 9) == 0 ||
+		       strncmp(line, "# FAIL: command line: ", 22) == 0,
+		   "printed '%s'", line);
+	for (const char *c = line; *c; c++)
+		FUZZ_CHECK((unsigned char)*c >= 0x20 && *c != 0x7f, "a control byte in '%s'", line);
 	/* Longer than PLATFORM_LINE_MAX, the platform cuts it; else it is one whole line. */
 	FUZZ_CHECK(n > PLATFORM_LINE_MAX || (n > 0 && !memchr(line, '\n', (size_t)n)),
 		   "not one line: '%s'", line);
@@ -79,6 +90,14 @@ static void parse_and_check(const char *line)
 	FUZZ_CHECK(opts.console <= (CONSOLE_SERIAL | CONSOLE_SCREEN), /* 0: the default, both */
 		   "console %u", opts.console);
 	FUZZ_CHECK(opts.fs_walk <= 1, "fs_walk %u", opts.fs_walk);
+
+	struct run_tally t = {.started = true, .suites = 1, .planned = 1, .passed = 1};
+	bool fails = cmdline_fails();
+
+	tally_lines = 0;
+	cmdline_fail_line();
+	FUZZ_CHECK(cmdline_verdict(&t, true) == !fails, "verdict disagrees with cmdline_fails");
+	FUZZ_CHECK(tally_lines == 1, "%u tally lines", tally_lines);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -19,10 +19,14 @@
 
 static char last_line[PLATFORM_LINE_MAX + 1];
 static unsigned lines;
+static char all_lines[16384]; /* every line since the last parse, one per "\n" */
 
 static void record(const char *line)
 {
+	size_t n = strlen(all_lines);
+
 	snprintf(last_line, sizeof(last_line), "%s", line);
+	snprintf(all_lines + n, sizeof(all_lines) - n, "%s\n", line);
 	lines++;
 }
 
@@ -32,8 +36,112 @@ static unsigned parse(const char *line)
 	unsigned before = lines;
 
 	last_line[0] = '\0';
+	all_lines[0] = '\0';
 	cmdline_parse(line);
 	return lines - before;
+}
+
+/* The lines cmdline_verdict prints after parsing @line, into all_lines; returns its verdict. */
+static bool verdict_of(const char *line, bool pass)
+{
+	struct run_tally t = {.started = true,
+			      .suites = 2,
+			      .planned = 7,
+			      .passed = 5,
+			      .failed = 1,
+			      .skipped = 1,
+			      .ms = 4420};
+
+	parse(line);
+	all_lines[0] = '\0';
+	return cmdline_verdict(&t, pass);
+}
+
+/*
+ * Every word not carried out is said again beside the verdict, with what
+ * was done; one of a key that selects what is tested fails the run, a
+ * harmless one does not; then one tally line, plurals right.
+ */
+static void check_verdict(void)
+{
+	char longline[1500];
+
+	CHECK(verdict_of("run=tests quick", true) && !cmdline_fails() &&
+		  strcmp(all_lines, "# tally: 2 suites, 7 tests: 5 passed, 1 failed, 1 skipped in "
+				    "4.4 s\n") == 0,
+	      "clean line: '%s'", all_lines);
+	CHECK(!verdict_of("", false), "a failed run stays failed");
+	CHECK(!verdict_of("spinlock.kind=mcs quick", true) && cmdline_fails() &&
+		  strstr(all_lines, "# cmdline: 'spinlock.kind=mcs': not understood; the default "
+				    "used; it selects what is tested, so the run fails\n") &&
+		  strstr(all_lines, "; 1 command-line word ignored or not understood, 1 of them "
+				    "failing the run\n"),
+	      "spinlock.kind typo: '%s'", all_lines);
+	CHECK(!verdict_of("run=lockrefs", true) &&
+		  strstr(all_lines, "'run=lockrefs': not understood"),
+	      "run= typo: '%s'", all_lines);
+	CHECK(!verdict_of("torture.busted=lockrf", true), "torture.busted= typo passed");
+	CHECK(!verdict_of("spinlock.knid=qspinlock", true) &&
+		  strstr(all_lines, "'spinlock.knid=qspinlock': unknown key; ignored; it selects"),
+	      "unknown key: '%s'", all_lines);
+	/* Harmless: said again, counted, and the run keeps its verdict. */
+	CHECK(verdict_of("trace=sometimes console=tv exit=later torture.secs=0", true) &&
+		  !cmdline_fails() &&
+		  strstr(all_lines, "# cmdline: 'console=tv': not understood; the default used "
+				    "(harmless: it does not select what is tested)\n") &&
+		  strstr(all_lines, "; 4 command-line words ignored or not understood, 0 of them"),
+	      "harmless words: '%s'", all_lines);
+	/* The same key twice: the later word is used; the overridden one is named. */
+	CHECK(!verdict_of("spinlock.kind=ticket spinlock.kind=qspinlock", true) &&
+		  opts.spinlock_kind == 1 &&
+		  strstr(all_lines,
+			 "'spinlock.kind=ticket': overridden by a later word of the same "
+			 "key; it selects"),
+	      "repeated key: kind %u '%s'", opts.spinlock_kind, all_lines);
+	CHECK(verdict_of("seed=7 seed=7", true) && strstr(all_lines, "'seed=7': given twice; "),
+	      "the same word twice: '%s'", all_lines);
+	CHECK(
+	    !verdict_of("spinlock.kind=qspinlock spinlock.kind=mcs", true) &&
+		opts.spinlock_kind == 1 &&
+		strstr(all_lines, "'spinlock.kind=mcs': not understood; the earlier word's value"),
+	    "a bad second word keeps the first: kind %u '%s'", opts.spinlock_kind, all_lines);
+	/* A control byte: the word is ignored and shown escaped, on one line. */
+	CHECK(parse("run=bo\x01ot quick") == 1 &&
+		  strstr(last_line,
+			 "cmdline: 'run=bo\\x01ot': a control byte in the word; ignored") &&
+		  opts.run == SUITES_ALL && opts.quick &&
+		  strcmp(opts.shown, "run=bo\\x01ot quick") == 0,
+	      "control byte: '%s' shown '%s'", last_line, opts.shown);
+	CHECK(!verdict_of("run=bo\x01ot", true) && !strchr(all_lines, '\x01'),
+	      "control byte beside the verdict: '%s'", all_lines);
+	CHECK(verdict_of("trace=o\x7f-f", true),
+	      "a control byte in a harmless word failed the run");
+	/* Over the limit: the tail is named, and it fails the run (it may have selected). */
+	memset(longline, 'q', sizeof(longline) - 1);
+	longline[sizeof(longline) - 1] = '\0';
+	memcpy(longline, "quick ", 6);
+	memcpy(longline + 1200, " run=boot ", 10);
+	CHECK(!verdict_of(longline, true) && strstr(all_lines, "past the length limit; ignored"),
+	      "long line: '%s'", all_lines);
+	/* More words than are kept: the rest counted in one line. */
+	CHECK(verdict_of("a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1 i=1 j=1 k=1 l=1 m=1 n=1 o=1 p=1 q=1 r=1",
+			 false) == false &&
+		  strstr(all_lines, "# cmdline: 2 more words ignored or not understood") &&
+		  strstr(all_lines, "18 command-line words ignored or not understood, 18 of them"),
+	      "many words: '%s'", all_lines);
+	/* Plurals: one suite, one test; and a run that never reached its tests. */
+	struct run_tally one = {.started = true, .suites = 1, .planned = 1, .passed = 1, .ms = 999};
+	parse("");
+	all_lines[0] = '\0';
+	CHECK(cmdline_verdict(&one, true) &&
+		  strcmp(all_lines,
+			 "# tally: 1 suite, 1 test: 1 passed, 0 failed, 0 skipped in 0.9 "
+			 "s\n") == 0,
+	      "singular: '%s'", all_lines);
+	struct run_tally none = {0};
+	all_lines[0] = '\0';
+	CHECK(!cmdline_verdict(&none, false) && strstr(all_lines, "# tally: no test ran"),
+	      "no runner: '%s'", all_lines);
 }
 
 int main(void)
@@ -151,5 +259,6 @@ int main(void)
 	CHECK(parse("quick") == 0 && strcmp(opts.raw, "quick") == 0,
 	      "after the long line raw is %zu bytes", strlen(opts.raw));
 
+	check_verdict();
 	return check_exit("test_cmdline");
 }

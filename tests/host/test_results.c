@@ -125,7 +125,7 @@ static void test_page(void)
 	CHECK(find_row("RESULT FAIL") == 0);
 	CHECK(find_row("QEMU Virtual CPU version 2.5+") > 0);
 	CHECK(find_row("4 of 4 CPUs online, xapic, TSC 2095.937 MHz from pit, hypervisor tcg") > 0);
-	CHECK(find_row("2 package(s) x 2 core(s) x 1 thread(s), 2 LLC group(s)") > 0);
+	CHECK(find_row("2 packages x 2 cores x 1 thread, 2 LLC groups") > 0);
 	CHECK(find_row("c2c ns min/med/max: LLC 40/52/61 (emulator)") > 0);
 	CHECK(find_row("c2c ns min/med/max: other package 130/130/130 (emulator)") > 0);
 	i = find_row(" boot    ");

@@ -22,6 +22,9 @@ from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import bench_report  # noqa: E402
+from bench_goals import DECIDING, INFORMATIVE  # noqa: E402
+
+FAIL_CELL = f"| FAIL ({INFORMATIVE}) |"  # a judged goal not met, without --strict
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -173,10 +176,10 @@ class TestGoodLog(ReportCase):
                                     ns_per_op=25.0))
         self.assertEqual(self.run_tool(lines), 0, self.stderr)
         self.assertIn("= 1.37x", self.goal_row("1.1x cas-loop-cmpxchgq pair"))
-        self.assertTrue(self.goal_row("1.1x cas-loop-cmpxchgq pair").endswith("| FAIL |"))
+        self.assertTrue(self.goal_row("1.1x cas-loop-cmpxchgq pair").endswith(FAIL_CELL))
         self.assertTrue(self.goal_row("1.1x cas-loop-cmpxchg8b pair").endswith("| PASS |"))
         self.assertIn("= 1.19x", self.goal_row("lockref16 get+put <= 1.15x"))
-        self.assertTrue(self.goal_row("lockref16 get+put <= 1.15x").endswith("| FAIL |"))
+        self.assertTrue(self.goal_row("lockref16 get+put <= 1.15x").endswith(FAIL_CELL))
         self.assertEqual(self.run_tool(lines, "--strict"), 3)
 
     def test_lock_kinds_side_by_side(self):
@@ -200,7 +203,7 @@ class TestGoodLog(ReportCase):
         self.assertIn("| refcount N=2: lockref / its lock | 2.00x | 1.54x |", self.report)
         self.assertIn("| refcount N=2: lockref / xadd | 0.50x | 0.50x |", self.report)
         self.assertIn("= 1.15x", self.goal_row("lockref-qspinlock get+put <= 1.1x"))
-        self.assertTrue(self.goal_row("lockref-qspinlock get+put").endswith("| FAIL |"))
+        self.assertTrue(self.goal_row("lockref-qspinlock get+put").endswith(FAIL_CELL))
         self.assertIn("N=2: 1.54x", self.goal_row("lockref-qspinlock >= 1.3x qspinlock"))
         self.assertTrue(self.goal_row("1.3x qspinlock").endswith("| PASS |"))
         self.assertTrue(self.goal_row("lockref-qspinlock >= 0.25x").endswith("| PASS |"))
@@ -213,9 +216,17 @@ class TestGoodLog(ReportCase):
                                     fallbacks=50000, lockref_ops=10 ** 6))
         self.assertEqual(self.run_tool(lines), 0, self.stderr)
         self.assertIn("N=2: 0.50x", self.goal_row("1.3x spinlock"))
-        self.assertTrue(self.goal_row("1.3x spinlock").endswith("| FAIL |"))
-        self.assertTrue(self.goal_row("fallbacks <").endswith("| FAIL |"))
+        self.assertTrue(self.goal_row("1.3x spinlock").endswith(FAIL_CELL))
+        self.assertTrue(self.goal_row("fallbacks <").endswith(FAIL_CELL))
+        # Never "pass" beside a FAIL that does not say what it decides.
+        verdict = self.goal_row("| verdict | pass")
+        self.assertIn("pass (the run's own checks; the goals below are informative", verdict)
+        self.assertIn("Informative: a goal not met fails neither the run", self.report)
+        unlabelled = [l for l in self.report.splitlines() if l.endswith("| FAIL |")]
+        self.assertEqual(unlabelled, [])
         self.assertEqual(self.run_tool(lines, "--strict"), 3)
+        self.assertTrue(self.goal_row("fallbacks <").endswith(f"| FAIL ({DECIDING}) |"))
+        self.assertIn("the goals below decide too: --strict", self.goal_row("| verdict | pass"))
 
     def test_pv_uncontended_cost_judged_everywhere(self):
         for hypervisor in ("kvm", "tcg"):
@@ -224,7 +235,7 @@ class TestGoodLog(ReportCase):
                                         ns_per_op=22.0))
             self.assertEqual(self.run_tool(lines, "--strict"), 3, hypervisor)
             self.assertIn("= 1.10x", self.goal_row("spinlock-pv get+put"))
-            self.assertTrue(self.goal_row("spinlock-pv get+put").endswith("| FAIL |"))
+            self.assertTrue(self.goal_row("spinlock-pv get+put").endswith(f"| FAIL ({DECIDING}) |"))
 
     def test_tcg_judged_by_inversion_only(self):
         lines = good_lines("tcg")

@@ -33,7 +33,8 @@ GOOD = ["lockref demo kernel: booting", "# ENV " + json.dumps(ENV),
         "  # BENCH " + json.dumps(BENCH),
         "  # duration: 3 ms", "  ok 1 cpus_online",
         "ok 1 boot", "# TRACE v1 cpus=2 khz=1000000 events=16 groups=1f",
-        "# TRACE end cpus=2", "# RESULT pass"]
+        "# TRACE end cpus=2", "# tally: 1 suite, 1 test: 1 passed, 0 failed, 0 skipped in 0.4 s",
+        "# RESULT pass"]
 
 
 def good_bytes():
@@ -118,6 +119,53 @@ class Reader(unittest.TestCase):
         self.assertEqual((run.plan, run.verdict, run.problems), (1, "pass", []))
         self.assertEqual([(d, c.name, c.status) for d, c in kernel_log.walk(run.cases)],
                          [(0, "boot", "pass"), (1, "cpus_online", "pass")])
+
+    def test_tally(self):
+        lines, _ = kernel_log.split(good_bytes())
+        self.assertEqual(kernel_log.tally(lines),
+                         {"suites": 1, "tests": 1, "passed": 1, "failed": 0, "skipped": 0,
+                          "words": 0, "failing": 0, "seconds": 0.4, "ran": True,
+                          "number": len(GOOD) - 1})
+        words = "# tally: 2 suites, 9 tests: 7 passed, 1 failed, 1 skipped in 75.2 s; " \
+                "3 command-line words ignored or not understood, 1 of them failing the run"
+        got = kernel_log.tally([(1, words)])
+        self.assertEqual((got["suites"], got["tests"], got["words"], got["failing"],
+                          got["seconds"]), (2, 9, 3, 1, 75.2))
+        got = kernel_log.tally([(5, "# tally: no test ran (the run ended before its test "
+                                    "runner started)")])
+        self.assertEqual((got["ran"], got["tests"], got["number"]), (False, 0, 5))
+        self.assertIsNone(kernel_log.tally([(1, "# tally: 2 suite")]))
+
+
+class TallyCheck(unittest.TestCase):
+    """ktap_check.py holds the tally to the results: a wrong or misplaced one fails the log."""
+
+    def check(self, lines):
+        with tempfile.NamedTemporaryFile("w", suffix=".serial") as f:
+            f.write("\n".join(lines) + "\n")
+            f.flush()
+            return subprocess.run([sys.executable, os.path.join(TOOLS, "ktap_check.py"), f.name],
+                                  capture_output=True, text=True, timeout=60)
+
+    def test_good_passes(self):
+        self.assertEqual(self.check(GOOD).returncode, 0, self.check(GOOD).stdout)
+
+    def test_planted_wrong_counts_fail(self):
+        for old, new, what in (("1 passed, 0 failed", "0 passed, 1 failed", "passed 0 where"),
+                               ("1 suite,", "2 suites,", "suites 2 where")):
+            lines = [t.replace(old, new) for t in GOOD]
+            r = self.check(lines)
+            self.assertEqual(r.returncode, 1, r.stdout)
+            self.assertIn("the tally disagrees with the results", r.stdout)
+            self.assertIn(what, r.stdout)
+
+    def test_missing_or_misplaced_fails(self):
+        r = self.check([t for t in GOOD if not t.startswith("# tally")])
+        self.assertIn("no '# tally:' line before the verdict", r.stdout)
+        moved = GOOD[:-2] + ["# extra line", GOOD[-2], GOOD[-1]]
+        moved[-3], moved[-2] = moved[-2], moved[-3]
+        r = self.check(moved)
+        self.assertIn("the tally is not the line just before the verdict", r.stdout)
 
 
 class EveryTool(unittest.TestCase):

@@ -72,6 +72,17 @@ class Statistics(unittest.TestCase):
         self.assertEqual(words, ["run=bench", "bench.ms=4", "bench.trials=2",
                                  "spinlock.kind=qspinlock", "seed=3"])
 
+    def test_settings_follow_the_main_run(self):
+        chosen, how = trace_cost.settings(["run=bench", "bench.ms=20", "bench.trials=2"])
+        self.assertEqual(chosen, {"rounds": trace_cost.FOLLOW_ROUNDS, "ms": 20, "trials": 2})
+        self.assertIn("bench.ms=20 and bench.trials=2", how)
+        chosen, _ = trace_cost.settings(["bench.ms=7", "seed=3"])
+        self.assertEqual(chosen, {"rounds": trace_cost.FOLLOW_ROUNDS, "ms": 7,
+                                  "trials": trace_cost.FULL["trials"]})
+        self.assertEqual(trace_cost.settings(["run=bench"])[0], trace_cost.FULL)
+        self.assertEqual(trace_cost.settings(["bench.ms=x"])[0], trace_cost.FULL)
+        self.assertEqual(trace_cost.settings(["quick", "bench.ms=20"])[0], trace_cost.QUICK)
+
     def test_median_of_per_round_ratios(self):
         table, rounds = trace_cost.compare(trace_cost.parse_runs(good_log(), "log"), "log")
         self.assertEqual(rounds, 3)
@@ -90,6 +101,7 @@ class Statistics(unittest.TestCase):
         table, _ = trace_cost.compare(trace_cost.parse_runs(good_log(), "log"), "log")
         line = trace_cost.goal_line(table)
         self.assertIn("not met (worst row spinlock get+put: 1.030)", line)
+        self.assertTrue(line.startswith(trace_cost.GOAL_LABEL + ": tracing off within 2%"), line)
         self.assertIn("noise floor (rows without hooks): xadd insn 1.000", line)
         quiet = {r: {b: (10.0 * (1.01 if b == "off" else 1.0), v[1]) for b, v in bs.items()}
                  for r, bs in ROUNDS.items()}
