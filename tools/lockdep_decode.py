@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""lockdep_decode.py - the code addresses of lockdep reports as file:line.
+"""lockdep_decode.py - the code addresses of lockdep and kcsan reports as file:line.
 
 Why: the kernel prints each acquisition in a report as "'class' at 0xADDR",
 the return address of the lock call (docs/lockdep.md); what a reader wants
 is the line that took the lock.  This reads a log (a file or stdin), and
-after every address in a "lockdep:" line writes "(function file:line)" from
+after every address in a "lockdep:" or "kcsan:" line (the two sites of a
+data race, docs/kcsan.md) writes "(function file:line)" from
 the ELF's debug information, with binutils' addr2line, as Linux's
 scripts/decode_stacktrace.sh does.  Each address is looked up less one byte:
 a return address is the first byte after the call, which may belong to the
 next line.
 
     tools/lockdep_decode.py build/kernel.elf LOG
+    tools/lockdep_decode.py build/kcsan/kernel.elf LOG     (make kcsan's kernel)
     tools/lockdep_decode.py --offset 0x555555554000 build/host/plain/test_lockdep LOG
 
 --offset is subtracted from every address first: the load address of a
@@ -25,6 +27,8 @@ import subprocess
 import sys
 
 ADDR = re.compile(r"\bat (0x[0-9a-fA-F]+)")
+# The lines whose addresses are code addresses ("on 0x..." in a kcsan line is data: left alone).
+DECODED = re.compile(r"\b(lockdep|kcsan):")
 
 
 def decode(elf, addrs):
@@ -64,13 +68,13 @@ def decode(elf, addrs):
 
 
 def decode_lines(lines, elf, offset):
-    """The lines with every address of a lockdep line followed by its decoding."""
-    addrs = [int(m.group(1), 16) - offset for line in lines if "lockdep:" in line
+    """The lines with every address of a lockdep or kcsan line followed by its decoding."""
+    addrs = [int(m.group(1), 16) - offset for line in lines if DECODED.search(line)
              for m in ADDR.finditer(line)]
     names = decode(elf, addrs)
 
     def one(line):
-        if "lockdep:" not in line:
+        if not DECODED.search(line):
             return line
         return ADDR.sub(lambda m: f"{m.group(0)} ({names[int(m.group(1), 16) - offset]})", line)
     return [one(line) for line in lines]

@@ -3,9 +3,11 @@
 # run.sh - make run: boot under QEMU with the variables of docs/interface.md
 # (tools/run-qemu.sh), keep the serial log in build/run.serial and read it into
 # build/junit.xml for CI test views (docs/ci.md).  Exit status: the boot's.
+# KERNEL_ELF (make kcsan): that kernel, its log and junit.xml beside it.
 set -u
 cd "$(dirname "$0")/.."
-tools/run-qemu.sh build/run.serial
+out=$(dirname "${KERNEL_ELF:-build/kernel.elf}")
+tools/run-qemu.sh "$out/run.serial"
 status=$?
-python3 tools/ktap_junit.py --run build/run.serial --status "$status" -o build/junit.xml
+python3 tools/ktap_junit.py --run "$out/run.serial" --status "$status" -o "$out/junit.xml"
 exit "$status"
