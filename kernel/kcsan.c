@@ -352,37 +352,21 @@ out:
 #define IP ((uintptr_t)__builtin_return_address(0))
 
 /* The plain accesses, by size, and their unaligned and volatile (marked) forms. */
-#define DEFINE_ACCESS(size)                                                                        \
-	void __tsan_read##size(void *p);                                                           \
-	void __tsan_write##size(void *p);                                                          \
-	void __tsan_unaligned_read##size(void *p);                                                 \
-	void __tsan_unaligned_write##size(void *p);                                                \
-	void __tsan_volatile_read##size(void *p);                                                  \
-	void __tsan_volatile_write##size(void *p);                                                 \
-	void __tsan_read##size(void *p)                                                            \
+/* One entry point: an access of @size bytes, @write or not, @marked or plain. */
+#define DEFINE_CHECK(name, size, write, marked)                                                    \
+	void name(void *p);                                                                        \
+	void name(void *p)                                                                         \
 	{                                                                                          \
-		check((uintptr_t)p, size, false, false, IP);                                       \
-	}                                                                                          \
-	void __tsan_write##size(void *p)                                                           \
-	{                                                                                          \
-		check((uintptr_t)p, size, true, false, IP);                                        \
-	}                                                                                          \
-	void __tsan_unaligned_read##size(void *p)                                                  \
-	{                                                                                          \
-		check((uintptr_t)p, size, false, false, IP);                                       \
-	}                                                                                          \
-	void __tsan_unaligned_write##size(void *p)                                                 \
-	{                                                                                          \
-		check((uintptr_t)p, size, true, false, IP);                                        \
-	}                                                                                          \
-	void __tsan_volatile_read##size(void *p)                                                   \
-	{                                                                                          \
-		check((uintptr_t)p, size, false, true, IP);                                        \
-	}                                                                                          \
-	void __tsan_volatile_write##size(void *p)                                                  \
-	{                                                                                          \
-		check((uintptr_t)p, size, true, true, IP);                                         \
+		check((uintptr_t)p, size, write, marked, IP);                                      \
 	}
+
+#define DEFINE_ACCESS(size)                                                                        \
+	DEFINE_CHECK(__tsan_read##size, size, false, false)                                        \
+	DEFINE_CHECK(__tsan_write##size, size, true, false)                                        \
+	DEFINE_CHECK(__tsan_unaligned_read##size, size, false, false)                              \
+	DEFINE_CHECK(__tsan_unaligned_write##size, size, true, false)                              \
+	DEFINE_CHECK(__tsan_volatile_read##size, size, false, true)                                \
+	DEFINE_CHECK(__tsan_volatile_write##size, size, true, true)
 
 DEFINE_ACCESS(1)
 DEFINE_ACCESS(2)
@@ -391,18 +375,17 @@ DEFINE_ACCESS(8)
 DEFINE_ACCESS(16)
 
 /* Struct copies and the like: one access of the whole range (watched up to KCSAN_WATCH_SIZE_MAX). */
-void __tsan_read_range(void *p, unsigned long size);
-void __tsan_write_range(void *p, unsigned long size);
-void __tsan_read_range(void *p, unsigned long size)
-{
-	check((uintptr_t)p, size > KCSAN_WATCH_SIZE_MAX ? KCSAN_WATCH_SIZE_MAX : (unsigned)size,
-	      false, false, IP);
-}
-void __tsan_write_range(void *p, unsigned long size)
-{
-	check((uintptr_t)p, size > KCSAN_WATCH_SIZE_MAX ? KCSAN_WATCH_SIZE_MAX : (unsigned)size,
-	      true, false, IP);
-}
+#define DEFINE_RANGE(name, write)                                                                  \
+	void name(void *p, unsigned long size);                                                    \
+	void name(void *p, unsigned long size)                                                     \
+	{                                                                                          \
+		check((uintptr_t)p,                                                                \
+		      size > KCSAN_WATCH_SIZE_MAX ? KCSAN_WATCH_SIZE_MAX : (unsigned)size, write,  \
+		      false, IP);                                                                  \
+	}
+
+DEFINE_RANGE(__tsan_read_range, false)
+DEFINE_RANGE(__tsan_write_range, true)
 
 /*
  * The atomics (lib/atomic.h's __atomic builtins in this build): marked
@@ -412,16 +395,6 @@ void __tsan_write_range(void *p, unsigned long size)
 #define DEFINE_ATOMIC(bits, type)                                                                  \
 	type __tsan_atomic##bits##_load(const volatile type *p, int mo);                           \
 	void __tsan_atomic##bits##_store(volatile type *p, type v, int mo);                        \
-	type __tsan_atomic##bits##_exchange(volatile type *p, type v, int mo);                     \
-	type __tsan_atomic##bits##_fetch_add(volatile type *p, type v, int mo);                    \
-	type __tsan_atomic##bits##_fetch_sub(volatile type *p, type v, int mo);                    \
-	type __tsan_atomic##bits##_fetch_and(volatile type *p, type v, int mo);                    \
-	type __tsan_atomic##bits##_fetch_or(volatile type *p, type v, int mo);                     \
-	type __tsan_atomic##bits##_fetch_xor(volatile type *p, type v, int mo);                    \
-	int __tsan_atomic##bits##_compare_exchange_strong(volatile type *p, type *old, type v,     \
-							  int mo, int fmo);                        \
-	int __tsan_atomic##bits##_compare_exchange_weak(volatile type *p, type *old, type v,       \
-							int mo, int fmo);                          \
 	type __tsan_atomic##bits##_load(const volatile type *p, int mo)                            \
 	{                                                                                          \
 		(void)mo;                                                                          \
@@ -440,24 +413,24 @@ void __tsan_write_range(void *p, unsigned long size)
 	DEFINE_RMW(bits, type, fetch_and, __atomic_fetch_and)                                      \
 	DEFINE_RMW(bits, type, fetch_or, __atomic_fetch_or)                                        \
 	DEFINE_RMW(bits, type, fetch_xor, __atomic_fetch_xor)                                      \
-	int __tsan_atomic##bits##_compare_exchange_strong(volatile type *p, type *old, type v,     \
+	DEFINE_CAS(bits, type, strong, false)                                                      \
+	DEFINE_CAS(bits, type, weak, true)
+
+/* A compare-exchange: a marked write whether or not it succeeds (it may). */
+#define DEFINE_CAS(bits, type, kind, weak)                                                         \
+	int __tsan_atomic##bits##_compare_exchange_##kind(volatile type *p, type *old, type v,     \
+							  int mo, int fmo);                        \
+	int __tsan_atomic##bits##_compare_exchange_##kind(volatile type *p, type *old, type v,     \
 							  int mo, int fmo)                         \
 	{                                                                                          \
 		(void)mo, (void)fmo;                                                               \
 		check((uintptr_t)p, bits / 8, true, true, IP);                                     \
-		return __atomic_compare_exchange_n(p, old, v, false, __ATOMIC_SEQ_CST,             \
-						   __ATOMIC_SEQ_CST);                              \
-	}                                                                                          \
-	int __tsan_atomic##bits##_compare_exchange_weak(volatile type *p, type *old, type v,       \
-							int mo, int fmo)                           \
-	{                                                                                          \
-		(void)mo, (void)fmo;                                                               \
-		check((uintptr_t)p, bits / 8, true, true, IP);                                     \
-		return __atomic_compare_exchange_n(p, old, v, true, __ATOMIC_SEQ_CST,              \
+		return __atomic_compare_exchange_n(p, old, v, weak, __ATOMIC_SEQ_CST,              \
 						   __ATOMIC_SEQ_CST);                              \
 	}
 
 #define DEFINE_RMW(bits, type, op, builtin)                                                        \
+	type __tsan_atomic##bits##_##op(volatile type *p, type v, int mo);                         \
 	type __tsan_atomic##bits##_##op(volatile type *p, type v, int mo)                          \
 	{                                                                                          \
 		(void)mo;                                                                          \

@@ -274,7 +274,7 @@ check progress-moves env ACCEL=tcg SMP=4 TIMEOUT=${TIMEOUT:-300} \
 boot tcg-no-cx16 ACCEL=tcg SMP=2 CPU=max,-cx16 CMDLINE="run=lockref quick"
 check no-cx16-reported grep -q "16-byte form on its lock (no CX16)" "$LOGDIR/tcg-no-cx16.serial"
 # The race detector (make kcsan, docs/kcsan.md): its kernel built (15 s of CPU at -j2),
-# then its quick run at SMP=4 finds no data race and prints its summary (27-32 s under TCG,
+# then its quick run at SMP=4 finds no data race and prints its summary (27-44 s under TCG,
 # 5x the plain run's tests); torture.busted=race's plain counter and flag must be reported
 # and fail the run (8 s), each report's two sites decoded to test_race.c lines (3 s).
 check kcsan-build make -s -j2 build/kcsan/lockref.iso
