@@ -284,7 +284,7 @@ BOOT_TARGET=kcsan KERNEL_ELF=build/kcsan/kernel.elf boot kcsan-busted-race ACCEL
     CMDLINE="run=boot torture.busted=race quick" -- --expect-fail "FAIL: kcsan found [0-9]+ data race"
 check kcsan-busted-race-decoded sh -c 'tools/lockdep_decode.py build/kcsan/kernel.elf "$0" > "$0.decoded" &&
     grep "^kcsan: data race in .shared_counter_and_flag." "$0.decoded" &&
-    grep -q "^kcsan: data race in .shared_counter_and_flag. on 0x[0-9a-f]*: cpu [0-9] [a-z]* [0-9] bytes at 0x[0-9a-f]* ([a-z_]* test_race.c:[0-9]*.*), cpu [0-9] [a-z]* [0-9] bytes at 0x[0-9a-f]* ([a-z_]* test_race.c:[0-9]*" "$0.decoded" &&
+    grep -q "^kcsan: data race in .shared_counter_and_flag. on 0x[0-9a-f]* ([a-z_]*): cpu [0-9] [a-z]* [0-9] bytes at 0x[0-9a-f]* ([a-z_]* test_race.c:[0-9]*.*), cpu [0-9] [a-z]* [0-9] bytes at 0x[0-9a-f]* ([a-z_]* test_race.c:[0-9]*" "$0.decoded" &&
     ! grep "^kcsan:.*??" "$0.decoded"' "$LOGDIR/kcsan-busted-race.serial"
 # Negative controls: a broken lock must make the run fail, naming the invariant.
 boot busted-lockref ACCEL=tcg SMP=4 CMDLINE="run=lockref torture.busted=lockref quick trace=all trace.test=torture_mainline_8 trace.events=16384" -- \
