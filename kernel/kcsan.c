@@ -63,8 +63,11 @@ void kcsan_summary(void)
 
 /* Reports kept; more distinct pairs than this are counted, not printed. */
 #define KCSAN_REPORTS_MAX 64
-/* How long a watcher waits for the CPU that hit its watchpoint to write its site. */
-#define KCSAN_HIT_WAIT_US 1000
+/*
+ * How long a watcher waits for the CPU that hit its watchpoint to write its
+ * site: a few instructions, unless that (virtual) CPU was descheduled.
+ */
+#define KCSAN_HIT_WAIT_US 10000
 /* The report table's lock: bounded, and held only for a scan of the table. */
 #define KCSAN_LOCK_SPINS  10000000u
 
@@ -90,6 +93,7 @@ struct kcsan_report {
 	uintptr_t addr;
 	uint32_t cpu[2], size[2];
 	bool write[2], printed;
+	bool hit_lost; /* hit, but the other site never came (ip[1] is 0) */
 	const char *test;
 };
 
@@ -182,11 +186,11 @@ static void print_report(const struct kcsan_report *r)
 		    r->size[0], (unsigned long)r->ip[0], r->cpu[1], r->write[1] ? "write" : "read",
 		    r->size[1], (unsigned long)r->ip[1]);
 	else
-		printk(
-		    "kcsan: data race in '%s' on 0x%lx: cpu %u %s %u bytes at 0x%lx, value changed "
-		    "by an access not seen (unknown origin)\n",
-		    test, (unsigned long)r->addr, r->cpu[0], r->write[0] ? "write" : "read",
-		    r->size[0], (unsigned long)r->ip[0]);
+		printk("kcsan: data race in '%s' on 0x%lx: cpu %u %s %u bytes at 0x%lx, %s\n", test,
+		       (unsigned long)r->addr, r->cpu[0], r->write[0] ? "write" : "read",
+		       r->size[0], (unsigned long)r->ip[0],
+		       r->hit_lost ? "met by another CPU's access whose site did not come in time"
+				   : "value changed by an access not seen (unknown origin)");
 }
 
 void kcsan_flush(void)
@@ -306,6 +310,8 @@ static void watch(struct kcsan_cpu *c, unsigned cpu, uintptr_t addr, unsigned si
 			r.cpu[1] = hits[s].cpu;
 			r.size[1] = hits[s].size;
 			r.write[1] = hits[s].write;
+		} else {
+			r.hit_lost = true;
 		}
 		__atomic_store_n(&hits[s].ready, 0, __ATOMIC_RELAXED);
 	}
