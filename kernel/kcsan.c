@@ -119,7 +119,7 @@ void kcsan_init(void)
 	delay_min = tsc_from_us(opts.kcsan_delay_us) / 8;
 	delay_span = tsc_from_us(opts.kcsan_delay_us) - delay_min + 1;
 	for (unsigned i = 0; i < MAX_CPUS; i++)
-		kcsan_skip_init(&kc[i].skip, opts.seed * 0x9e3779b97f4a7c15ull + i + 1, skip_mean);
+		kcsan_skip_init(&kc[i].skip, opts.seed * KCSAN_SEED_SPREAD + i + 1, skip_mean);
 	printk("kcsan: on: %u slots, one access in ~%u watched for %u-%u us\n", nslots, skip_mean,
 	       opts.kcsan_delay_us / 8, opts.kcsan_delay_us);
 	__atomic_store_n(&on, true, __ATOMIC_RELEASE);

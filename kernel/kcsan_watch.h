@@ -110,6 +110,9 @@ struct kcsan_skip {
 	uint32_t left;
 };
 
+/* 2^64 / golden ratio: spreads seeds (and stands in for 0, which xorshift keeps at 0). */
+#define KCSAN_SEED_SPREAD 0x9e3779b97f4a7c15ull
+
 static inline uint64_t kcsan_rand(uint64_t *state)
 {
 	uint64_t x = *state;
@@ -129,7 +132,7 @@ static inline uint32_t kcsan_skip_draw(uint64_t *rng, unsigned skip)
 
 static inline void kcsan_skip_init(struct kcsan_skip *s, uint64_t seed, unsigned skip)
 {
-	s->rng = seed ? seed : 0x9e3779b97f4a7c15ull; /* xorshift stays 0 from 0 */
+	s->rng = seed ? seed : KCSAN_SEED_SPREAD;
 	s->left = kcsan_skip_draw(&s->rng, skip);
 }
 
