@@ -5,6 +5,7 @@
 #
 #   make               build/kernel.elf, build/lockref.iso (BIOS + UEFI), build/kernel.asm
 #   make run           boot under QEMU; exit 0 only if every test passed (tools/run.sh)
+#   make kcsan         the race-detecting kernel (build/kcsan), booted as make run (docs/kcsan.md)
 #   make test          every check, "N passed, N failed"; logs in build/test (tools/test.sh)
 #   make summary       the last make test as Markdown (tools/ci_summary.py)
 #   make bench         benchmarks in a guest: build/bench/report.md (tools/bench.sh)
@@ -62,7 +63,7 @@ NASMFLAGS := -f elf64 -Werror
 PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/apic.c kernel/cmdline.c \
 	kernel/cmdline_apply.c \
 	kernel/console.c kernel/cpuinfo.c kernel/fence.c kernel/font8x16.c kernel/heap.c kernel/idt.c \
-	kernel/ktest.c kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c kernel/multiboot2.c kernel/panic.c kernel/percpu.c \
+	kernel/kcsan.c kernel/ktest.c kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c kernel/multiboot2.c kernel/panic.c kernel/percpu.c \
 	kernel/platform.c kernel/power.c kernel/progress.c kernel/results.c kernel/screen.c kernel/serial.c kernel/smp.c \
 	kernel/topology_read.c kernel/trap.c kernel/tsc.c kernel/vm.c
 LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c lib/qspinlock.c lib/qspinlock_pv.c lib/trace.c \
@@ -75,7 +76,7 @@ FS_SRCS := fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/fs_w
 BENCH_SRCS := bench/bench.c bench/bench_pathwalk.c bench/bench_ref.c bench/bench_refcount.c \
 	bench/bench_retry.c bench/bench_stats.c bench/bench_uncontended.c bench/cas_loop.c \
 	bench/bench_plan.c bench/bench_c2c.c
-SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/test_fs.c kernel/test/test_lockdep.c \
+SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/test_fs.c kernel/test/test_lockdep.c kernel/test/test_race.c \
 	kernel/test/torture_lockref.c kernel/test/torture_spinlock.c kernel/test/bench_ktest.c \
 	fs/test/fs_cases_paths.c fs/test/fs_cases_tree.c fs/test/fs_suite.c fs/test/fs_torture.c \
 	$(BENCH_SRCS)
@@ -112,7 +113,7 @@ $(patsubst %.c,$(NATIVE)/untraced/%.o,$(NATIVE_HOST_SRCS)): NATIVE_CFLAGS += -iq
 	-iquote tests/host
 $(NATIVE_UNTRACED_OBJS): NATIVE_CFLAGS += -DTRACE_COMPILED_OUT
 
-.PHONY: all run test summary bench bench-native trace bochs debug deps clean format host-tests \
+.PHONY: all run kcsan test summary bench bench-native trace bochs debug deps clean format host-tests \
 	fuzz lock-rules help
 all: $(ISO) $(BUILD)/kernel.asm
 
@@ -163,6 +164,39 @@ run: $(KERNEL)
 
 bochs: $(KERNEL)
 	$(Q)tools/run-bochs.sh
+
+# The data race detector (docs/kcsan.md): the same sources under GCC's
+# -fsanitize=thread in build/kcsan, with lib/atomic.h's __atomic form so the
+# atomics reach the runtime (kernel/kcsan.c) as marked accesses, and volatile
+# accesses told apart (marked too).  Not instrumented: the runtime, the
+# exception/NMI and panic paths, and the per-CPU hookup, which runs before
+# the CPU's per-CPU data exists.  The boot code (assembly) is the plain build's.
+KCSAN        := $(BUILD)/kcsan
+KCSAN_KERNEL := $(KCSAN)/kernel.elf
+KCSAN_ISO    := $(KCSAN)/lockref.iso
+KCSAN_EXEMPT := kernel/kcsan.c kernel/trap.c kernel/panic.c kernel/percpu.c
+KCSAN_CFLAGS := -DKCSAN_BUILD -DLIB_ATOMIC_BUILTINS
+KCSAN_TSAN   := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
+	--param tsan-distinguish-volatile=1
+KCSAN_OBJS   := $(patsubst %.c,$(KCSAN)/obj/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/obj/%.o,$(ASM_SRCS))
+$(patsubst %.c,$(KCSAN)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
+$(patsubst %.c,$(KCSAN)/obj/%.o,$(filter-out $(KCSAN_EXEMPT),$(C_SRCS))): KERNEL_CFLAGS += $(KCSAN_TSAN)
+
+$(KCSAN)/obj/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	$(quiet) CC-KCSAN $<
+	$(Q)$(CC) $(KERNEL_CFLAGS) $(KCSAN_CFLAGS) -c $< -o $@
+
+$(KCSAN_KERNEL): $(KCSAN_OBJS) linker.ld
+	$(quiet) LD $@
+	$(Q)$(CC) $(KERNEL_LDFLAGS) -o $@ $(KCSAN_OBJS) -lgcc
+
+$(KCSAN_ISO): $(KCSAN_KERNEL) iso/boot/grub/grub.cfg tools/mkiso.sh
+	$(quiet) ISO $@
+	$(Q)KERNEL_ELF=$(KCSAN_KERNEL) tools/mkiso.sh --menu $@
+
+kcsan: $(KCSAN_ISO)
+	$(Q)KERNEL_ELF=$(KCSAN_KERNEL) tools/run.sh
 
 # QEMU stopped at the first instruction, gdb stub on localhost:1234.
 debug: $(KERNEL)
@@ -224,4 +258,4 @@ clean:
 help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' Makefile
 
--include $(OBJS:.o=.d) $(NATIVE_OBJS:.o=.d) $(NATIVE_UNTRACED_OBJS:.o=.d) $(LOCK_RULES_OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(KCSAN_OBJS:.o=.d) $(NATIVE_OBJS:.o=.d) $(NATIVE_UNTRACED_OBJS:.o=.d) $(LOCK_RULES_OBJS:.o=.d)

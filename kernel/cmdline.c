@@ -8,6 +8,7 @@
  * arguments with this same file, so both take the same words.
  */
 #include "cmdline.h"
+#include "kcsan_watch.h"
 
 #include "lockref.h"
 #include "platform.h"
@@ -279,6 +280,7 @@ static const char *const busted_names[] = {"lockref",
 					   "qspinlock-skip-head",
 					   "qspinlock-early-handoff",
 					   "qspinlock-plain-tail",
+					   "race",
 					   NULL};
 static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
 /* Indexed by enum exit_kind; power.c names the choice in its last line. */
@@ -308,6 +310,10 @@ DEFINE_SETTER(set_trace_events, trace_events, unsigned, 0)
 DEFINE_SETTER(set_lockdep, lockdep, int, 0)
 DEFINE_SETTER(set_lockdep_panic, lockdep_panic, bool, 0)
 DEFINE_SETTER(set_fs_walk, fs_walk, unsigned, 0)
+DEFINE_SETTER(set_kcsan, kcsan, int, 0)
+DEFINE_SETTER(set_kcsan_skip, kcsan_skip, unsigned, 0)
+DEFINE_SETTER(set_kcsan_delay, kcsan_delay_us, unsigned, 0)
+DEFINE_SETTER(set_kcsan_slots, kcsan_slots, unsigned, 0)
 
 /* fs.walk=: RCU-walk (the default) or a reference on every component (fs/fs.h). */
 const char *const fs_walk_names[] = {"rcu", "ref", NULL};
@@ -451,7 +457,7 @@ static const struct option options[] = {
     {"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
     {"torture.busted", OPT_CHOICE,
      "lockref, spinlock, qspinlock, abba, unfair, qspinlock-skip-head, "
-     "qspinlock-early-handoff or qspinlock-plain-tail",
+     "qspinlock-early-handoff, qspinlock-plain-tail or race",
      0, 0, busted_names, set_busted},
     {"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
     {"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
@@ -475,6 +481,12 @@ static const struct option options[] = {
     {"bench.cpus", OPT_SPECIAL, "geo, all, or a comma list of CPU counts from 1 to 256", 0, 0, NULL,
      NULL},
     {"bench.plan", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_bench_plan},
+    {"kcsan", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_kcsan},
+    {"kcsan.skip", OPT_NUMBER, "a count from 1 to 1000000", 1, KCSAN_SKIP_MAX, NULL,
+     set_kcsan_skip},
+    {"kcsan.delay", OPT_NUMBER, "microseconds from 8 to 10000", 8, KCSAN_DELAY_MAX, NULL,
+     set_kcsan_delay},
+    {"kcsan.slots", OPT_NUMBER, "a count from 1 to 64", 1, KCSAN_SLOTS_MAX, NULL, set_kcsan_slots},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -603,6 +615,10 @@ void cmdline_parse(const char *line)
 	    .spinlock_kind = SPIN_KIND_TICKET,
 	    .trace_events = TRACE_EVENTS_DEFAULT,
 	    .lockdep = -1,
+	    .kcsan = -1,
+	    .kcsan_skip = KCSAN_SKIP_DEFAULT,
+	    .kcsan_delay_us = KCSAN_DELAY_DEFAULT,
+	    .kcsan_slots = KCSAN_SLOTS_MAX,
 	};
 	const char *seen[NOPTIONS] = {NULL};
 

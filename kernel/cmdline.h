@@ -43,6 +43,7 @@ enum busted_kind {
 	BUSTED_QSPINLOCK_SKIP_HEAD,
 	BUSTED_QSPINLOCK_EARLY_HANDOFF,
 	BUSTED_QSPINLOCK_PLAIN_TAIL,
+	BUSTED_RACE, /* plain shared counter and flag (kernel/test/test_race.c) */
 };
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
@@ -87,7 +88,11 @@ struct kernel_options {
 	unsigned bench_cpus;		 /* BENCH_CPUS_GEO (default), _ALL or _LIST */
 	unsigned bench_cpus_n;		 /* bench.cpus=LIST: how many counts, ascending */
 	uint16_t bench_cpus_list[BENCH_CPUS_LIST_MAX];
-	bool bench_plan; /* bench.plan=1: print the sweep and its estimate, run nothing */
+	bool bench_plan;	 /* bench.plan=1: print the sweep and its estimate, run nothing */
+	int kcsan;		 /* kcsan=: 1 on, 0 off, -1 not given (on where built in) */
+	unsigned kcsan_skip;	 /* kcsan.skip=: accesses between watchpoints, on average */
+	unsigned kcsan_delay_us; /* kcsan.delay=: the longest watch, microseconds */
+	unsigned kcsan_slots;	 /* kcsan.slots=: watchpoints at once */
 };
 
 extern struct kernel_options opts;

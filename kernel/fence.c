@@ -26,6 +26,7 @@
 #include "atomic.h"
 #include "apic.h"
 #include "cpu.h"
+#include "kcsan.h"
 #include "percpu.h"
 #include "platform.h"
 #include "panic.h"
@@ -92,7 +93,8 @@ void fence_others(void)
 	atomic_store8(&fence_busy, 0);
 }
 
-bool fence_answer_nmi(void)
+/* From the NMI handler, which may interrupt the race detector's own runtime. */
+KCSAN_EXEMPT bool fence_answer_nmi(void)
 {
 	struct cpu *c = this_cpu();
 	uint64_t asked = atomic_load64(&c->fence_asked);

@@ -27,6 +27,7 @@
 #include "barrier.h"
 #include "cmdline.h"
 #include "console.h"
+#include "kcsan.h"
 #include "lockdep.h"
 #include "percpu.h"
 #include "printf.h"
@@ -302,8 +303,9 @@ static bool run_one(const struct ktest *test, unsigned number)
 	console_set_test_prefixes(KTAP_DIAG_PREFIX, KTAP_INDENT);
 	/* Benchmarks measure the locks, not the checker: it is off while they run. */
 	bool bench = strcmp(test->suite, "bench") == 0, checking = lockdep_enabled();
-	uint64_t reports = lockdep_reports();
+	uint64_t reports = lockdep_reports(), races = kcsan_races();
 
+	kcsan_set_test(test->name);
 	if (bench && checking)
 		lockdep_set(false);
 	uint64_t start = tsc_now();
@@ -357,6 +359,14 @@ static bool run_one(const struct ktest *test, unsigned number)
 		printk(KTAP_DIAG_PREFIX "FAIL: lockdep reported %llu possible deadlock(s) during "
 					"this test (the lines above start with 'lockdep:')\n",
 		       (unsigned long long)(lockdep_reports() - reports));
+		s->failed = true;
+	}
+	kcsan_set_test(NULL);
+	kcsan_flush(); /* this test's races, before its verdict */
+	if (kcsan_races() != races) {
+		printk(KTAP_DIAG_PREFIX "FAIL: kcsan found %llu data race(s) during this test (the "
+					"lines above start with 'kcsan:')\n",
+		       (unsigned long long)(kcsan_races() - races));
 		s->failed = true;
 	}
 	/* A "# duration" diagnostic: readers take it as the time of the result below. */
@@ -436,6 +446,14 @@ bool ktest_run(unsigned mask)
 		       "%llu reports\n",
 		       ld.classes, ld.edges, ld.locks, ld.max_depth,
 		       (unsigned long long)lockdep_reports());
+	}
+	uint64_t races = kcsan_races();
+
+	kcsan_summary(); /* # KCSAN, with the races found outside any test */
+	if (races) {
+		printk("# kcsan: %llu data race(s) in this run: it fails\n",
+		       (unsigned long long)races);
+		all_ok = false;
 	}
 	/* A word that selects what is tested was not carried out: this was not the run asked for. */
 	if (cmdline_fails()) {

@@ -15,6 +15,7 @@
 #include "heap.h"
 #include "ktest.h"
 #include "multiboot2.h"
+#include "kcsan.h"
 #include "percpu.h"
 #include "power.h"
 #include "printf.h"
@@ -102,6 +103,7 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 						  : "no hypervisor in CPUID",
 			       boot_locks_reinit);
 	cmdline_apply_lockref();	/* lockref.*=: the boot policy */
+	kcsan_init();			/* kcsan=: races watched from here, on every CPU */
 	smp_start_aps(&bi, info_range); /* every CPU, or a line saying why not */
 	topology_init();		/* CPUID on every CPU: packages, cores, LLC groups */
 	print_env();

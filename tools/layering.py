@@ -37,7 +37,10 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Where the atomics go through lib/atomic.h.  fs/ joins this list once its own
 # builtins are converted.
 ATOMIC_DIRS = ["lib", "kernel", "kernel/test", "bench", "fs", "fs/test"]
-ATOMIC_HOME = os.path.join("lib", "atomic.h")
+# The other home: the race detector's runtime (make kcsan, docs/kcsan.md) is what
+# lib/atomic.h's builtins become in the instrumented kernel (__tsan_atomic*), so it
+# must perform each operation with a builtin itself.
+ATOMIC_HOMES = (os.path.join("lib", "atomic.h"), os.path.join("kernel", "kcsan.c"))
 RAW_ATOMIC = re.compile(r"\b__atomic_\w+")
 
 
@@ -129,12 +132,12 @@ def cycles(graph):
 
 
 def raw_atomics(root="."):
-    """FILE:LINE: what, for each __atomic builtin in ATOMIC_DIRS outside lib/atomic.h."""
+    """FILE:LINE: what, for each __atomic builtin in ATOMIC_DIRS outside ATOMIC_HOMES."""
     out = []
     for d in ATOMIC_DIRS:
         for name in sorted(os.listdir(os.path.join(root, d))):
             path = os.path.join(d, name)
-            if not name.endswith((".c", ".h")) or path == ATOMIC_HOME:
+            if not name.endswith((".c", ".h")) or path in ATOMIC_HOMES:
                 continue
             with open(os.path.join(root, path), errors="replace") as f:
                 for number, line in enumerate(f, 1):
@@ -169,7 +172,7 @@ def main():
     for line in raw:
         print(f"layering: raw atomic: {line}")
     print(f"layering: {len(raw)} raw __atomic builtin(s) in {', '.join(ATOMIC_DIRS)} "
-          f"outside {ATOMIC_HOME}")
+          f"outside {' and '.join(ATOMIC_HOMES)}")
     return 1 if bad or raw else 0
 
 

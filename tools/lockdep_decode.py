@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""lockdep_decode.py - the code addresses of lockdep reports as file:line.
+"""lockdep_decode.py - the code addresses of lockdep and kcsan reports as file:line.
 
 Why: the kernel prints each acquisition in a report as "'class' at 0xADDR",
 the return address of the lock call (docs/lockdep.md); what a reader wants
 is the line that took the lock.  This reads a log (a file or stdin), and
-after every address in a "lockdep:" line writes "(function file:line)" from
+after every address in a "lockdep:" or "kcsan:" line (the two sites of a
+data race, docs/kcsan.md) writes "(function file:line)" from
 the ELF's debug information, with binutils' addr2line, as Linux's
 scripts/decode_stacktrace.sh does.  Each address is looked up less one byte:
 a return address is the first byte after the call, which may belong to the
-next line.
+next line.  A kcsan line's data address ("on 0xADDR") gets the name of the
+variable that holds it, from the ELF's symbols (nm): "(counter)", "(cpus+0x48)".
 
     tools/lockdep_decode.py build/kernel.elf LOG
+    tools/lockdep_decode.py build/kcsan/kernel.elf LOG     (make kcsan's kernel)
     tools/lockdep_decode.py --offset 0x555555554000 build/host/plain/test_lockdep LOG
 
 --offset is subtracted from every address first: the load address of a
@@ -25,6 +28,33 @@ import subprocess
 import sys
 
 ADDR = re.compile(r"\bat (0x[0-9a-fA-F]+)")
+# The lines whose "at 0x..." addresses are code addresses.
+DECODED = re.compile(r"\b(lockdep|kcsan):")
+# A kcsan line's data address ("on 0x..."): named by the symbol that holds it.
+DATA = re.compile(r"^kcsan: .*?\bon (0x[0-9a-fA-F]+)")
+
+
+def data_symbols(elf):
+    """[(start, size, name)] of the ELF's data objects, by address (binutils' nm)."""
+    try:
+        out = subprocess.run(["nm", "-S", "-n", "--defined-only", elf], check=True,
+                             capture_output=True, text=True).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise ValueError(f"nm on {elf}: {e}") from e
+    syms = []
+    for line in out:
+        f = line.split()
+        if len(f) == 4 and f[2] in "bBdDrRgGsS":
+            syms.append((int(f[0], 16), int(f[1], 16), f[3]))
+    return syms
+
+
+def data_name(syms, addr):
+    """ "name" or "name+off" of the object holding @addr, or None."""
+    for start, size, name in syms:
+        if start <= addr < start + size:
+            return name if addr == start else f"{name}+{addr - start:#x}"
+    return None
 
 
 def decode(elf, addrs):
@@ -64,15 +94,19 @@ def decode(elf, addrs):
 
 
 def decode_lines(lines, elf, offset):
-    """The lines with every address of a lockdep line followed by its decoding."""
-    addrs = [int(m.group(1), 16) - offset for line in lines if "lockdep:" in line
+    """The lines with every address of a lockdep or kcsan line followed by its decoding."""
+    addrs = [int(m.group(1), 16) - offset for line in lines if DECODED.search(line)
              for m in ADDR.finditer(line)]
     names = decode(elf, addrs)
+    syms = data_symbols(elf) if any(DATA.search(line) for line in lines) else []
 
     def one(line):
-        if "lockdep:" not in line:
+        if not DECODED.search(line):
             return line
-        return ADDR.sub(lambda m: f"{m.group(0)} ({names[int(m.group(1), 16) - offset]})", line)
+        line = ADDR.sub(lambda m: f"{m.group(0)} ({names[int(m.group(1), 16) - offset]})", line)
+        m = DATA.search(line)
+        var = data_name(syms, int(m.group(1), 16) - offset) if m else None
+        return line[:m.end()] + f" ({var})" + line[m.end():] if var else line
     return [one(line) for line in lines]
 
 

@@ -11,11 +11,13 @@
 # the ISO's grub.cfg.  The kernel goes in without debug sections: GRUB
 # reads every byte through the firmware, which under nested KVM costs a VM
 # exit per sector (addresses, and so backtraces, are unchanged).
+# KERNEL_ELF: another kernel (make kcsan: build/kcsan/kernel.elf).
 set -eu
+KERNEL_ELF=${KERNEL_ELF:-build/kernel.elf}
 
 # rescue TREE ISO: the kernel into TREE, then TREE into ISO; GRUB's log only on failure.
 rescue() {
-    strip --strip-debug -o "$1/boot/kernel.elf" build/kernel.elf
+    strip --strip-debug -o "$1/boot/kernel.elf" "$KERNEL_ELF"
     grub-mkrescue -o "$2" "$1" >"$1.log" 2>&1 || { cat "$1.log" >&2; exit 1; }
 }
 

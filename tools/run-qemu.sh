@@ -7,7 +7,8 @@
 #
 # Environment (docs/interface.md): SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT.
 # DEBUG=1 (make debug): QEMU starts stopped with a gdb stub on localhost:1234
-# and no time limit; tools/kernel.gdb attaches.
+# and no time limit; tools/kernel.gdb attaches.  KERNEL_ELF: boot another
+# kernel than build/kernel.elf (make kcsan: build/kcsan/kernel.elf).
 # QEMU_MONITOR=PATH: the QEMU monitor on that Unix socket (for screendump;
 # tools/screen_shot.sh).  DEBUG_EXIT=0: no isa-debug-exit device, as on a
 # real PC: the kernel then stays on (exit=auto) until TIMEOUT.
@@ -22,7 +23,8 @@ cd "$(dirname "$0")/.."
 SMP=${SMP:-4} ACCEL=${ACCEL:-auto} MACHINE=${MACHINE:-q35} FIRMWARE=${FIRMWARE:-bios}
 MEM=${MEM:-512M} CPU=${CPU:-auto} CMDLINE=${CMDLINE:-} TIMEOUT=${TIMEOUT:-300}
 LOG=${1:-}
-KERNEL=build/kernel.elf
+KERNEL=${KERNEL_ELF:-build/kernel.elf}
+export KERNEL_ELF=$KERNEL # tools/mkiso.sh
 OVMF_CODE=/usr/share/OVMF/OVMF_CODE_4M.fd
 OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
 

@@ -5,9 +5,11 @@
 # build/junit.xml for CI test views (docs/ci.md), and keep the ISO it booted in
 # build/run.iso (CMDLINE in its GRUB entry: a USB stick runs the same).
 # Exit status: the boot's.
+# KERNEL_ELF (make kcsan): that kernel, its log, junit.xml and ISO beside it.
 set -u
 cd "$(dirname "$0")/.."
-KEEP_ISO=build/run.iso tools/run-qemu.sh build/run.serial
+out=$(dirname "${KERNEL_ELF:-build/kernel.elf}")
+KEEP_ISO=$out/run.iso tools/run-qemu.sh "$out/run.serial"
 status=$?
-python3 tools/ktap_junit.py --run build/run.serial --status "$status" -o build/junit.xml
+python3 tools/ktap_junit.py --run "$out/run.serial" --status "$status" -o "$out/junit.xml"
 exit "$status"

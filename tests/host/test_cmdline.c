@@ -10,6 +10,7 @@
  */
 #include "check.h"
 #include "cmdline.h"
+#include "kcsan_watch.h"
 #include "platform.h"
 #include "platform_host.h"
 
@@ -222,6 +223,30 @@ int main(void)
 	CHECK(parse("bench.place=far") == 1 &&
 		  strstr(last_line, "expected cores, compact or spread") && opts.bench_place == 0,
 	      "bad bench.place= accepted: '%s'", last_line);
+
+	/* kcsan= and its options: not given is -1 (on where built in); each bound exact. */
+	CHECK(parse("") == 0 && opts.kcsan == -1 && opts.kcsan_skip == KCSAN_SKIP_DEFAULT &&
+		  opts.kcsan_delay_us == KCSAN_DELAY_DEFAULT && opts.kcsan_slots == KCSAN_SLOTS_MAX,
+	      "kcsan defaults: %d %u %u %u", opts.kcsan, opts.kcsan_skip, opts.kcsan_delay_us,
+	      opts.kcsan_slots);
+	CHECK(parse("kcsan=off kcsan.skip=1 kcsan.delay=8 kcsan.slots=1") == 0 && opts.kcsan == 0 &&
+		  opts.kcsan_skip == 1 && opts.kcsan_delay_us == 8 && opts.kcsan_slots == 1,
+	      "kcsan lower bounds: %d %u %u %u", opts.kcsan, opts.kcsan_skip, opts.kcsan_delay_us,
+	      opts.kcsan_slots);
+	CHECK(parse("kcsan=on kcsan.skip=1000000 kcsan.delay=10000 kcsan.slots=64") == 0 &&
+		  opts.kcsan == 1 && opts.kcsan_skip == KCSAN_SKIP_MAX &&
+		  opts.kcsan_delay_us == KCSAN_DELAY_MAX && opts.kcsan_slots == KCSAN_SLOTS_MAX,
+	      "kcsan upper bounds");
+	CHECK(parse("kcsan.skip=0") == 1 &&
+		  strstr(last_line, "cmdline: 'kcsan.skip=0': expected a count from 1 to 1000000; "
+				    "keeping the default") &&
+		  opts.kcsan_skip == KCSAN_SKIP_DEFAULT,
+	      "kcsan.skip=0: '%s'", last_line);
+	CHECK(parse("kcsan.skip=1000001 kcsan.delay=7 kcsan.delay=10001 kcsan.slots=0 "
+		    "kcsan.slots=65 kcsan=yes") == 6 &&
+		  opts.kcsan == -1 && opts.kcsan_skip == KCSAN_SKIP_DEFAULT &&
+		  opts.kcsan_delay_us == KCSAN_DELAY_DEFAULT && opts.kcsan_slots == KCSAN_SLOTS_MAX,
+	      "out-of-range kcsan words: '%s'", last_line);
 
 	/* selftest.stall=CPU:MS[:where]: all or nothing, one line for each bad word. */
 	CHECK(parse("selftest.stall=1:3000:deadline") == 0 && opts.stall_cpu == 1 &&

@@ -57,6 +57,22 @@ class Decode(unittest.TestCase):
         self.assertIn("'test:b' taken at", got[1])
         self.assertIn("'test:a' taken at", got[2])
 
+    def test_kcsan_line_names_sites_and_variable(self):
+        nm = subprocess.run(["nm", "-S", "--defined-only", BIN], check=True, capture_output=True,
+                            text=True).stdout
+        var = next(m for m in re.finditer(r"^([0-9a-f]+) ([0-9a-f]+) [bBdD] (\w+)$", nm, re.M)
+                   if int(m.group(2), 16) > 1)
+        data = int(var.group(1), 16) + self.offset
+        main_run = int(re.search(r"main at (0x[0-9a-f]+)", self.out).group(1), 16)
+        line = (f"kcsan: data race in 'x' on {data + 1:#x}: cpu 0 read 1 bytes at "
+                f"{main_run + 1:#x}, value changed by an access not seen (unknown origin)")
+        got = lockdep_decode.decode_lines([line], BIN, self.offset)[0]
+        self.assertIn(f"on {data + 1:#x} ({var.group(3)}+0x1): cpu 0", got)
+        self.assertIn(f"at {main_run + 1:#x} (main test_lockdep.c:", got)
+        # An address in no object is left as it is.
+        nowhere = "kcsan: data race in 'x' on 0xffffffffffff0000: none"
+        self.assertEqual(lockdep_decode.decode_lines([nowhere], BIN, 0), [nowhere])
+
     def test_other_lines_pass_unchanged(self):
         lines = ["boot: hello at 0x1234", "lockdep: none here"]
         self.assertEqual(lockdep_decode.decode_lines(lines, BIN, 0), lines)

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kcsan.c - the data race detector's runtime (kcsan.h, docs/kcsan.md).
+ *
+ * This file is never instrumented (the Makefile leaves it out of
+ * -fsanitize=thread): it is what the instrumentation calls.
+ *
+ * Each instrumented access: first every CPU looks for a watchpoint of
+ * another CPU that the access meets (kcsan_watch.h: same bytes, one side a
+ * write), and marks it hit with its own site.  Then, for plain accesses
+ * only, the CPU counts down its skip counter; at zero it arms a watchpoint
+ * for this access, reads the value, waits (a TSC delay), reads it again and
+ * removes the watchpoint.  Hit: a race with both sites.  Value changed
+ * without a hit: a race with an access the detector could not see (unknown
+ * origin: inline assembly, a CPU that did not sample, a device).
+ *
+ * Reports are kept in a table, not printed where found: the access may be
+ * inside the console lock or an interrupt.  CPU 0 prints them after each
+ * test (kcsan_flush) and at the end (kcsan_summary).
+ */
+#include "kcsan.h"
+
+#include "cmdline.h"
+#include "console.h"
+#include "kcsan_watch.h"
+#include "limits.h"
+#include "percpu.h"
+#include "tsc.h"
+
+#ifndef KCSAN_BUILD
+
+void kcsan_init(void)
+{
+	if (opts.kcsan == 1)
+		printk("kcsan: this kernel was built without instrumentation (make kcsan builds "
+		       "one); kcsan=on ignored\n");
+}
+
+bool kcsan_enabled(void)
+{
+	return false;
+}
+
+void kcsan_set_test(const char *name)
+{
+	(void)name;
+}
+
+uint64_t kcsan_races(void)
+{
+	return 0;
+}
+
+void kcsan_flush(void)
+{
+}
+
+void kcsan_summary(void)
+{
+}
+
+#else /* KCSAN_BUILD */
+
+/* Reports kept; more distinct pairs than this are counted, not printed. */
+#define KCSAN_REPORTS_MAX 64
+/*
+ * How long a watcher waits for the CPU that hit its watchpoint to write its
+ * site: a few instructions, unless that (virtual) CPU was descheduled.
+ */
+#define KCSAN_HIT_WAIT_US 10000
+/* The report table's lock: bounded, and held only for a scan of the table. */
+#define KCSAN_LOCK_SPINS  10000000u
+
+struct kcsan_cpu {
+	struct kcsan_skip skip;
+	uint32_t busy;	   /* in the runtime, or interrupted inside it: ignore accesses */
+	uint64_t accesses; /* instrumented accesses seen while on */
+	uint64_t marked;   /* of which atomic or volatile */
+	uint64_t armed;	   /* watchpoints armed */
+} __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+/* What the CPU that hit a watchpoint leaves for its watcher. */
+struct kcsan_hit {
+	uint64_t word; /* the watchpoint it hit: a late writer is told apart */
+	uintptr_t ip;
+	uint32_t cpu, size;
+	bool write;
+	uint32_t ready; /* 1 once the fields above are written (release) */
+};
+
+struct kcsan_report {
+	uintptr_t ip[2]; /* [1] 0: unknown origin */
+	uintptr_t addr;
+	uint32_t cpu[2], size[2];
+	bool write[2], printed;
+	bool hit_lost; /* hit, but the other site never came (ip[1] is 0) */
+	const char *test;
+};
+
+static bool on;
+static unsigned nslots, skip_mean;
+static uint64_t delay_min, delay_span; /* TSC ticks */
+static const char *current_test;
+static uint64_t slots[KCSAN_SLOTS_MAX];
+static struct kcsan_hit hits[KCSAN_SLOTS_MAX];
+static struct kcsan_cpu kc[MAX_CPUS];
+static struct kcsan_report reports[KCSAN_REPORTS_MAX];
+static unsigned nreports, table_lock;
+static uint64_t races, dropped;
+
+void kcsan_init(void)
+{
+	if (opts.kcsan == 0) {
+		printk("kcsan: off (kcsan=off): accesses are not checked\n");
+		return;
+	}
+	nslots = opts.kcsan_slots;
+	skip_mean = opts.kcsan_skip;
+	delay_min = tsc_from_us(opts.kcsan_delay_us) / 8;
+	delay_span = tsc_from_us(opts.kcsan_delay_us) - delay_min + 1;
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		kcsan_skip_init(&kc[i].skip, opts.seed * KCSAN_SEED_SPREAD + i + 1, skip_mean);
+	printk("kcsan: on: %u slots, one access in ~%u watched for %u-%u us\n", nslots, skip_mean,
+	       opts.kcsan_delay_us / 8, opts.kcsan_delay_us);
+	__atomic_store_n(&on, true, __ATOMIC_RELEASE);
+}
+
+bool kcsan_enabled(void)
+{
+	return __atomic_load_n(&on, __ATOMIC_ACQUIRE);
+}
+
+void kcsan_set_test(const char *name)
+{
+	__atomic_store_n(&current_test, name, __ATOMIC_RELEASE);
+}
+
+uint64_t kcsan_races(void)
+{
+	return __atomic_load_n(&races, __ATOMIC_ACQUIRE);
+}
+
+static bool table_lock_get(void)
+{
+	for (unsigned n = 0; n < KCSAN_LOCK_SPINS; n++) {
+		if (!__atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE))
+			return true;
+		__asm__ volatile("pause");
+	}
+	return false; /* a CPU stopped holding it (NMI, panic): the report is only counted */
+}
+
+/* Keep a report unless its pair of sites (in either order) is kept already. */
+static void record(const struct kcsan_report *r)
+{
+	__atomic_fetch_add(&races, 1, __ATOMIC_RELEASE);
+	if (!table_lock_get()) {
+		__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	for (unsigned i = 0; i < nreports; i++) {
+		const struct kcsan_report *o = &reports[i];
+
+		if ((o->ip[0] == r->ip[0] && o->ip[1] == r->ip[1]) ||
+		    (o->ip[0] == r->ip[1] && o->ip[1] == r->ip[0])) {
+			__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+	if (nreports < KCSAN_REPORTS_MAX)
+		reports[nreports++] = *r;
+	else
+		__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
+}
+
+static void print_report(const struct kcsan_report *r)
+{
+	const char *test = r->test ? r->test : "(between tests)";
+
+	if (r->ip[1])
+		printk(
+		    "kcsan: data race in '%s' on 0x%lx: cpu %u %s %u bytes at 0x%lx, cpu %u %s %u "
+		    "bytes at 0x%lx\n",
+		    test, (unsigned long)r->addr, r->cpu[0], r->write[0] ? "write" : "read",
+		    r->size[0], (unsigned long)r->ip[0], r->cpu[1], r->write[1] ? "write" : "read",
+		    r->size[1], (unsigned long)r->ip[1]);
+	else
+		printk("kcsan: data race in '%s' on 0x%lx: cpu %u %s %u bytes at 0x%lx, %s\n", test,
+		       (unsigned long)r->addr, r->cpu[0], r->write[0] ? "write" : "read",
+		       r->size[0], (unsigned long)r->ip[0],
+		       r->hit_lost ? "met by another CPU's access whose site did not come in time"
+				   : "value changed by an access not seen (unknown origin)");
+}
+
+void kcsan_flush(void)
+{
+	if (!kcsan_enabled() || !table_lock_get())
+		return;
+	unsigned n = nreports;
+	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
+	/* Entries below n are complete and never change but for printed, which only CPU 0 sets. */
+	for (unsigned i = 0; i < n; i++) {
+		if (!reports[i].printed) {
+			print_report(&reports[i]);
+			reports[i].printed = true;
+		}
+	}
+}
+
+void kcsan_summary(void)
+{
+	uint64_t accesses = 0, marked = 0, armed = 0;
+
+	if (!kcsan_enabled())
+		return;
+	kcsan_flush();
+	for (unsigned i = 0; i < MAX_CPUS; i++) {
+		accesses += __atomic_load_n(&kc[i].accesses, __ATOMIC_RELAXED);
+		marked += __atomic_load_n(&kc[i].marked, __ATOMIC_RELAXED);
+		armed += __atomic_load_n(&kc[i].armed, __ATOMIC_RELAXED);
+	}
+	printk("# KCSAN {\"accesses\":%llu,\"marked\":%llu,\"watchpoints\":%llu,\"races\":%llu,"
+	       "\"reported\":%u,\"unprinted\":%llu,\"slots\":%u,\"skip\":%u,\"delay_us\":%u}\n",
+	       (unsigned long long)accesses, (unsigned long long)marked, (unsigned long long)armed,
+	       (unsigned long long)kcsan_races(), nreports,
+	       (unsigned long long)__atomic_load_n(&dropped, __ATOMIC_RELAXED), nslots, skip_mean,
+	       opts.kcsan_delay_us);
+}
+
+/* The value of an access of @size at @addr, for the change check; sizes above 8: the first 8. */
+static uint64_t peek(uintptr_t addr, unsigned size)
+{
+	switch (size) {
+	case 1:
+		return *(const volatile uint8_t *)addr;
+	case 2:
+		return *(const volatile uint16_t *)addr;
+	case 4:
+		return *(const volatile uint32_t *)addr;
+	default:
+		return size >= 8 ? *(const volatile uint64_t *)addr
+				 : *(const volatile uint8_t *)addr;
+	}
+}
+
+/* The second half of a 16-byte access (0 for others), so the change check sees all of it. */
+static uint64_t peek_high(uintptr_t addr, unsigned size)
+{
+	return size == 16 ? *(const volatile uint64_t *)(addr + 8) : 0;
+}
+
+/* Another CPU met watchpoint @w in slot @s: claim it (only one access may) and leave our site. */
+static void hit(unsigned s, uint64_t w, uintptr_t ip, unsigned cpu, unsigned size, bool write)
+{
+	if (!__atomic_compare_exchange_n(&slots[s], &w, w | KCSAN_HIT_BIT, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return;
+	hits[s].word = w;
+	hits[s].ip = ip;
+	hits[s].cpu = cpu;
+	hits[s].size = size;
+	hits[s].write = write;
+	__atomic_store_n(&hits[s].ready, 1, __ATOMIC_RELEASE);
+}
+
+/* Watch this access: arm a slot, wait, remove it, and keep a report if it was raced. */
+static void watch(struct kcsan_cpu *c, unsigned cpu, uintptr_t addr, unsigned size, bool write,
+		  uintptr_t ip)
+{
+	uint64_t w = kcsan_watch_encode(addr, size, write), free = 0;
+	unsigned s = nslots;
+
+	for (unsigned i = 0; i < kcsan_watch_probes(nslots); i++) {
+		unsigned t = kcsan_watch_slot(addr, i, nslots);
+
+		free = 0;
+		if (__atomic_compare_exchange_n(&slots[t], &free, w, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED)) {
+			s = t;
+			break;
+		}
+	}
+	if (s == nslots)
+		return; /* every slot of this page busy: not this time */
+	c->armed++;
+	uint64_t before = peek(addr, size), before_high = peek_high(addr, size);
+	uint64_t until = tsc_now() + delay_min + kcsan_rand(&c->skip.rng) % delay_span;
+	while (tsc_now() < until)
+		__asm__ volatile("pause");
+	bool changed =
+	    size <= 16 && (peek(addr, size) != before || peek_high(addr, size) != before_high);
+	/* Closed (only the hit bit: no access matches it, no CPU arms it) while the hit is read. */
+	uint64_t old = __atomic_exchange_n(&slots[s], KCSAN_HIT_BIT, __ATOMIC_ACQ_REL);
+	struct kcsan_report r = {
+	    .ip = {ip, 0},
+	    .addr = addr,
+	    .cpu = {cpu, 0},
+	    .size = {size, 0},
+	    .write = {write, false},
+	    .test = __atomic_load_n(&current_test, __ATOMIC_ACQUIRE),
+	};
+	if (kcsan_watch_hit(old)) {
+		uint64_t give_up = tsc_now() + tsc_from_us(KCSAN_HIT_WAIT_US);
+
+		while (!__atomic_load_n(&hits[s].ready, __ATOMIC_ACQUIRE) && tsc_now() < give_up)
+			__asm__ volatile("pause");
+		if (__atomic_load_n(&hits[s].ready, __ATOMIC_ACQUIRE) && hits[s].word == w) {
+			r.ip[1] = hits[s].ip;
+			r.cpu[1] = hits[s].cpu;
+			r.size[1] = hits[s].size;
+			r.write[1] = hits[s].write;
+		} else {
+			r.hit_lost = true;
+		}
+		__atomic_store_n(&hits[s].ready, 0, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&slots[s], 0, __ATOMIC_RELEASE);
+	if (kcsan_watch_hit(old) || changed)
+		record(&r);
+}
+
+/*
+ * Every instrumented access comes here.  @marked: atomic or volatile, which
+ * checks the watchpoints but never arms one (the access is meant to race).
+ */
+static inline __attribute__((always_inline)) void check(uintptr_t addr, unsigned size, bool write,
+							bool marked, uintptr_t ip)
+{
+	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
+		return;
+	unsigned cpu = this_cpu_index();
+	if (cpu >= MAX_CPUS)
+		return;
+	struct kcsan_cpu *c = &kc[cpu];
+	if (c->busy)
+		return;
+	c->busy = 1; /* an interrupt from here on is not checked: it must not meet our watchpoint */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c->accesses++;
+	c->marked += marked;
+	for (unsigned i = 0; i < kcsan_watch_probes(nslots); i++) {
+		unsigned s = kcsan_watch_slot(addr, i, nslots);
+		uint64_t w = __atomic_load_n(&slots[s], __ATOMIC_RELAXED);
+
+		if (kcsan_watch_matches(w, addr, size, write)) {
+			hit(s, w, ip, cpu, size, write);
+			goto out;
+		}
+	}
+	if (!marked && kcsan_skip_tick(&c->skip, skip_mean))
+		watch(c, cpu, addr, size, write, ip);
+out:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c->busy = 0;
+}
+
+#define IP ((uintptr_t)__builtin_return_address(0))
+
+/* The plain accesses, by size, and their unaligned and volatile (marked) forms. */
+/* One entry point: an access of @size bytes, @write or not, @marked or plain. */
+#define DEFINE_CHECK(name, size, write, marked)                                                    \
+	void name(void *p);                                                                        \
+	void name(void *p)                                                                         \
+	{                                                                                          \
+		check((uintptr_t)p, size, write, marked, IP);                                      \
+	}
+
+#define DEFINE_ACCESS(size)                                                                        \
+	DEFINE_CHECK(__tsan_read##size, size, false, false)                                        \
+	DEFINE_CHECK(__tsan_write##size, size, true, false)                                        \
+	DEFINE_CHECK(__tsan_unaligned_read##size, size, false, false)                              \
+	DEFINE_CHECK(__tsan_unaligned_write##size, size, true, false)                              \
+	DEFINE_CHECK(__tsan_volatile_read##size, size, false, true)                                \
+	DEFINE_CHECK(__tsan_volatile_write##size, size, true, true)
+
+DEFINE_ACCESS(1)
+DEFINE_ACCESS(2)
+DEFINE_ACCESS(4)
+DEFINE_ACCESS(8)
+DEFINE_ACCESS(16)
+
+/* Struct copies and the like: one access of the whole range (watched up to KCSAN_WATCH_SIZE_MAX). */
+#define DEFINE_RANGE(name, write)                                                                  \
+	void name(void *p, unsigned long size);                                                    \
+	void name(void *p, unsigned long size)                                                     \
+	{                                                                                          \
+		check((uintptr_t)p,                                                                \
+		      size > KCSAN_WATCH_SIZE_MAX ? KCSAN_WATCH_SIZE_MAX : (unsigned)size, write,  \
+		      false, IP);                                                                  \
+	}
+
+DEFINE_RANGE(__tsan_read_range, false)
+DEFINE_RANGE(__tsan_write_range, true)
+
+/*
+ * The atomics (lib/atomic.h's __atomic builtins in this build): marked
+ * accesses, then the operation itself, sequentially consistent whatever
+ * order was asked (on x86 a locked instruction is one anyway).
+ */
+#define DEFINE_ATOMIC(bits, type)                                                                  \
+	type __tsan_atomic##bits##_load(const volatile type *p, int mo);                           \
+	void __tsan_atomic##bits##_store(volatile type *p, type v, int mo);                        \
+	type __tsan_atomic##bits##_load(const volatile type *p, int mo)                            \
+	{                                                                                          \
+		(void)mo;                                                                          \
+		check((uintptr_t)p, bits / 8, false, true, IP);                                    \
+		return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                       \
+	}                                                                                          \
+	void __tsan_atomic##bits##_store(volatile type *p, type v, int mo)                         \
+	{                                                                                          \
+		(void)mo;                                                                          \
+		check((uintptr_t)p, bits / 8, true, true, IP);                                     \
+		__atomic_store_n(p, v, __ATOMIC_SEQ_CST);                                          \
+	}                                                                                          \
+	DEFINE_RMW(bits, type, exchange, __atomic_exchange_n)                                      \
+	DEFINE_RMW(bits, type, fetch_add, __atomic_fetch_add)                                      \
+	DEFINE_RMW(bits, type, fetch_sub, __atomic_fetch_sub)                                      \
+	DEFINE_RMW(bits, type, fetch_and, __atomic_fetch_and)                                      \
+	DEFINE_RMW(bits, type, fetch_or, __atomic_fetch_or)                                        \
+	DEFINE_RMW(bits, type, fetch_xor, __atomic_fetch_xor)                                      \
+	DEFINE_CAS(bits, type, strong, false)                                                      \
+	DEFINE_CAS(bits, type, weak, true)
+
+/* A compare-exchange: a marked write whether or not it succeeds (it may). */
+#define DEFINE_CAS(bits, type, kind, weak)                                                         \
+	int __tsan_atomic##bits##_compare_exchange_##kind(volatile type *p, type *old, type v,     \
+							  int mo, int fmo);                        \
+	int __tsan_atomic##bits##_compare_exchange_##kind(volatile type *p, type *old, type v,     \
+							  int mo, int fmo)                         \
+	{                                                                                          \
+		(void)mo, (void)fmo;                                                               \
+		check((uintptr_t)p, bits / 8, true, true, IP);                                     \
+		return __atomic_compare_exchange_n(p, old, v, weak, __ATOMIC_SEQ_CST,              \
+						   __ATOMIC_SEQ_CST);                              \
+	}
+
+#define DEFINE_RMW(bits, type, op, builtin)                                                        \
+	type __tsan_atomic##bits##_##op(volatile type *p, type v, int mo);                         \
+	type __tsan_atomic##bits##_##op(volatile type *p, type v, int mo)                          \
+	{                                                                                          \
+		(void)mo;                                                                          \
+		check((uintptr_t)p, bits / 8, true, true, IP);                                     \
+		return builtin(p, v, __ATOMIC_SEQ_CST);                                            \
+	}
+
+DEFINE_ATOMIC(8, uint8_t)
+DEFINE_ATOMIC(16, uint16_t)
+DEFINE_ATOMIC(32, uint32_t)
+DEFINE_ATOMIC(64, uint64_t)
+
+/* Fences and TSan's happens-before annotations: this detector keeps no clocks. */
+void __tsan_atomic_thread_fence(int mo);
+void __tsan_atomic_signal_fence(int mo);
+void __tsan_acquire(void *p);
+void __tsan_release(void *p);
+void __tsan_init(void);
+void __tsan_atomic_thread_fence(int mo)
+{
+	(void)mo;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+void __tsan_atomic_signal_fence(int mo)
+{
+	(void)mo;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+void __tsan_acquire(void *p)
+{
+	(void)p;
+}
+/*
+ * lib/atomic.h's 16-byte compare-exchange stays inline assembly in this
+ * build, and calls this just before it: the one place to see it, as the
+ * marked 16-byte write it may be.
+ */
+void __tsan_release(void *p)
+{
+	check((uintptr_t)p, 16, true, true, IP);
+}
+/* Called by a constructor in every object; the kernel runs no constructors, kcsan_init starts us. */
+void __tsan_init(void)
+{
+}
+
+#endif /* KCSAN_BUILD */

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kcsan_watch.h - the race detector's watchpoint word and sampling counter,
+ * as plain C with no kernel dependency, so the host tests compile the very
+ * code the kernel runs (tests/host/test_kcsan.c).
+ *
+ * A watchpoint is one 64-bit word, so arming, hitting and removing it are
+ * each one atomic operation on one word (kernel/kcsan.c):
+ *
+ *   bits  0-47  the address watched (the kernel runs identity-mapped below
+ *               2^47, host programs below it too)
+ *   bits 48-55  its size in bytes, 1 to KCSAN_WATCH_SIZE_MAX (larger
+ *               accesses watch their first KCSAN_WATCH_SIZE_MAX bytes)
+ *   bit  62     the watched access is a write
+ *   bit  63     hit: another CPU's access met the watchpoint (set by that CPU)
+ *   0           a free slot (no encoded watchpoint is 0: its size is >= 1)
+ *
+ * A slot is chosen by the address's page, so every access in one page looks
+ * at the same KCSAN_PROBES slots: a check costs KCSAN_PROBES loads, whatever
+ * the number of slots.
+ */
+#ifndef KERNEL_KCSAN_WATCH_H
+#define KERNEL_KCSAN_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The command line's kcsan.* bounds and defaults (kernel/cmdline.c checks them). */
+#define KCSAN_SKIP_DEFAULT  2000u
+#define KCSAN_SKIP_MAX	    1000000u
+#define KCSAN_DELAY_DEFAULT 80u /* microseconds: each wait is 1/8 of it to all of it */
+#define KCSAN_DELAY_MAX	    10000u
+#define KCSAN_SLOTS_MAX	    64u
+
+#define KCSAN_ADDR_BITS	     48
+#define KCSAN_ADDR_MASK	     ((UINT64_C(1) << KCSAN_ADDR_BITS) - 1)
+#define KCSAN_SIZE_SHIFT     48
+#define KCSAN_WATCH_SIZE_MAX 255u
+#define KCSAN_WRITE_BIT	     (UINT64_C(1) << 62)
+#define KCSAN_HIT_BIT	     (UINT64_C(1) << 63)
+/* Slots one address may use: a busy first choice falls to the next ones. */
+#define KCSAN_PROBES 3u
+/* Addresses of one page share their slots (the choice ignores the low bits). */
+#define KCSAN_PAGE_SHIFT 12
+
+static inline uint64_t kcsan_watch_encode(uintptr_t addr, size_t size, bool write)
+{
+	uint64_t sz = size == 0 ? 1 : size > KCSAN_WATCH_SIZE_MAX ? KCSAN_WATCH_SIZE_MAX : size;
+
+	return ((uint64_t)addr & KCSAN_ADDR_MASK) | sz << KCSAN_SIZE_SHIFT |
+	       (write ? KCSAN_WRITE_BIT : 0);
+}
+
+static inline uintptr_t kcsan_watch_addr(uint64_t w)
+{
+	return (uintptr_t)(w & KCSAN_ADDR_MASK);
+}
+
+static inline unsigned kcsan_watch_size(uint64_t w)
+{
+	return (unsigned)(w >> KCSAN_SIZE_SHIFT) & 0xff;
+}
+
+static inline bool kcsan_watch_write(uint64_t w)
+{
+	return (w & KCSAN_WRITE_BIT) != 0;
+}
+
+static inline bool kcsan_watch_hit(uint64_t w)
+{
+	return (w & KCSAN_HIT_BIT) != 0;
+}
+
+/*
+ * Whether an access of @size bytes at @addr races with watchpoint @w: a live
+ * watchpoint not yet hit, the byte ranges overlapping, and one side a write
+ * (two reads never race).
+ */
+static inline bool kcsan_watch_matches(uint64_t w, uintptr_t addr, size_t size, bool write)
+{
+	uintptr_t wa = kcsan_watch_addr(w);
+	uintptr_t a = (uintptr_t)((uint64_t)addr & KCSAN_ADDR_MASK);
+
+	if (w == 0 || kcsan_watch_hit(w) || !(write || kcsan_watch_write(w)))
+		return false;
+	return a < wa + kcsan_watch_size(w) && wa < a + (size ? size : 1);
+}
+
+/* The @i-th slot (0 to KCSAN_PROBES - 1) an access at @addr uses among @nslots. */
+static inline unsigned kcsan_watch_slot(uintptr_t addr, unsigned i, unsigned nslots)
+{
+	return (unsigned)(((uint64_t)addr >> KCSAN_PAGE_SHIFT) + i) % nslots;
+}
+
+/* How many distinct slots an address probes: KCSAN_PROBES, or fewer slots than that. */
+static inline unsigned kcsan_watch_probes(unsigned nslots)
+{
+	return nslots < KCSAN_PROBES ? nslots : KCSAN_PROBES;
+}
+
+/*
+ * The sampling counter: each CPU skips a random number of accesses, on
+ * average @skip, between two watchpoints it arms.  Random so that a loop
+ * whose body has a fixed number of accesses does not always sample the same
+ * one; uniform in 1 to 2 * @skip - 1.
+ */
+struct kcsan_skip {
+	uint64_t rng; /* xorshift64 state, never 0 */
+	uint32_t left;
+};
+
+/* 2^64 / golden ratio: spreads seeds (and stands in for 0, which xorshift keeps at 0). */
+#define KCSAN_SEED_SPREAD 0x9e3779b97f4a7c15ull
+
+static inline uint64_t kcsan_rand(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*state = x;
+	return x;
+}
+
+/* One draw of the counter: uniform in 1 to 2 * @skip - 1 (@skip 0 counts as 1). */
+static inline uint32_t kcsan_skip_draw(uint64_t *rng, unsigned skip)
+{
+	return skip > 1 ? (uint32_t)(1 + kcsan_rand(rng) % (2ull * skip - 1)) : 1;
+}
+
+static inline void kcsan_skip_init(struct kcsan_skip *s, uint64_t seed, unsigned skip)
+{
+	s->rng = seed ? seed : KCSAN_SEED_SPREAD;
+	s->left = kcsan_skip_draw(&s->rng, skip);
+}
+
+/* Count one access; true when it is the one to watch (the counter is then reloaded). */
+static inline bool kcsan_skip_tick(struct kcsan_skip *s, unsigned skip)
+{
+	if (--s->left > 0)
+		return false;
+	s->left = kcsan_skip_draw(&s->rng, skip);
+	return true;
+}
+
+#endif /* KERNEL_KCSAN_WATCH_H */

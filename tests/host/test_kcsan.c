@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_kcsan.c - the race detector's watchpoint word and skip counter
+ * (kernel/kcsan_watch.h), the portable part of kernel/kcsan.c.
+ *
+ * The word must give back what was encoded, never be 0 (a free slot), and
+ * match exactly the accesses that overlap it with one side a write; the
+ * slot choice must stay in range and give one page one window; the skip
+ * counter must stay in 1 to 2 * skip - 1, average skip, and depend on its
+ * seed alone.
+ */
+#include "check.h"
+#include "kcsan_watch.h"
+
+#include <stdint.h>
+
+static void encoding_round_trips(void)
+{
+	static const uintptr_t addrs[] = {
+	    0, 1, 0x1000, 0x4d87a8, 0x7fffffffffffull, KCSAN_ADDR_MASK};
+	static const unsigned sizes[] = {1, 2, 4, 8, 16, 200, 255};
+
+	for (unsigned a = 0; a < sizeof(addrs) / sizeof(addrs[0]); a++)
+		for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+			for (int w = 0; w < 2; w++) {
+				uint64_t word = kcsan_watch_encode(addrs[a], sizes[s], w);
+
+				CHECK(word != 0, "addr %#lx size %u: encoded as a free slot",
+				      (unsigned long)addrs[a], sizes[s]);
+				CHECK_EQ(kcsan_watch_addr(word), addrs[a]);
+				CHECK_EQ(kcsan_watch_size(word), sizes[s]);
+				CHECK_EQ(kcsan_watch_write(word), w);
+				CHECK(!kcsan_watch_hit(word));
+				CHECK(kcsan_watch_hit(word | KCSAN_HIT_BIT));
+				CHECK_EQ(kcsan_watch_addr(word | KCSAN_HIT_BIT), addrs[a]);
+			}
+	/* Larger accesses watch their first 255 bytes; size 0 (never emitted) counts as 1. */
+	CHECK_EQ(kcsan_watch_size(kcsan_watch_encode(0x1000, 4096, false)), KCSAN_WATCH_SIZE_MAX);
+	CHECK_EQ(kcsan_watch_size(kcsan_watch_encode(0x1000, 0, false)), 1);
+	CHECK(kcsan_watch_encode(0, 0, false) != 0);
+}
+
+static void matching(void)
+{
+	uint64_t wr = kcsan_watch_encode(0x2000, 8, true),
+		 rd = kcsan_watch_encode(0x2000, 8, false);
+
+	/* Every byte of the watched range, from either side, by a write. */
+	for (uintptr_t a = 0x2000 - 7; a < 0x2008; a++)
+		CHECK(kcsan_watch_matches(wr, a, 8, true), "8-byte write at %#lx misses [0x2000,8)",
+		      (unsigned long)a);
+	CHECK(!kcsan_watch_matches(wr, 0x2000 - 8, 8, true), "the 8 bytes just below overlap");
+	CHECK(!kcsan_watch_matches(wr, 0x2008, 1, true), "the byte just above overlaps");
+	CHECK(kcsan_watch_matches(wr, 0x2007, 1, false), "a read of the last byte misses a write");
+	CHECK(kcsan_watch_matches(rd, 0x2004, 4, true), "a write misses a read's watchpoint");
+	CHECK(!kcsan_watch_matches(rd, 0x2000, 8, false), "two reads race");
+	CHECK(!kcsan_watch_matches(0, 0, 8, true), "a free slot matches address 0");
+	CHECK(!kcsan_watch_matches(wr | KCSAN_HIT_BIT, 0x2000, 8, true),
+	      "a hit watchpoint matches");
+	/* A range access (memset) covering the watchpoint from far below. */
+	CHECK(kcsan_watch_matches(wr, 0x1f10, 255, true));
+	CHECK(!kcsan_watch_matches(wr, 0x1f00, 200, true));
+}
+
+static void slots(void)
+{
+	for (unsigned n = 1; n <= KCSAN_SLOTS_MAX; n++) {
+		unsigned probes = kcsan_watch_probes(n);
+
+		CHECK(probes >= 1 && probes <= KCSAN_PROBES && probes <= n, "%u slots: %u probes",
+		      n, probes);
+		for (uintptr_t a = 0; a < (uintptr_t)80 << KCSAN_PAGE_SHIFT; a += 0x7f9) {
+			uintptr_t page = a & ~(((uintptr_t)1 << KCSAN_PAGE_SHIFT) - 1);
+
+			for (unsigned i = 0; i < probes; i++) {
+				unsigned s = kcsan_watch_slot(a, i, n);
+
+				CHECK(s < n, "slot %u of %u", s, n);
+				/* Every address of a page looks where its page's first byte looks. */
+				CHECK_EQ(s, kcsan_watch_slot(page, i, n));
+				if (i > 0)
+					CHECK(s != kcsan_watch_slot(a, 0, n),
+					      "%u slots: probe %u repeats probe 0", n, i);
+			}
+		}
+	}
+}
+
+static void skip_counter(void)
+{
+	static const unsigned skips[] = {1, 2, 7, 2000, 1000000};
+
+	for (unsigned k = 0; k < sizeof(skips) / sizeof(skips[0]); k++) {
+		unsigned skip = skips[k];
+		struct kcsan_skip s, again;
+		uint64_t accesses = 0, samples = 0;
+		uint32_t lo = UINT32_MAX, hi = 0;
+
+		kcsan_skip_init(&s, 42, skip);
+		kcsan_skip_init(&again, 42, skip);
+		CHECK_EQ(s.left, again.left, "the same seed gives another first draw");
+		while (samples < 20000) {
+			uint32_t n = s.left;
+
+			lo = n < lo ? n : lo;
+			hi = n > hi ? n : hi;
+			/* Exactly n - 1 accesses pass, the n-th is watched. */
+			for (uint32_t i = 1; i < n; i++)
+				if (kcsan_skip_tick(&s, skip)) {
+					CHECK(0, "skip %u: watched after %u of %u", skip, i, n);
+					break;
+				}
+			CHECK(kcsan_skip_tick(&s, skip), "skip %u: not watched after %u", skip, n);
+			accesses += n;
+			samples++;
+			if (skip >= 1000000 && samples >= 200)
+				break; /* 200 draws of a million: enough for the bounds and the mean */
+		}
+		CHECK(lo >= 1 && hi <= (skip > 1 ? 2 * skip - 1 : 1),
+		      "skip %u: draws from %u to %u", skip, lo, hi);
+		/* Uniform on 1 .. 2 skip - 1: the mean is skip, within a few percent at these counts. */
+		double mean = (double)accesses / (double)samples;
+		CHECK(mean > skip * 0.9 && mean < skip * 1.1 + 0.01, "skip %u: mean %.1f", skip,
+		      mean);
+		if (skip >= 7)
+			CHECK(hi - lo > skip, "skip %u: draws only from %u to %u", skip, lo, hi);
+	}
+	/* Two CPUs' counters (seeds differ) must not sample in step. */
+	struct kcsan_skip a, b;
+	unsigned same = 0;
+
+	kcsan_skip_init(&a, 1, 100);
+	kcsan_skip_init(&b, 2, 100);
+	for (unsigned i = 0; i < 1000; i++) {
+		same += a.left == b.left;
+		kcsan_skip_tick(&a, 1);
+		kcsan_skip_tick(&b, 1);
+		a.left = kcsan_skip_draw(&a.rng, 100);
+		b.left = kcsan_skip_draw(&b.rng, 100);
+	}
+	CHECK(same < 100, "seeds 1 and 2 drew the same count %u times in 1000", same);
+	/* Seed 0 must not leave xorshift stuck at 0. */
+	struct kcsan_skip z;
+	kcsan_skip_init(&z, 0, 100);
+	CHECK(z.rng != 0);
+}
+
+int main(void)
+{
+	encoding_round_trips();
+	matching();
+	slots();
+	skip_counter();
+	return check_exit("test_kcsan");
+}
