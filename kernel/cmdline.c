@@ -213,6 +213,7 @@ const char *const lockref_cas_names[] = {
 DEFINE_SETTER(set_trace_events, trace_events, unsigned, 0)
 DEFINE_SETTER(set_lockdep, lockdep, int, 0)
 DEFINE_SETTER(set_lockdep_panic, lockdep_panic, bool, 0)
+DEFINE_SETTER(set_lockdep_classes, lockdep_classes, unsigned, 0)
 DEFINE_SETTER(set_fs_walk, fs_walk, unsigned, 0)
 
 /* fs.walk=: RCU-walk (the default) or a reference on every component (fs/fs.h). */
@@ -372,6 +373,8 @@ static const struct option options[] = {
     {"trace.test", OPT_SPECIAL, "a test's name (up to 39 characters)", 0, 0, NULL, NULL},
     {"lockdep", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_lockdep},
     {"lockdep.panic", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_lockdep_panic},
+    {"lockdep.classes", OPT_NUMBER, "a class count from 4 to 511", LOCKDEP_CLASSES_MIN,
+     LOCKDEP_CLASSES - 1, NULL, set_lockdep_classes},
     {"fs.walk", OPT_CHOICE, "rcu or ref", 0, 0, fs_walk_names, set_fs_walk},
     {"selftest.stall", OPT_SPECIAL,
      "CPU:MS[:where]: a CPU from 1 to 255, milliseconds from 1 to 60000, where start, fs-start "
@@ -474,6 +477,7 @@ void cmdline_parse(const char *line)
 	    .spinlock_kind = SPIN_KIND_TICKET,
 	    .trace_events = TRACE_EVENTS_DEFAULT,
 	    .lockdep = -1,
+	    .lockdep_classes = LOCKDEP_CLASSES - 1,
 	};
 	if (len == CMDLINE_MAX) {
 		platform_log("cmdline: longer than %u bytes; the rest is ignored", CMDLINE_MAX - 1);

@@ -75,6 +75,7 @@ struct kernel_options {
 	char trace_test[TRACE_NAME_MAX]; /* trace this test only; "": every test */
 	int lockdep;			 /* lockdep=: 1 on, 0 off, -1 not given */
 	bool lockdep_panic;		 /* lockdep.panic=: a report panics */
+	unsigned lockdep_classes;	 /* lockdep.classes=: the class table's usable size */
 	unsigned fs_walk;		 /* index into fs_walk_names: 0 rcu (default), 1 ref */
 	const char *raw;		 /* the command line as given */
 	enum stall_where stall_where;	 /* selftest.stall=: STALL_NONE, or where CPU stall_cpu */

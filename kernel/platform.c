@@ -57,6 +57,13 @@ void platform_free(void *ptr, size_t size)
 	heap_free(ptr, size);
 }
 
+bool platform_static_data(const void *p)
+{
+	extern char kernel_start[], kernel_end[]; /* linker.ld: the loaded image */
+
+	return (const char *)p >= kernel_start && (const char *)p < kernel_end;
+}
+
 uint64_t platform_now_ns(void)
 {
 	return tsc_to_ns(tsc_now());

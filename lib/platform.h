@@ -47,6 +47,13 @@ void *platform_alloc(size_t size, size_t align);
 /* Return memory from platform_alloc(); @size must be the size it was given. */
 void platform_free(void *ptr, size_t size);
 
+/*
+ * Whether @p lies in the program's own static storage (its image's data
+ * and bss), not in memory handed out at run time.  lockdep tells a static
+ * lock, whose address names it for the whole run, from zeroed heap memory.
+ */
+bool platform_static_data(const void *p);
+
 /* Nanoseconds since an arbitrary origin; monotonic on every CPU. */
 uint64_t platform_now_ns(void);
 

@@ -10,7 +10,9 @@ A passing run has: the KTAP version line, a top-level plan 1..N followed
 by exactly N top-level results, every suite's block (its "# BENCH" lines
 included) indented by two spaces as Linux's ktap.rst writes a subtest, no
 "not ok" at any level, no "PANIC:" line, and a final verdict line saying
-pass.  Anything else is a failure, said in one line naming what was missing
+pass; and where the boot said lock-order checking was on, lockdep's
+"# lockdep:" summary line (a boot whose checker stopped still prints it).
+Anything else is a failure, said in one line naming what was missing
 or wrong.  The log is read by tools/kernel_log.py: what it found damaged (a
 cut line, NUL bytes, bytes that are not UTF-8) is printed as a warning.
 Exit status 0 when the expectation holds.
@@ -20,6 +22,11 @@ import re
 import sys
 
 import kernel_log
+
+# lockdep's line at boot when it checks (kernel/cmdline_apply.c), and its summary at the end
+# (kernel/ktest.c): a boot with the first must have the second.
+LOCKDEP_ON = re.compile(r"^lockdep: lock-order checking on ")
+LOCKDEP_SUMMARY = re.compile(r"^# lockdep: \d+ classes, ")
 
 # A suite's subtest block, one nesting level deep (ktap.rst: two spaces a level).
 SUBTEST_LINE = re.compile(r"^(\s*)(# Subtest: |# BENCH )")
@@ -48,6 +55,8 @@ def problems_of(run):
             problems.append(f"line {number}: a suite's line is indented by {len(m.group(1))} "
                             f"spaces, not {len(SUBTEST_INDENT)}: {text.strip()[:60]}")
             break
+    if any(LOCKDEP_ON.match(t) for t in texts) and not any(LOCKDEP_SUMMARY.match(t) for t in texts):
+        problems.append("lock-order checking was on but no '# lockdep:' summary line was printed")
     panic = next((t for t in texts if t.startswith("PANIC:")), None)
     if panic:
         problems.append("panic: " + panic.strip())

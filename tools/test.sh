@@ -198,10 +198,11 @@ for machine in q35,pit=off q35,pit=off,hpet=off; do
     check "$name-tsc" tools/tsc_check.py "$LOGDIR/tcg-smp2.serial" "$LOGDIR/$name.serial"
 done
 boot uefi-smp2-quick ACCEL=tcg SMP=2 FIRMWARE=uefi CMDLINE="quick"
-boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe trace=sometimes trace.events=5 lockdep=maybe fs.walk=fast selftest.stall=1:3000:nowhere selftest.stall=1:60001 selftest.stall=5:100 bench.cpus=0,4 bench.place=far"
+boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe trace=sometimes trace.events=5 lockdep=maybe lockdep.classes=2 fs.walk=fast selftest.stall=1:3000:nowhere selftest.stall=1:60001 selftest.stall=5:100 bench.cpus=0,4 bench.place=far"
 check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
 check bad-pv-reported grep -q "cmdline: 'spinlock.pv=maybe': expected auto, on or off; keeping the default" "$LOGDIR/bad-cmdline.serial"
-check bad-lockdep-reported sh -c 'grep -q "cmdline: .lockdep=maybe.: expected on or off; keeping the default" "$0" && grep -q "lock-order checking on (lockdep=on)" "$0"' "$LOGDIR/bad-cmdline.serial"
+check bad-lockdep-reported sh -c 'grep -q "cmdline: .lockdep=maybe.: expected on or off; keeping the default" "$0" && grep -q "lock-order checking on (lockdep=on)" "$0" &&
+    grep -q "cmdline: .lockdep.classes=2.: expected a class count from 4 to 511; keeping the default" "$0" && grep -q "511 classes at most (lockdep.classes=)" "$0"' "$LOGDIR/bad-cmdline.serial"
 check bad-fs-walk-reported sh -c 'grep -q "cmdline: .fs.walk=fast.: expected rcu or ref; keeping the default" "$0" && grep -q "\"fs_walk\":\"rcu\"" "$0"' "$LOGDIR/bad-cmdline.serial"
 check bad-bench-words-reported sh -c 'grep -q "^cmdline: .bench.cpus=0,4.: expected geo, all, or a comma list" "$0" &&
     grep -q "^cmdline: .bench.place=far.: expected cores, compact or spread" "$0"' "$LOGDIR/bad-cmdline.serial"
@@ -299,6 +300,11 @@ check busted-qspinlock-skip-head-trace sh -c '! tools/trace_check.py "$0" > "$0.
 boot busted-abba ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=abba lockdep.panic=on quick" -- \
     --expect-fail "PANIC: .*lockdep: possible deadlock"
 check busted-abba-before-timeout sh -c '! grep -q "deadlock?" "$0"' "$LOGDIR/busted-abba.serial"
+# A checker that stops is a failure: lockdep.classes=4 is full before the fs suite's
+# first test has its classes, and that test fails with one line naming the table (~7 s).
+boot lockdep-table-full ACCEL=tcg SMP=2 CMDLINE="run=fs quick lockdep.classes=4" -- \
+    --expect-fail "^  # FAIL: lockdep made 1 report\(s\) during this test, the last: checking stopped: the class table is full \(4 entries"
+check lockdep-table-full-summary grep -q "^# lockdep: .*checking STOPPED: the class table is full (4 entries)" "$LOGDIR/lockdep-table-full.serial"
 # The trace, a second judge that trusts no counter, must catch both on its own (docs/tracing.md):
 # the busted lock's overlapping holds, or (when TCG ran the two vCPUs in turns over the span
 # both rings still hold) the one ticket it grants again and again.

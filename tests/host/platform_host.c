@@ -162,6 +162,13 @@ void platform_free(void *ptr, size_t size)
 	free(ptr);
 }
 
+bool platform_static_data(const void *p)
+{
+	extern char __data_start[], _end[]; /* GNU ld: the executable's data and bss */
+
+	return (const char *)p >= __data_start && (const char *)p < _end;
+}
+
 uint64_t platform_now_ns(void)
 {
 	struct timespec ts;
