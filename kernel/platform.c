@@ -10,6 +10,7 @@
  */
 #include "platform.h"
 
+#include "apic.h"
 #include "console.h"
 #include "cpu.h"
 #include "cpuinfo.h"
@@ -39,6 +40,12 @@ void platform_cpu_wait(const uint32_t *addr, uint32_t expected)
 void platform_cpu_kick(unsigned cpu)
 {
 	smp_kick(cpu);
+}
+
+uint64_t platform_kicks_received(void)
+{
+	/* One arrived but not yet taken (interrupts off since the halt) counts too. */
+	return this_cpu()->kicks_seen + apic_vector_requested(VEC_KICK);
 }
 
 bool platform_fence_others(void)

@@ -125,6 +125,15 @@ void platform_cpu_wait(const uint32_t *addr, uint32_t expected);
 void platform_cpu_kick(unsigned cpu);
 
 /*
+ * How many kicks the calling CPU has received: a kick counts once it
+ * reached the CPU (kernel: its interrupt was taken; host: its wake-up was
+ * posted), however late a busy host ran the CPU to take it.  Read around
+ * a wait, it tells a kick lost (sent, never received) from one delivered
+ * late, which the wait's time bound alone cannot (pv_stats.h).
+ */
+uint64_t platform_kicks_received(void);
+
+/*
  * Have every other CPU run a full memory barrier, and return once each
  * has: whatever a CPU stored before its barrier is then visible to the
  * caller, and whatever it loads after its barrier sees what the caller
