@@ -252,7 +252,7 @@ static void uninitialised_once_per_site(struct ktest_ctx *t)
 KTEST(lockdep, "uninitialised_once_per_site", uninitialised_once_per_site, 0);
 
 /* Memory freed while this CPU holds a lock inside it: reported with where it was taken. */
-static void held_lock_freed(struct ktest_ctx *t)
+static LOCK_RULES_EXEMPT("a held lock freed, on purpose") void held_lock_freed(struct ktest_ctx *t)
 {
 	spinlock_t *lock = setup(t) ? platform_alloc(sizeof(*lock), 64) : NULL;
 	uint64_t before = lockdep_reports();
@@ -273,7 +273,8 @@ KTEST(lockdep, "held_lock_freed", held_lock_freed, 0);
  * returns (kernel/ktest.c), and the next test checks that report.  The
  * suite does not fail on reports (it plants them), so the check is there.
  */
-static void held_past_end(struct ktest_ctx *t)
+static LOCK_RULES_EXEMPT("a lock kept past the test, on purpose") void held_past_end(
+    struct ktest_ctx *t)
 {
 	if (!setup(t))
 		return;
