@@ -119,12 +119,12 @@
  *                   step it waited for (its turn, the lock byte, its
  *                   successor's link) never came within QBUSTED_STUCK_NS.
  *   lost-wakeup     in paravirtual mode, a halt lasted to its 100 ms bound
- *                   although the kick that should have ended it was due
- *                   50 ms or more before (pv_halt, pv_stats.h: counted
- *                   over every lock during the run).  A working lock
- *                   loses none: a kick only wakes a CPU early or not at
- *                   all, never late, so the bound hides a lost one as a
- *                   100 ms stall that nothing else fails.
+ *                   with no kick received, although the kick that should
+ *                   have ended it was sent 50 ms or more before (pv_halt,
+ *                   pv_stats.h: counted over every lock during the run).
+ *                   A working lock loses none; without this judgement the
+ *                   bound hides a lost kick as a 100 ms stall that
+ *                   nothing else fails.
  *                   torture.busted=qspinlock-lost-kick and
  *                   spinlock-lost-kick run the real locks with one kick
  *                   in BUSTED_KICK_DROP_EVERY not sent (pv_kick_drop).
