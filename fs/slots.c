@@ -125,6 +125,8 @@ void fs_slots_free(struct fs_slots *s, void *obj)
 		spin_unlock(&s->lock);
 		return;
 	}
+	/* A node's lock still held by this CPU would be held in the next node of the slot. */
+	lockdep_check_free(obj, s->slot_size, LOCKDEP_SITE());
 	spin_lock(&s->lock);
 	if (s->kind[i] == FS_SLOT_FREE) {
 		s->double_frees++;

@@ -16,6 +16,7 @@
 #define APIC_REG_ID	   0x020
 #define APIC_REG_TPR	   0x080
 #define APIC_REG_EOI	   0x0b0
+#define APIC_REG_IRR	   0x200 /* interrupt request: 8 registers of 32 vectors, 0x10 apart */
 #define APIC_REG_SVR	   0x0f0
 #define APIC_REG_ICR_LOW   0x300
 #define APIC_REG_ICR_HIGH  0x310
@@ -158,10 +159,27 @@ static void icr_send(uint32_t dest, uint32_t low)
 		wrmsr(X2APIC_MSR_BASE + (APIC_REG_ICR_LOW >> 4), ((uint64_t)dest << 32) | low);
 		return;
 	}
+	/*
+	 * Two writes: an interrupt between them whose handler sends an IPI of
+	 * its own (the status tick's console unlock kicks a waiter) would
+	 * leave its destination in ICR_HIGH, and this IPI would go there.
+	 */
+	uint64_t flags = read_rflags();
+
+	cli();
 	lapic_write(APIC_REG_ICR_HIGH, dest << XAPIC_DEST_SHIFT);
 	lapic_write(APIC_REG_ICR_LOW, low);
+	if (flags & RFLAGS_IF)
+		sti();
 	for (int i = 0; i < ICR_POLL_LIMIT && (lapic_read(APIC_REG_ICR_LOW) & ICR_PENDING); i++)
 		cpu_relax();
+}
+
+bool apic_vector_requested(uint8_t vector)
+{
+	if (!apic_ready)
+		return false;
+	return (lapic_read(APIC_REG_IRR + (vector / 32u) * 0x10u) >> (vector % 32u)) & 1u;
 }
 
 void apic_send_init(uint32_t id)

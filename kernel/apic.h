@@ -26,6 +26,9 @@ void apic_eoi(void);
 void apic_send_init(uint32_t apic_id);
 void apic_send_startup(uint32_t apic_id, uint8_t page);
 void apic_send_ipi(uint32_t apic_id, uint8_t vector);
+
+/* Whether @vector is requested on this CPU's APIC (its IRR bit): arrived, not yet taken. */
+bool apic_vector_requested(uint8_t vector);
 void apic_send_nmi(uint32_t apic_id);
 /* An NMI to every other online CPU (struct cpu.online), one by one: for panic and exit. */
 void apic_send_nmi_others(void);

@@ -31,13 +31,16 @@ static char shown_copy[CMDLINE_MAX * 4]; /* raw_copy with its control bytes as \
 
 /*
  * The keys whose word, not carried out, leaves what is tested as asked:
- * lengths, what is traced or shown, how the machine is left.  Every other
+ * lengths, table sizes and sampling rates, what is traced or shown, how the
+ * machine is left.  Every other
  * key, and any key the table lacks (a misspelt one may be any), selects
  * what is tested: a run with such a word not carried out fails.
  */
 static const char *const harmless_keys[] = {
-    "quick",	   "torture.secs", "bench.ms",	 "bench.trials", "console",	  "exit",
-    "screen.dump", "trace",	   "trace.test", "trace.events", "lockdep.panic", NULL};
+    "quick",	  "torture.secs", "bench.ms",	   "bench.trials",
+    "console",	  "exit",	  "screen.dump",   "trace",
+    "trace.test", "trace.events", "lockdep.panic", "lockdep.classes",
+    "kcsan.skip", "kcsan.delay",  "kcsan.slots",   NULL};
 
 /* A word not carried out as given, kept to be said again beside the verdict. */
 #define NOTES_MAX     16
@@ -277,6 +280,8 @@ static const char *const busted_names[] = {"lockref",
 					   "qspinlock",
 					   "abba",
 					   "unfair",
+					   "qspinlock-lost-kick",
+					   "spinlock-lost-kick",
 					   "qspinlock-skip-head",
 					   "qspinlock-early-handoff",
 					   "qspinlock-plain-tail",
@@ -309,6 +314,7 @@ const char *const lockref_cas_names[] = {
 DEFINE_SETTER(set_trace_events, trace_events, unsigned, 0)
 DEFINE_SETTER(set_lockdep, lockdep, int, 0)
 DEFINE_SETTER(set_lockdep_panic, lockdep_panic, bool, 0)
+DEFINE_SETTER(set_lockdep_classes, lockdep_classes, unsigned, 0)
 DEFINE_SETTER(set_fs_walk, fs_walk, unsigned, 0)
 DEFINE_SETTER(set_kcsan, kcsan, int, 0)
 DEFINE_SETTER(set_kcsan_skip, kcsan_skip, unsigned, 0)
@@ -456,8 +462,8 @@ static const struct option options[] = {
     {"lockref.cas", OPT_CHOICE, "cmpxchg8b or cmpxchgq", 0, 0, lockref_cas_names, set_cas},
     {"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
     {"torture.busted", OPT_CHOICE,
-     "lockref, spinlock, qspinlock, abba, unfair, qspinlock-skip-head, "
-     "qspinlock-early-handoff, qspinlock-plain-tail or race",
+     "lockref, spinlock, qspinlock, abba, unfair, qspinlock-lost-kick, spinlock-lost-kick, "
+     "qspinlock-skip-head, qspinlock-early-handoff, qspinlock-plain-tail or race",
      0, 0, busted_names, set_busted},
     {"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
     {"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
@@ -472,6 +478,8 @@ static const struct option options[] = {
     {"trace.test", OPT_SPECIAL, "a test's name (up to 39 characters)", 0, 0, NULL, NULL},
     {"lockdep", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_lockdep},
     {"lockdep.panic", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_lockdep_panic},
+    {"lockdep.classes", OPT_NUMBER, "a class count from 4 to 511", LOCKDEP_CLASSES_MIN,
+     LOCKDEP_CLASSES - 1, NULL, set_lockdep_classes},
     {"fs.walk", OPT_CHOICE, "rcu or ref", 0, 0, fs_walk_names, set_fs_walk},
     {"selftest.stall", OPT_SPECIAL,
      "CPU:MS[:where]: a CPU from 1 to 255, milliseconds from 1 to 60000, where start, fs-start "
@@ -619,6 +627,7 @@ void cmdline_parse(const char *line)
 	    .kcsan_skip = KCSAN_SKIP_DEFAULT,
 	    .kcsan_delay_us = KCSAN_DELAY_DEFAULT,
 	    .kcsan_slots = KCSAN_SLOTS_MAX,
+	    .lockdep_classes = LOCKDEP_CLASSES - 1,
 	};
 	const char *seen[NOPTIONS] = {NULL};
 

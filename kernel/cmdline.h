@@ -40,6 +40,8 @@ enum busted_kind {
 	BUSTED_QSPINLOCK,
 	BUSTED_ABBA,
 	BUSTED_UNFAIR,
+	BUSTED_QSPINLOCK_LOST_KICK,
+	BUSTED_SPINLOCK_LOST_KICK,
 	BUSTED_QSPINLOCK_SKIP_HEAD,
 	BUSTED_QSPINLOCK_EARLY_HANDOFF,
 	BUSTED_QSPINLOCK_PLAIN_TAIL,
@@ -79,6 +81,7 @@ struct kernel_options {
 	char trace_test[TRACE_NAME_MAX]; /* trace this test only; "": every test */
 	int lockdep;			 /* lockdep=: 1 on, 0 off, -1 not given */
 	bool lockdep_panic;		 /* lockdep.panic=: a report panics */
+	unsigned lockdep_classes;	 /* lockdep.classes=: the class table's usable size */
 	unsigned fs_walk;		 /* index into fs_walk_names: 0 rcu (default), 1 ref */
 	const char *raw;		 /* the command line as given */
 	const char *shown;		 /* the same, each control byte as \xNN: for log lines */

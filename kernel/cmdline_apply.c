@@ -97,8 +97,12 @@ void cmdline_apply_lockdep(void)
 {
 	lockdep_set(opts.lockdep == 1);
 	lockdep_set_panic(opts.lockdep_panic);
-	platform_log("lockdep: lock-order checking %s (lockdep=%s), a report %s (lockdep.panic=%s)",
-		     opts.lockdep == 1 ? "on" : "off", opts.lockdep == 1 ? "on" : "off",
-		     opts.lockdep_panic ? "panics" : "is printed and the run goes on",
-		     opts.lockdep_panic ? "on" : "off");
+	/* Class 0 is "none": N usable classes need N + 1 entries.  The parser kept N in range. */
+	lockdep_set_class_limit(opts.lockdep_classes + 1);
+	platform_log(
+	    "lockdep: lock-order checking %s (lockdep=%s), a report %s (lockdep.panic=%s), "
+	    "%u classes at most (lockdep.classes=)",
+	    opts.lockdep == 1 ? "on" : "off", opts.lockdep == 1 ? "on" : "off",
+	    opts.lockdep_panic ? "panics" : "is printed and the run goes on",
+	    opts.lockdep_panic ? "on" : "off", opts.lockdep_classes);
 }

@@ -120,6 +120,8 @@ void vprintk(const char *fmt, va_list ap)
 void console_lock_reinit(void)
 {
 	spin_init_global_named(&console_lock, "kernel:console");
+	/* A lockdep report made while this CPU holds it waits for its release (lib/lockdep.h). */
+	lockdep_set_print_lock(&console_lock);
 }
 
 void console_lock_name(void)

@@ -148,6 +148,8 @@ void heap_free(void *p, size_t size)
 {
 	if (!p)
 		return;
+	/* A lock this CPU holds inside the block would be held in memory someone else gets. */
+	lockdep_check_free(p, size, LOCKDEP_SITE());
 	/*
 	 * A block given out for a larger alignment than its size came from a
 	 * bigger class; filing it under the smaller one wastes a little but is

@@ -241,6 +241,8 @@ static void run_here(void *arg)
 		return;
 	}
 	s->test->run(ctx);
+	/* A lock this CPU still holds is a report (which fails the test below), then forgotten. */
+	lockdep_check_none_held(s->test->name);
 	if (stalls && opts.stall_where == STALL_DEADLINE)
 		stall(cpu, "past the deadline", s->test->name);
 	if (!in_time(ctx)) {
@@ -354,11 +356,19 @@ static bool run_one(const struct ktest *test, unsigned number)
 	trace_test_end(test->name, !s->failed);
 	if (bench && checking)
 		lockdep_set(true);
-	/* The lockdep suite plants its reports and checks them itself; anywhere else one is a bug. */
+	/*
+	 * The lockdep suite plants its reports and checks them itself; anywhere
+	 * else one is a bug, and so is a full table that stopped the checker.
+	 */
 	if (lockdep_reports() != reports && strcmp(test->suite, "lockdep") != 0) {
-		printk(KTAP_DIAG_PREFIX "FAIL: lockdep reported %llu possible deadlock(s) during "
-					"this test (the lines above start with 'lockdep:')\n",
-		       (unsigned long long)(lockdep_reports() - reports));
+		const char *last = lockdep_last_report();
+		int first = 0;
+
+		while (last[first] && last[first] != '\n')
+			first++;
+		printk(KTAP_DIAG_PREFIX "FAIL: lockdep made %llu report(s) during this test, the "
+					"last: %.*s\n",
+		       (unsigned long long)(lockdep_reports() - reports), first, last);
 		s->failed = true;
 	}
 	kcsan_set_test(NULL);
@@ -439,13 +449,19 @@ bool ktest_run(unsigned mask)
 		printk("# ktest: ran %u of %u registered tests\n", ran, planned);
 		all_ok = false;
 	}
-	if (lockdep_enabled()) {
+	/* Whenever the checker was on: tools/ktap_check.py requires this line of such a boot. */
+	if (opts.lockdep == 1) {
 		struct lockdep_stats ld = lockdep_stats();
+		char end[96] = "checking to the end";
 
+		if (ld.stopped)
+			ksnprintf(end, sizeof(end),
+				  "checking STOPPED: the %s table is full (%u entries)", ld.stopped,
+				  ld.stopped_size);
 		printk("# lockdep: %u classes, %u orders, %u locks known, at most %u held at once, "
-		       "%llu reports\n",
+		       "%llu reports; %s\n",
 		       ld.classes, ld.edges, ld.locks, ld.max_depth,
-		       (unsigned long long)lockdep_reports());
+		       (unsigned long long)lockdep_reports(), end);
 	}
 	uint64_t races = kcsan_races();
 

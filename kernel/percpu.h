@@ -27,9 +27,10 @@ struct cpu {
 	/* Work handed over by smp_run_on_all(); see smp.c. */
 	volatile cpu_work_fn work;
 	void *volatile work_arg;
-	uint64_t work_seq;	     /* bumped by the sender for each job (lib/atomic.h) */
-	uint64_t done_seq;	     /* set to work_seq by the CPU when finished */
-	volatile uint64_t ipis_seen; /* test IPIs received (boot suite) */
+	uint64_t work_seq;	      /* bumped by the sender for each job (lib/atomic.h) */
+	uint64_t done_seq;	      /* set to work_seq by the CPU when finished */
+	volatile uint64_t ipis_seen;  /* test IPIs received (boot suite) */
+	volatile uint64_t kicks_seen; /* kick IPIs received (platform_kicks_received) */
 	/* Fence NMIs asked of this CPU by another, and answered by it; see fence.c. */
 	uint64_t fence_asked;
 	uint64_t fence_answered;

@@ -10,6 +10,7 @@
  */
 #include "platform.h"
 
+#include "apic.h"
 #include "console.h"
 #include "cpu.h"
 #include "cpuinfo.h"
@@ -41,6 +42,12 @@ void platform_cpu_kick(unsigned cpu)
 	smp_kick(cpu);
 }
 
+uint64_t platform_kicks_received(void)
+{
+	/* One arrived but not yet taken (interrupts off since the halt) counts too. */
+	return this_cpu()->kicks_seen + apic_vector_requested(VEC_KICK);
+}
+
 bool platform_fence_others(void)
 {
 	fence_others();
@@ -55,6 +62,13 @@ void *platform_alloc(size_t size, size_t align)
 void platform_free(void *ptr, size_t size)
 {
 	heap_free(ptr, size);
+}
+
+bool platform_static_data(const void *p)
+{
+	extern char kernel_start[], kernel_end[]; /* linker.ld: the loaded image */
+
+	return (const char *)p >= kernel_start && (const char *)p < kernel_end;
 }
 
 uint64_t platform_now_ns(void)

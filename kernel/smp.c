@@ -106,7 +106,8 @@ void smp_wait(const uint32_t *addr, uint32_t expected)
 	bool was_on = read_rflags() & RFLAGS_IF;
 
 	cli();
-	if (apic_timer_arm_us(PLATFORM_WAIT_MAX_NS / 1000, VEC_KICK)) {
+	/* Its own vector, not VEC_KICK's: a kick received is counted apart from the bound. */
+	if (apic_timer_arm_us(PLATFORM_WAIT_MAX_NS / 1000, VEC_WAIT_TIMER)) {
 		if (atomic_load32(addr) == expected)
 			sti_hlt();
 		cli();

@@ -105,7 +105,11 @@ void trap_dispatch(struct trap_frame *tf)
 	case VEC_SPURIOUS:
 		return; /* the APIC expects no EOI for its spurious vector (SDM 11.9) */
 	case VEC_WAKE:
-	case VEC_KICK: /* its whole job was to end a HLT */
+	case VEC_WAIT_TIMER: /* its whole job was to end a HLT */
+		apic_eoi();
+		return;
+	case VEC_KICK: /* ends a HLT; counted, so a halt can tell a kick lost from one late */
+		this_cpu()->kicks_seen++;
 		apic_eoi();
 		return;
 	case VEC_TICK: {

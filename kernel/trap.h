@@ -14,8 +14,9 @@
 #define VEC_NMI	       2
 #define VEC_WAKE       0xf0 /* wakes an idle CPU: smp_run_on_all */
 #define VEC_TEST       0xf1 /* counted by the boot suite's IPI test */
-#define VEC_KICK       0xf2 /* ends a platform_cpu_wait: kick IPI or its timer; does nothing */
+#define VEC_KICK       0xf2 /* a kick IPI: ends a platform_cpu_wait, counted (kicks_seen) */
 #define VEC_TICK       0xf3 /* the status line's periodic tick (trap_set_tick) */
+#define VEC_WAIT_TIMER 0xf4 /* platform_cpu_wait's time bound: ends it; does nothing */
 #define VEC_SPURIOUS   0xff /* local APIC spurious vector: no EOI */
 #define EXCEPTION_VECS 32
 

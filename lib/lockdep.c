@@ -53,14 +53,52 @@ void lockdep_set_panic(bool panic)
 	ld.panic = panic;
 }
 
+bool lockdep_set_class_limit(unsigned n)
+{
+	if (n < LOCKDEP_CLASSES_MIN || n > LOCKDEP_CLASSES)
+		return false;
+	ld.class_limit = n;
+	return true;
+}
+
+void lockdep_set_print_lock(const void *lock)
+{
+	ld.print_lock = lock;
+}
+
+/* The classes usable, class 0 ("none") counted: lockdep.classes= or the whole table. */
+static unsigned ld_class_limit(void)
+{
+	return ld.class_limit ? ld.class_limit : LOCKDEP_CLASSES;
+}
+
+/*
+ * Only marks the table and this CPU: the callers may hold the graph lock,
+ * so the report (which takes it, and prints) waits for ld_leave.
+ */
 void ld_table_full(const char *table, unsigned size)
 {
 	if (!atomic_xchg8(&ld.on, 0))
 		return; /* said once */
 	spin_check_set(false);
-	platform_log("lockdep: the %s table is full (%u entries, lib/lockdep_tables.h): "
-		     "lock-order checking is off for the rest of the run",
-		     table, size);
+	ld.stopped = table;
+	ld.stopped_size = size;
+	ld_cpus[platform_cpu_id()].stop_pending = true;
+}
+
+/* The report of a full table: the checker stopped, which fails the test that was running. */
+static void ld_report_stopped(void)
+{
+	struct ld_text t = {0};
+
+	ld_say(&t,
+	       "checking stopped: the %s table is full (%u entries, lib/lockdep_tables.h or "
+	       "lockdep.classes=): lock orders are not checked for the rest of the run",
+	       ld.stopped, ld.stopped_size);
+	ld_graph_lock();
+	ld_report_keep(&t);
+	ld_graph_unlock();
+	ld_report_out(&t, "a full table stopped the checker");
 }
 
 /* The checker's graph lock: a bounded wait, since a stuck holder is a bug in the checker. */
@@ -128,16 +166,20 @@ static bool ld_map_set(const void *lock, unsigned cls)
 }
 
 /* Under the graph lock: a new class, or 0 when the table is full. */
-static unsigned ld_class_new(const char *name, const void *anon, unsigned base, unsigned sub)
+static unsigned ld_class_new(const char *name, const void *anon, uintptr_t site, unsigned base,
+			     unsigned sub)
 {
 	unsigned cls = ld.nclasses + 1;
 
-	if (cls >= LOCKDEP_CLASSES) {
-		ld_table_full("class", LOCKDEP_CLASSES);
+	if (cls >= ld_class_limit()) {
+		ld_table_full("class", ld_class_limit() - 1);
 		return 0;
 	}
-	ld.classes[cls] = (struct ld_class){
-	    .name = name, .anon = anon, .base = (uint16_t)(base ? base : cls), .sub = (uint8_t)sub};
+	ld.classes[cls] = (struct ld_class){.name = name,
+					    .anon = anon,
+					    .site = site,
+					    .base = (uint16_t)(base ? base : cls),
+					    .sub = (uint8_t)sub};
 	atomic_store32(&ld.nclasses, cls);
 	return cls;
 }
@@ -150,58 +192,11 @@ static unsigned ld_key_class(struct lock_class_key *key)
 	/* A key from before a reset (tests) names a class that is not its own any more. */
 	if (cls && cls <= ld.nclasses && ld.classes[cls].key == key)
 		return cls;
-	cls = ld_class_new(key->name, NULL, 0, 0);
+	cls = ld_class_new(key->name, NULL, 0, 0, 0);
 	if (cls) {
 		ld.classes[cls].key = key;
 		key->base = (uint16_t)cls;
 	}
-	return cls;
-}
-
-void lockdep_init_lock(const void *lock, struct lock_class_key *key)
-{
-	unsigned cls;
-
-	if (!lockdep_enabled())
-		return;
-	ld_graph_lock();
-	cls = ld_key_class(key);
-	if (cls)
-		ld_map_set(lock, cls);
-	ld_graph_unlock();
-}
-
-/*
- * The class @lock is taken with under @subclass, made on first use: a lock
- * with no class gets one of its own named by its address; a subclass is a
- * class of its own.  0 once a table is full.
- */
-static unsigned ld_class_of(const void *lock, unsigned subclass)
-{
-	unsigned base = ld_map_find(lock), cls;
-
-	if (base && subclass == 0)
-		return base;
-	if (base && (cls = atomic_load16(&ld.classes[base].subs[subclass])) != 0)
-		return cls;
-	ld_graph_lock();
-	base = ld_map_find(lock);
-	if (!base) {
-		base = ld_class_new(NULL, lock, 0, 0);
-		if (base && !ld_map_set(lock, base))
-			base = 0;
-	}
-	cls = base;
-	if (base && subclass) {
-		cls = ld.classes[base].subs[subclass];
-		if (!cls) {
-			cls = ld_class_new(ld.classes[base].name, ld.classes[base].anon, base,
-					   subclass);
-			if (cls)
-				atomic_store16(&ld.classes[base].subs[subclass], (uint16_t)cls);
-		}
-	}
-	ld_graph_unlock();
 	return cls;
 }
 
@@ -220,10 +215,106 @@ static struct ld_cpu *ld_enter(void)
 	return c;
 }
 
+/* Out of the checker: first the report of a table this CPU filled, with no graph lock held. */
 static void ld_leave(struct ld_cpu *c)
 {
+	if (c->stop_pending) {
+		c->stop_pending = false;
+		ld_report_stopped();
+	}
 	atomic_compiler_barrier();
 	c->busy = false;
+}
+
+void lockdep_init_lock(const void *lock, struct lock_class_key *key)
+{
+	struct ld_cpu *c = ld_enter();
+	unsigned cls;
+
+	if (!c)
+		return;
+	ld_graph_lock();
+	cls = ld_key_class(key);
+	if (cls)
+		ld_map_set(lock, cls);
+	ld_graph_unlock();
+	ld_leave(c);
+}
+
+/*
+ * The class @lock is taken with at @site under @subclass, made on first
+ * use; a subclass is a class of its own.  A static lock with no class
+ * (SPINLOCK_INIT, no spin_init) gets a class of its own, named by its
+ * address, as Linux's lockdep keys a static lock by its address.  Any
+ * other lock with no class (never initialised: zeroed heap memory) takes
+ * the class of the site that takes it: one class and one report per site,
+ * however many such locks it takes, since a class per lock would fill the
+ * table one instance at a time.  The site is the map's key for that class
+ * (code and lock addresses never meet).  0 once a table is full.
+ */
+static unsigned ld_class_of(const void *lock, unsigned subclass, uintptr_t site)
+{
+	unsigned base = ld_map_find(lock), cls;
+	bool is_static = false, uninit = false;
+	struct ld_text t;
+
+	if (!base) {
+		is_static = platform_static_data(lock);
+		if (!is_static)
+			base = ld_map_find((const void *)site);
+	}
+	if (base && subclass == 0)
+		return base;
+	if (base && (cls = atomic_load16(&ld.classes[base].subs[subclass])) != 0)
+		return cls;
+	ld_graph_lock();
+	base = ld_map_find(lock);
+	if (!base && !is_static)
+		base = ld_map_find((const void *)site);
+	if (!base && is_static) {
+		base = ld_class_new(NULL, lock, 0, 0, 0);
+		if (base && !ld_map_set(lock, base))
+			base = 0;
+	} else if (!base) {
+		base = ld_class_new(NULL, NULL, site, 0, 0);
+		if (base && !ld_map_set((const void *)site, base))
+			base = 0;
+		uninit = base != 0;
+	}
+	cls = base;
+	if (base && subclass) {
+		cls = ld.classes[base].subs[subclass];
+		if (!cls) {
+			cls = ld_class_new(ld.classes[base].name, ld.classes[base].anon,
+					   ld.classes[base].site, base, subclass);
+			if (cls)
+				atomic_store16(&ld.classes[base].subs[subclass], (uint16_t)cls);
+		}
+	}
+	if (uninit) {
+		char a[64];
+
+		t.used = 0;
+		t.text[0] = '\0';
+		ld_say(&t,
+		       "uninitialised lock: cpu %u takes lock %p at %#lx, which was never given a "
+		       "class (spin_init): zeroed memory?  Every such lock taken here is class "
+		       "'%s' from now on, reported once",
+		       platform_cpu_id(), lock, (unsigned long)site, ld_name(base, a, sizeof(a)));
+		ld_report_keep(&t);
+	}
+	ld_graph_unlock();
+	if (uninit)
+		ld_report_out(&t, "a lock never initialised");
+	return cls;
+}
+
+/* Drop entry @i of @c's held stack, keeping the others' order. */
+static void ld_held_drop(struct ld_cpu *c, unsigned i)
+{
+	for (unsigned j = i + 1; j < c->n; j++)
+		c->held[j - 1] = c->held[j];
+	c->n--;
 }
 
 void lockdep_acquire(const void *lock, unsigned subclass, bool trylock, uintptr_t site)
@@ -238,7 +329,7 @@ void lockdep_acquire(const void *lock, unsigned subclass, bool trylock, uintptr_
 		ld_report_subclass(cpu, lock, subclass, site);
 		subclass = 0;
 	}
-	now.cls = (uint16_t)ld_class_of(lock, subclass);
+	now.cls = (uint16_t)ld_class_of(lock, subclass, site);
 	if (!now.cls)
 		goto out;
 	if (c->n == LOCKDEP_DEPTH) {
@@ -274,9 +365,9 @@ void lockdep_release(const void *lock, uintptr_t site)
 	for (unsigned i = c->n; i-- > 0;) {
 		if (c->held[i].lock == lock) {
 			/* Spinlocks may be released in any order: close the gap, keep the order. */
-			for (unsigned j = i + 1; j < c->n; j++)
-				c->held[j - 1] = c->held[j];
-			c->n--;
+			ld_held_drop(c, i);
+			if (lock == ld.print_lock)
+				ld_print_deferred();
 			ld_leave(c);
 			return;
 		}
@@ -285,22 +376,85 @@ void lockdep_release(const void *lock, uintptr_t site)
 	ld_leave(c);
 }
 
+void lockdep_check_free(const void *mem, size_t size, uintptr_t site)
+{
+	struct ld_cpu *c = ld_enter();
+	uintptr_t start = (uintptr_t)mem;
+
+	if (!c)
+		return;
+	for (unsigned i = c->n; i-- > 0;) {
+		const struct ld_held *h = &c->held[i];
+		struct ld_text t = {0};
+		char a[64];
+
+		if ((uintptr_t)h->lock < start || (uintptr_t)h->lock - start >= size)
+			continue;
+		ld_graph_lock();
+		ld_say(&t,
+		       "held lock freed: cpu %u frees %p (%zu bytes) at %#lx, and holds '%s' (lock "
+		       "%p) in it, taken at %#lx",
+		       platform_cpu_id(), mem, size, (unsigned long)site,
+		       ld_name(h->cls, a, sizeof(a)), h->lock, (unsigned long)h->site);
+		ld_report_keep(&t);
+		ld_graph_unlock();
+		ld_held_drop(c, i);
+		ld_report_out(&t, "memory freed with a lock in it held");
+	}
+	ld_leave(c);
+}
+
+unsigned lockdep_check_none_held(const char *what)
+{
+	struct ld_cpu *c = ld_enter();
+	struct ld_text t = {0};
+	unsigned n;
+
+	if (!c)
+		return 0;
+	n = c->n;
+	if (n) {
+		char a[64];
+
+		ld_graph_lock();
+		ld_say(&t, "held past the end: cpu %u still holds %u lock(s) at the end of %s",
+		       platform_cpu_id(), n, what);
+		for (unsigned i = 0; i < n; i++)
+			ld_say(&t, "  held: '%s' (lock %p) taken at %#lx",
+			       ld_name(c->held[i].cls, a, sizeof(a)), c->held[i].lock,
+			       (unsigned long)c->held[i].site);
+		ld_report_keep(&t);
+		ld_graph_unlock();
+		c->n = 0;
+		ld_report_out(&t, "a lock held past the end of a test");
+	}
+	ld_leave(c);
+	return n;
+}
+
 struct lockdep_stats lockdep_stats(void)
 {
 	return (struct lockdep_stats){.classes = atomic_load32(&ld.nclasses),
 				      .edges = atomic_load32(&ld.nedges),
 				      .locks = ld.nlocks,
 				      .max_depth = atomic_load32(&ld.max_depth),
-				      .searches = ld.searches};
+				      .class_limit = ld_class_limit() - 1,
+				      .searches = ld.searches,
+				      .stopped = ld.stopped,
+				      .stopped_size = ld.stopped_size};
 }
 
 void lockdep_reset(void)
 {
 	uint8_t on = ld.on;
 	bool panic = ld.panic;
+	uint32_t class_limit = ld.class_limit;
+	const void *print_lock = ld.print_lock;
 
 	memset(ld_cpus, 0, sizeof(ld_cpus));
 	memset(&ld, 0, sizeof(ld));
 	ld.on = on;
 	ld.panic = panic;
+	ld.class_limit = class_limit;
+	ld.print_lock = print_lock;
 }

@@ -105,8 +105,11 @@ static uint32_t ld_find_path(unsigned from, unsigned to)
 	return 0;
 }
 
-/* @cls's name into @buf: "name", "name/2" for a subclass, "lock@ADDR" for a lock's own. */
-static const char *ld_name(unsigned cls, char *buf, size_t size)
+/*
+ * @cls's name into @buf: "name", "name/2" for a subclass, "lock@ADDR" for a
+ * static lock's own, "uninit@SITE" for a site's.
+ */
+const char *ld_name(unsigned cls, char *buf, size_t size)
 {
 	const struct ld_class *c = &ld.classes[cls];
 
@@ -114,43 +117,93 @@ static const char *ld_name(unsigned cls, char *buf, size_t size)
 		ksnprintf(buf, size, "%s/%u", c->name, c->sub);
 	else if (c->name)
 		ksnprintf(buf, size, "%s", c->name);
-	else if (c->sub)
+	else if (c->anon && c->sub)
 		ksnprintf(buf, size, "lock@%p/%u", c->anon, c->sub);
-	else
+	else if (c->anon)
 		ksnprintf(buf, size, "lock@%p", c->anon);
+	else if (c->sub)
+		ksnprintf(buf, size, "uninit@%#lx/%u", (unsigned long)c->site, c->sub);
+	else
+		ksnprintf(buf, size, "uninit@%#lx", (unsigned long)c->site);
 	return buf;
 }
 
-/* Under the graph lock, start a report: counted, its text kept from here. */
-static void ld_report_begin(void)
-{
-	atomic_xadd64(&ld.reports, 1);
-	ld.report[0] = '\0';
-}
-
-/* One report line: logged, and appended to the kept text. */
-static __attribute__((format(printf, 1, 2))) void ld_say(const char *fmt, ...)
+void ld_say(struct ld_text *t, const char *fmt, ...)
 {
 	char line[256];
-	size_t used = strlen(ld.report);
+	size_t n;
 
 	KSNPRINTF_ARGS(line, fmt);
-	platform_log("lockdep: %s", line);
-	if (used + strlen(line) + 2 <= sizeof(ld.report)) {
-		memcpy(ld.report + used, line, strlen(line));
-		ld.report[used + strlen(line)] = '\n';
-		ld.report[used + strlen(line) + 1] = '\0';
+	n = strlen(line);
+	if (t->used + n + 2 > sizeof(t->text))
+		return; /* the first lines say what happened; the kept text is for tests */
+	memcpy(t->text + t->used, line, n);
+	t->used += n;
+	t->text[t->used++] = '\n';
+	t->text[t->used] = '\0';
+}
+
+void ld_report_keep(const struct ld_text *t)
+{
+	atomic_xadd64(&ld.reports, 1);
+	memcpy(ld.report, t->text, t->used + 1);
+}
+
+/* Each line of @text with "lockdep: " before it. */
+static void ld_print(const char *text)
+{
+	for (const char *line = text; *line;) {
+		const char *end = line;
+
+		while (*end && *end != '\n')
+			end++;
+		platform_log("lockdep: %.*s", (int)(end - line), line);
+		line = *end ? end + 1 : end;
 	}
 }
 
-static void ld_report_end(const char *what)
+/* Whether this CPU holds the print lock: printing now would wait for itself. */
+static bool ld_holds_print_lock(void)
 {
+	const struct ld_cpu *c = &ld_cpus[platform_cpu_id()];
+
+	for (unsigned i = 0; ld.print_lock && i < c->n; i++)
+		if (c->held[i].lock == ld.print_lock)
+			return true;
+	return false;
+}
+
+void ld_report_out(const struct ld_text *t, const char *what)
+{
+	if (!ld_holds_print_lock()) {
+		ld_print(t->text);
+	} else if (!atomic_xchg8(&ld.deferred_busy, 1)) {
+		memcpy(ld.deferred, t->text, t->used + 1);
+		ld.deferred_cpu = platform_cpu_id();
+	} else {
+		atomic_xadd64(&ld.unprinted, 1); /* counted all the same: the test fails */
+	}
 	if (ld.panic)
 		platform_panic("lockdep: %s (lockdep.panic=on)", what);
 }
 
+void ld_print_deferred(void)
+{
+	uint64_t unprinted;
+
+	if (!atomic_load8(&ld.deferred_busy) || ld.deferred_cpu != platform_cpu_id())
+		return;
+	ld_print(ld.deferred);
+	unprinted = atomic_xchg64(&ld.unprinted, 0);
+	if (unprinted)
+		platform_log("lockdep: %llu more report(s) made under the print lock were counted "
+			     "but not kept",
+			     (unsigned long long)unprinted);
+	atomic_store8(&ld.deferred_busy, 0);
+}
+
 /* The cycle's edges from @cls back to @to, each on a line of its own, in order. */
-static void ld_say_path(unsigned from, unsigned to)
+static void ld_say_path(struct ld_text *t, unsigned from, unsigned to)
 {
 	uint32_t chain[LOCKDEP_CLASSES];
 	unsigned n = 0;
@@ -161,7 +214,7 @@ static void ld_say_path(unsigned from, unsigned to)
 	while (n-- > 0) {
 		const struct ld_edge *e = &ld.edges[chain[n]];
 
-		ld_say("  before: cpu %u held '%s' taken at %#lx, and took '%s' at %#lx", e->cpu,
+		ld_say(t, "  before: cpu %u held '%s' taken at %#lx, and took '%s' at %#lx", e->cpu,
 		       ld_name(e->from, a, sizeof(a)), (unsigned long)e->from_site,
 		       ld_name(e->to, b, sizeof(b)), (unsigned long)e->to_site);
 	}
@@ -170,6 +223,7 @@ static void ld_say_path(unsigned from, unsigned to)
 void ld_check_order(unsigned cpu, const struct ld_held *held, const struct ld_held *now)
 {
 	uint32_t key = (uint32_t)held->cls << 16 | now->cls;
+	struct ld_text t = {0};
 	bool cycle;
 	char a[64], b[64];
 
@@ -183,38 +237,42 @@ void ld_check_order(unsigned cpu, const struct ld_held *held, const struct ld_he
 	/* A path now -> ... -> held, closed by held -> now. */
 	cycle = ld_find_path(now->cls, held->cls) != 0;
 	if (cycle) {
-		ld_report_begin();
-		ld_say("possible deadlock: cpu %u takes '%s' while holding '%s', but '%s' was "
+		ld_say(&t,
+		       "possible deadlock: cpu %u takes '%s' while holding '%s', but '%s' was "
 		       "taken before '%s' already",
 		       cpu, ld_name(now->cls, b, sizeof(b)), ld_name(held->cls, a, sizeof(a)), b,
 		       a);
-		ld_say("  now: cpu %u holds '%s' taken at %#lx, and takes '%s' at %#lx", cpu, a,
+		ld_say(&t, "  now: cpu %u holds '%s' taken at %#lx, and takes '%s' at %#lx", cpu, a,
 		       (unsigned long)held->site, b, (unsigned long)now->site);
-		ld_say_path(now->cls, held->cls);
+		ld_say_path(&t, now->cls, held->cls);
+		ld_report_keep(&t);
 	}
 	ld_edge_add(cpu, held, now);
 	ld_graph_unlock();
 	if (cycle)
-		ld_report_end("possible deadlock");
+		ld_report_out(&t, "possible deadlock");
 }
 
 void ld_report_self(unsigned cpu, const struct ld_held *held, const struct ld_held *now)
 {
+	struct ld_text t = {0};
 	char a[64];
 
 	ld_graph_lock();
-	ld_report_begin();
-	ld_say("deadlock: cpu %u takes '%s' (lock %p) again at %#lx; it took it at %#lx and "
+	ld_say(&t,
+	       "deadlock: cpu %u takes '%s' (lock %p) again at %#lx; it took it at %#lx and "
 	       "still holds it",
 	       cpu, ld_name(now->cls, a, sizeof(a)), now->lock, (unsigned long)now->site,
 	       (unsigned long)held->site);
+	ld_report_keep(&t);
 	ld_graph_unlock();
-	ld_report_end("a lock taken twice by its holder");
+	ld_report_out(&t, "a lock taken twice by its holder");
 }
 
 void ld_report_same_class(unsigned cpu, const struct ld_held *held, const struct ld_held *now)
 {
 	uint32_t key = (uint32_t)held->cls << 16 | now->cls;
+	struct ld_text t = {0};
 	char a[64];
 
 	/* Once per class: the self-edge, which no other order uses, marks it reported. */
@@ -223,16 +281,18 @@ void ld_report_same_class(unsigned cpu, const struct ld_held *held, const struct
 	ld_graph_lock();
 	if (!ld_edge_known(key) && ld_edge_add(cpu, held, now)) {
 		ld_name(now->cls, a, sizeof(a));
-		ld_report_begin();
-		ld_say("possible deadlock: cpu %u nests two locks of class '%s' without a "
+		ld_say(&t,
+		       "possible deadlock: cpu %u nests two locks of class '%s' without a "
 		       "subclass (spin_lock_nested)",
 		       cpu, a);
-		ld_say("  now: cpu %u holds '%s' (lock %p) taken at %#lx, and takes '%s' (lock %p) "
+		ld_say(&t,
+		       "  now: cpu %u holds '%s' (lock %p) taken at %#lx, and takes '%s' (lock %p) "
 		       "at %#lx",
 		       cpu, a, held->lock, (unsigned long)held->site, a, now->lock,
 		       (unsigned long)now->site);
+		ld_report_keep(&t);
 		ld_graph_unlock();
-		ld_report_end("same-class nesting without a subclass");
+		ld_report_out(&t, "same-class nesting without a subclass");
 		return;
 	}
 	ld_graph_unlock();
@@ -240,27 +300,31 @@ void ld_report_same_class(unsigned cpu, const struct ld_held *held, const struct
 
 void ld_report_not_held(unsigned cpu, const void *lock, unsigned cls, uintptr_t site)
 {
+	struct ld_text t = {0};
 	char a[64] = "unknown class";
 
 	ld_graph_lock();
 	if (cls)
 		ld_name(cls, a, sizeof(a));
-	ld_report_begin();
-	ld_say("bad unlock: cpu %u releases '%s' (lock %p) at %#lx, which it does not hold", cpu, a,
-	       lock, (unsigned long)site);
+	ld_say(&t, "bad unlock: cpu %u releases '%s' (lock %p) at %#lx, which it does not hold",
+	       cpu, a, lock, (unsigned long)site);
+	ld_report_keep(&t);
 	ld_graph_unlock();
-	ld_report_end("release of a lock not held");
+	ld_report_out(&t, "release of a lock not held");
 }
 
 void ld_report_subclass(unsigned cpu, const void *lock, unsigned subclass, uintptr_t site)
 {
+	struct ld_text t = {0};
+
 	ld_graph_lock();
-	ld_report_begin();
-	ld_say("bad subclass: cpu %u takes lock %p at %#lx with subclass %u; subclasses are 0 "
+	ld_say(&t,
+	       "bad subclass: cpu %u takes lock %p at %#lx with subclass %u; subclasses are 0 "
 	       "to %u (LOCKDEP_SUBCLASSES): taken as 0",
 	       cpu, lock, (unsigned long)site, subclass, LOCKDEP_SUBCLASSES - 1);
+	ld_report_keep(&t);
 	ld_graph_unlock();
-	ld_report_end("a subclass out of range");
+	ld_report_out(&t, "a subclass out of range");
 }
 
 uint64_t lockdep_reports(void)

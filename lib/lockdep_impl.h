@@ -7,6 +7,7 @@
 #define LIB_LOCKDEP_IMPL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lockdep.h"
@@ -18,10 +19,15 @@
 /* Edge-set slots: twice the edges, so probes stay short; a power of two. */
 #define LD_EDGE_SLOTS (2 * LOCKDEP_EDGES)
 
-/* A class: a key's (subclass 0), a subclass of one, or a lock's own (@anon, no key). */
+/*
+ * A class: a key's (subclass 0), a subclass of one, a static lock's own
+ * (@anon, no key), or the class of the never-initialised locks in run-time
+ * memory that one site takes (@site, no key).
+ */
 struct ld_class {
-	const char *name;		   /* the key's; NULL for a lock's own class */
-	const void *anon;		   /* the lock of a class of its own */
+	const char *name; /* the key's; NULL for a static lock's or a site's */
+	const void *anon; /* the static lock of a class of its own */
+	uintptr_t site;	  /* where never-initialised locks of this class are taken */
 	const struct lock_class_key *key;  /* the key whose subclass 0 this is */
 	uint16_t base;			   /* the subclass-0 class (itself for subclass 0) */
 	uint8_t sub;			   /* the subclass */
@@ -49,13 +55,33 @@ struct ld_held {
 struct ld_cpu {
 	struct ld_held held[LOCKDEP_DEPTH];
 	unsigned n;
-	bool busy; /* inside the checker: locks taken now are not checked */
+	bool busy;	   /* inside the checker: locks taken now are not checked */
+	bool stop_pending; /* this CPU filled a table: reported when it leaves the checker */
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+/*
+ * A report's text, composed on the reporting CPU's stack: under the graph
+ * lock it is counted and kept (ld_report_keep), and only after the lock is
+ * released is it printed (ld_report_out), so printing never waits with the
+ * graph lock held.
+ */
+struct ld_text {
+	char text[LOCKDEP_REPORT_MAX];
+	size_t used;
+};
 
 struct ld_state {
 	uint8_t on; /* the switch; cleared for good by a full table */
 	bool panic;
 	uint8_t graph_lock;
+	uint32_t class_limit;	/* classes in use at most (lockdep.classes=); 0: LOCKDEP_CLASSES */
+	const char *stopped;	/* the table whose filling stopped the checker; NULL: none */
+	unsigned stopped_size;	/* its size */
+	const void *print_lock; /* the lock platform_log takes (lockdep_set_print_lock) */
+	uint8_t deferred_busy;	/* ld.deferred holds a report not yet printed */
+	unsigned deferred_cpu;	/* the CPU that holds the print lock and made it */
+	uint64_t unprinted;	/* reports made under the print lock while ld.deferred was taken */
+	char deferred[LOCKDEP_REPORT_MAX];
 	uint32_t nclasses, nedges, nlocks; /* classes and edges: published by release stores */
 	uint32_t max_depth;
 	uint64_t searches, reports;
@@ -75,8 +101,27 @@ extern struct ld_cpu ld_cpus[MAX_CPUS];
 void ld_graph_lock(void);
 void ld_graph_unlock(void);
 
-/* One line naming a full table and its size; the checker goes off for good. */
+/*
+ * A table is full: the checker goes off for good, and the CPU that filled
+ * it reports so (one line naming the table and its size, counted as a
+ * report) when it leaves the checker, after any graph lock is released.
+ */
 void ld_table_full(const char *table, unsigned size);
+
+/* Compose a report: a line appended to @t (each is printed with "lockdep: " before it). */
+void ld_say(struct ld_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Under the graph lock: count the report and keep its text (lockdep_last_report). */
+void ld_report_keep(const struct ld_text *t);
+
+/*
+ * With no graph lock held: print @t (deferred while this CPU holds the
+ * print lock), then panic naming @what if lockdep.panic= says so.
+ */
+void ld_report_out(const struct ld_text *t, const char *what);
+
+/* The print lock was just released by this CPU: print the report kept while it held it. */
+void ld_print_deferred(void);
 
 /* @now is being taken while @held is held (different classes): record and check the order. */
 void ld_check_order(unsigned cpu, const struct ld_held *held, const struct ld_held *now);
@@ -86,5 +131,8 @@ void ld_report_self(unsigned cpu, const struct ld_held *held, const struct ld_he
 void ld_report_same_class(unsigned cpu, const struct ld_held *held, const struct ld_held *now);
 void ld_report_not_held(unsigned cpu, const void *lock, unsigned cls, uintptr_t site);
 void ld_report_subclass(unsigned cpu, const void *lock, unsigned subclass, uintptr_t site);
+
+/* @cls's name into @buf (lockdep_graph.c). */
+const char *ld_name(unsigned cls, char *buf, size_t size);
 
 #endif /* LIB_LOCKDEP_IMPL_H */

@@ -6,14 +6,22 @@
  * Why fixed tables: the checker runs inside spin_lock, where nothing may
  * allocate (the heap has a lock of its own) and nothing may fail halfway.
  * When one fills, the checker prints one line naming the table and its
- * size and switches itself off; the run goes on unchecked.  A boot of
- * every suite uses a few dozen classes and edges (docs/lockdep.md).
+ * size and switches itself off; that line is a report, so the test that
+ * was running fails (a run that stops being checked is not green).  A boot
+ * of every suite uses a few dozen classes and edges (docs/lockdep.md).
  */
 #ifndef LIB_LOCKDEP_TABLES_H
 #define LIB_LOCKDEP_TABLES_H
 
 /* Lock classes, subclasses counted apart; class 0 means "none". */
 #define LOCKDEP_CLASSES 512
+
+/*
+ * The fewest classes lockdep.classes= may limit the table to: a boot takes
+ * a few before its first test, so a smaller table would fill before there
+ * is a test to fail.
+ */
+#define LOCKDEP_CLASSES_MIN 4
 
 /* Subclasses one class may be taken with (spin_lock_nested): 0 .. this - 1. */
 #define LOCKDEP_SUBCLASSES 8

@@ -47,6 +47,13 @@ void *platform_alloc(size_t size, size_t align);
 /* Return memory from platform_alloc(); @size must be the size it was given. */
 void platform_free(void *ptr, size_t size);
 
+/*
+ * Whether @p lies in the program's own static storage (its image's data
+ * and bss), not in memory handed out at run time.  lockdep tells a static
+ * lock, whose address names it for the whole run, from zeroed heap memory.
+ */
+bool platform_static_data(const void *p);
+
 /* Nanoseconds since an arbitrary origin; monotonic on every CPU. */
 uint64_t platform_now_ns(void);
 
@@ -116,6 +123,15 @@ void platform_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define PLATFORM_WAIT_MAX_NS (100ull * 1000 * 1000)
 void platform_cpu_wait(const uint32_t *addr, uint32_t expected);
 void platform_cpu_kick(unsigned cpu);
+
+/*
+ * How many kicks the calling CPU has received: a kick counts once it
+ * reached the CPU (kernel: its interrupt was taken; host: its wake-up was
+ * posted), however late a busy host ran the CPU to take it.  Read around
+ * a wait, it tells a kick lost (sent, never received) from one delivered
+ * late, which the wait's time bound alone cannot (pv_stats.h).
+ */
+uint64_t platform_kicks_received(void);
 
 /*
  * Have every other CPU run a full memory barrier, and return once each

@@ -2,7 +2,25 @@
 /*
  * pv_stats.c - the paravirtual locks' one record of counts (pv_stats.h):
  * spinlock_pv.c and qspinlock_pv.c add to pv_counters, everyone else reads
- * it through pv_stats().
+ * it through pv_stats(); and their one kick and one halt, which judge
+ * every halt for a lost wake-up.
+ *
+ * The judgement needs no shared line on a fast path (kicks and halts are
+ * slow paths already) and cannot accuse a busy host: at -smp 16 on 2
+ * cores a kicked vCPU may wait over 100 ms for its host thread to run, so
+ * a halt that lasted to its bound with a kick due long before is not yet
+ * a lost kick.  A kick stores the time into the kicked CPU's words twice,
+ * before it is sent (@before) and after (@sent); the halting CPU reads
+ * platform_kicks_received, clears both words, halts, and on return judges
+ * the halt lost only if no kick reached it meanwhile, both words were set
+ * since it cleared them, and the kick was sent PV_LOST_KICK_NS or more
+ * before it woke.  A kick sent then cannot still be in flight when the CPU
+ * runs again (its interrupt is pending and taken with the timer's).  A
+ * kick meant for an earlier halt, whose @sent lands after the clear, had
+ * its @before before the send, before its receipt, before the clear: so
+ * @before reads 0 and it is not judged.  A kick that reached the CPU for
+ * another reason than this halt's hand-off hides a lost one: the judge
+ * can miss, never accuse wrongly.
  */
 #include "pv_stats.h"
 
@@ -10,9 +28,57 @@
 #include "limits.h"
 #include "printf.h"
 #include "spinlock_pv.h"
+#include "trace.h"
 
 /* A line pair of its own: written only on slow paths, it must not share one with a fast path's word. */
 struct pv_stats pv_counters __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+bool (*pv_kick_drop)(unsigned cpu);
+
+/* The last kick to each CPU, before and after it was sent (platform_now_ns); 0: none since. */
+static struct {
+	uint64_t before, sent;
+} pv_due[MAX_CPUS];
+
+void pv_kick(unsigned cpu)
+{
+	bool (*drop)(unsigned) = pv_kick_drop;
+
+	atomic_xadd64(&pv_counters.kicks, 1);
+	trace_ev(TR_PV_KICK, NULL, cpu);
+	atomic_store64(&pv_due[cpu].before, platform_now_ns());
+	if (!drop || !drop(cpu))
+		platform_cpu_kick(cpu); /* its full fence orders the store above before the IPI */
+	atomic_store64(&pv_due[cpu].sent, platform_now_ns());
+}
+
+void pv_halt(const uint32_t *addr, uint32_t expected, const void *lock)
+{
+	unsigned cpu = platform_cpu_id();
+	uint64_t kicks = platform_kicks_received(), began, ended, sent;
+
+	atomic_store64(&pv_due[cpu].before, 0);
+	atomic_store64(&pv_due[cpu].sent, 0);
+	atomic_full_fence(); /* the clears before the wait's own comparison */
+	began = platform_now_ns();
+	platform_cpu_wait(addr, expected);
+	ended = platform_now_ns();
+	bool kicked = platform_kicks_received() != kicks;
+
+	trace_ev(TR_PV_WOKEN, lock, (atomic_load32(addr) == expected) | (unsigned)kicked << 1);
+	if (kicked)
+		return; /* a kick reached it: not lost, however late */
+	sent = atomic_load64(&pv_due[cpu].sent);
+	if (ended - began < PLATFORM_WAIT_MAX_NS / 10 * 9 || !atomic_load64(&pv_due[cpu].before) ||
+	    !sent || ended < sent || ended - sent < PV_LOST_KICK_NS)
+		return;
+	if (atomic_xadd64(&pv_counters.lost_kicks, 1) == 0)
+		platform_log("pv: cpu %u halted %llu ms on lock %p, to its time bound, and no kick "
+			     "reached it, although one was sent %llu ms before it woke: a lost "
+			     "wake-up (counted, further ones not shown)",
+			     cpu, (unsigned long long)((ended - began) / 1000000),
+			     (const void *)lock, (unsigned long long)((ended - sent) / 1000000));
+}
 
 struct pv_stats pv_stats(void)
 {
@@ -23,6 +89,7 @@ struct pv_stats pv_stats(void)
 	    .arms = atomic_load64_relaxed(&pv_counters.arms),
 	    .hash_full = atomic_load64_relaxed(&pv_counters.hash_full),
 	    .no_head = atomic_load64_relaxed(&pv_counters.no_head),
+	    .lost_kicks = atomic_load64_relaxed(&pv_counters.lost_kicks),
 	};
 }
 
@@ -35,6 +102,7 @@ struct pv_stats pv_stats_delta(struct pv_stats after, struct pv_stats before)
 	    .arms = after.arms - before.arms,
 	    .hash_full = after.hash_full - before.hash_full,
 	    .no_head = after.no_head - before.no_head,
+	    .lost_kicks = after.lost_kicks - before.lost_kicks,
 	};
 }
 
@@ -42,9 +110,10 @@ const char *pv_stats_format(char *buf, size_t size, const struct pv_stats *s)
 {
 	ksnprintf(buf, size,
 		  "%llu sleeps, %llu kicks, %llu turns passed over, armed %llu time%s; bad input: "
-		  "%llu hash full, %llu SLOW without a hashed head",
+		  "%llu hash full, %llu SLOW without a hashed head; %llu lost wake-up%s",
 		  (unsigned long long)s->sleeps, (unsigned long long)s->kicks,
 		  (unsigned long long)s->passes, (unsigned long long)s->arms, plural(s->arms),
-		  (unsigned long long)s->hash_full, (unsigned long long)s->no_head);
+		  (unsigned long long)s->hash_full, (unsigned long long)s->no_head,
+		  (unsigned long long)s->lost_kicks, plural(s->lost_kicks));
 	return buf;
 }

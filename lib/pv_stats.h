@@ -15,8 +15,11 @@
 #ifndef LIB_PV_STATS_H
 #define LIB_PV_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "platform.h"
 
 /* Counts since boot, summed over every lock. */
 struct pv_stats {
@@ -27,7 +30,46 @@ struct pv_stats {
 	uint64_t arms;	    /* waiters that armed sleeping, at most once per spin_pv_set */
 	uint64_t hash_full; /* queued, bad input: heads that found no free hash slot and spun on */
 	uint64_t no_head;   /* queued, bad input: unlocks that found SLOW but no head hashed */
+	/*
+	 * Lost wake-ups: halts that lasted to their time bound although the
+	 * kick that should have ended them was due PV_LOST_KICK_NS or more
+	 * before they ended (pv_halt).  0 in a working lock; a failure where
+	 * judged (the spinlock torture, tools/trace_check.py).
+	 */
+	uint64_t lost_kicks;
 };
+
+/*
+ * A halt that ends on its time bound (PLATFORM_WAIT_MAX_NS, to 90%), with
+ * no kick received (platform_kicks_received), this long after the kick
+ * that should have ended it was sent (or, for a lost kick, should have
+ * been) is a lost wake-up (pv_stats.c says why it cannot accuse wrongly).
+ */
+#define PV_LOST_KICK_NS (PLATFORM_WAIT_MAX_NS / 2)
+
+/*
+ * The paravirtual locks' one kick: counted, traced (TR_PV_KICK), sent with
+ * platform_cpu_kick, and then recorded as due for @cpu, so that a halt of
+ * @cpu that lasts on past it is judged a lost wake-up.
+ */
+void pv_kick(unsigned cpu);
+
+/*
+ * The paravirtual locks' one halt: platform_cpu_wait(@addr, @expected),
+ * judged on return: if it lasted to its time bound, no kick reached this
+ * CPU meanwhile, and a kick to it (pv_kick, after the halt began) was sent
+ * PV_LOST_KICK_NS or more before it ended, lost_kicks counts it and the
+ * first one is said on one line naming @lock.
+ */
+void pv_halt(const uint32_t *addr, uint32_t expected, const void *lock);
+
+/*
+ * NEGATIVE CONTROLS ONLY (torture.busted=*-lost-kick): when set, a kick
+ * for which it returns true is not sent, as if the interrupt were lost;
+ * it is still counted, traced and recorded as due, so the judgement sees
+ * exactly what a lost interrupt leaves.  NULL in every other run.
+ */
+extern bool (*pv_kick_drop)(unsigned cpu);
 
 /* The counts now, each read relaxed: other CPUs may be adding to them. */
 struct pv_stats pv_stats(void);
@@ -35,13 +77,13 @@ struct pv_stats pv_stats(void);
 /* @after - @before, counter by counter: what happened between two snapshots. */
 struct pv_stats pv_stats_delta(struct pv_stats after, struct pv_stats before);
 
-/* Room for pv_stats_format's line: its words and six counts of up to 20 digits. */
+/* Room for pv_stats_format's line: its words and seven counts of up to 20 digits. */
 #define PV_STATS_LINE 256
 
 /*
  * @s as one line in @buf (@size bytes, NUL-terminated, cut to fit), every
  * counter named: "N sleeps, N kicks, N turns passed over, armed N time(s);
- * bad input: N hash full, N SLOW without a hashed head".  Returns @buf, to
+ * bad input: N hash full, N SLOW without a hashed head; N lost wake-ups".  Returns @buf, to
  * be a %s argument.
  */
 const char *pv_stats_format(char *buf, size_t size, const struct pv_stats *s);

@@ -8,6 +8,8 @@
  * Steps, named in the comments and in tests/model/qspinlock.pml:
  *
  *   F  fast path: compare-exchange 0 -> LOCKED.
+ *   P0-P3 only while paravirtual waiting is off; with it on, every waiter
+ *      queues (Q1), since a pending waiter cannot halt.
  *   P0 a word that is exactly PENDING is a hand-over in flight (P2->P3
  *      takes a few instructions): re-read it a bounded number of times.
  *   P1 the word has at most the locked byte: set pending with one LOCK BTS,
@@ -186,6 +188,16 @@ __attribute__((noinline)) void qspin_lock_slow(spinlock_t *lock, uint32_t val)
 
 	spin_wait_start(&w, lock);
 	trace_ev(TR_QSPIN_WAIT, lock, val);
+	/*
+	 * Paravirtual: no pending step, straight to the queue (as Linux's
+	 * slow path does when pv is on).  A pending waiter spins on the locked
+	 * byte and cannot halt, and a queue head waits for pending to clear:
+	 * a pending CPU whose vCPU the host preempted would leave the head
+	 * spinning with no way to halt, the very case pv mode exists for.
+	 * Every pv waiter is a queue node, which halts (N1-N4, H1-H4).
+	 */
+	if (spin_pv_mode() != SPIN_PV_OFF)
+		goto queue;
 	for (unsigned i = 0; val == QSPIN_PENDING && i < QSPIN_HANDOVER_SPINS; i++) { /* P0 */
 		platform_relax();
 		val = atomic_load32(&lock->val);

@@ -201,8 +201,7 @@ bool spin_pv_sleep(spinlock_t *lock, uint16_t ticket, bool again)
 	if ((uint16_t)word != ticket) { /* W3 */
 		atomic_xadd64(&pv_counters.sleeps, 1);
 		trace_ev(TR_PV_SLEEP, lock, ticket);
-		platform_cpu_wait(&lock->val, word); /* W4 */
-		trace_ev(TR_PV_WOKEN, lock, atomic_load32(&lock->val) == word);
+		pv_halt(&lock->val, word, lock); /* W4 */
 	}
 take_back: /* W5 */
 	spin_wait_start(&w, lock);
@@ -235,13 +234,6 @@ static int spin_pv_sleeper(const spinlock_t *lock, uint16_t ticket, uint64_t *wo
 	return -1;
 }
 
-static void spin_pv_kick(unsigned cpu)
-{
-	atomic_xadd64(&pv_counters.kicks, 1);
-	trace_ev(TR_PV_KICK, NULL, cpu);
-	platform_cpu_kick(cpu);
-}
-
 /*
  * U4's pass-over of @cpu, asleep (slot word @word) for the turn @head.
  * Reserves the slot, so that the sleeper cannot take its turn back
@@ -262,11 +254,11 @@ static bool spin_pv_pass(spinlock_t *lock, unsigned cpu, uint64_t word, uint16_t
 		return false; /* it took its turn back (W5), so it is awake */
 	if (!atomic_cmpxchg16(&lock->tickets.head, &expect, (uint16_t)(head + SPIN_TICKET_STEP))) {
 		atomic_store64(&slot->word, word);
-		spin_pv_kick(cpu);
+		pv_kick(cpu);
 		return false;
 	}
 	atomic_store64(&slot->word, 0);
-	spin_pv_kick(cpu); /* so that it queues again */
+	pv_kick(cpu); /* so that it queues again */
 	atomic_xadd64(&pv_counters.passes, 1);
 	return true;
 }
@@ -289,7 +281,7 @@ static __attribute__((noinline)) void spin_pv_wake(spinlock_t *lock, uint16_t he
 		if ((word & SPIN_PV_STATE) == SPIN_PV_ASLEEP_AGAIN ||
 		    tail == (uint16_t)(head + SPIN_TICKET_STEP) || passes == ncpus) {
 			/* Passed over once already, or nobody behind it: the turn waits for it. */
-			spin_pv_kick((unsigned)cpu);
+			pv_kick((unsigned)cpu);
 			break;
 		}
 		if (!spin_pv_pass(lock, (unsigned)cpu, word, head))

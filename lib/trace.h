@@ -39,7 +39,8 @@ enum trace_type {
 	TR_PV_ARM,	  /* a waiter arms paravirtual sleeping */
 	TR_PV_SLEEP,	  /* arg: ticket; the waiter halts */
 	TR_PV_KICK,	  /* arg: CPU kicked */
-	TR_PV_WOKEN,	  /* arg: 1 if the lock word was unchanged (time bound or spurious) */
+	TR_PV_WOKEN,	  /* arg: bit 0 the word was unchanged (time bound or spurious), bit 1 a
+			     kick reached the CPU during the sleep (pv_halt) */
 	TR_BAR_ARRIVE,	  /* at a barrier */
 	TR_BAR_LEAVE,	  /* past it */
 	TR_TEST_START,	  /* obj: the test's name */

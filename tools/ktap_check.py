@@ -12,8 +12,10 @@ included) indented by two spaces as Linux's ktap.rst writes a subtest, no
 "not ok" at any level, no "PANIC:" line, and a final verdict line saying
 pass, with the `# tally:` line just before it agreeing with the results
 (its suites the plan, its tests passed, failed and skipped those of the
-suites' blocks).  Anything else is a failure, said in one line naming what
-was missing or wrong.  The log is read by tools/kernel_log.py: what it found damaged (a
+suites' blocks); and where the boot said lock-order checking was on,
+lockdep's "# lockdep:" summary line (a boot whose checker stopped still
+prints it).  Anything else is a failure, said in one line naming what was
+missing or wrong.  The log is read by tools/kernel_log.py: what it found damaged (a
 cut line, NUL bytes, bytes that are not UTF-8) is printed as a warning.
 Exit status 0 when the expectation holds.
 """
@@ -22,6 +24,11 @@ import re
 import sys
 
 import kernel_log
+
+# lockdep's line at boot when it checks (kernel/cmdline_apply.c), and its summary at the end
+# (kernel/ktest.c): a boot with the first must have the second.
+LOCKDEP_ON = re.compile(r"^lockdep: lock-order checking on ")
+LOCKDEP_SUMMARY = re.compile(r"^# lockdep: \d+ classes, ")
 
 # A suite's subtest block, one nesting level deep (ktap.rst: two spaces a level).
 SUBTEST_LINE = re.compile(r"^(\s*)(# Subtest: |# BENCH )")
@@ -50,6 +57,8 @@ def problems_of(run):
             problems.append(f"line {number}: a suite's line is indented by {len(m.group(1))} "
                             f"spaces, not {len(SUBTEST_INDENT)}: {text.strip()[:60]}")
             break
+    if any(LOCKDEP_ON.match(t) for t in texts) and not any(LOCKDEP_SUMMARY.match(t) for t in texts):
+        problems.append("lock-order checking was on but no '# lockdep:' summary line was printed")
     panic = next((t for t in texts if t.startswith("PANIC:")), None)
     if panic:
         problems.append("panic: " + panic.strip())

@@ -209,13 +209,13 @@ done
 boot uefi-smp2-quick ACCEL=tcg SMP=2 FIRMWARE=uefi CMDLINE="quick"
 # Words not understood: each keeps its default with one cmdline: line, the tests still run
 # and pass, and each word is said again beside the verdict; those that select what is tested
-# (all here but trace= and trace.events=) fail the run, the first one named in its FAIL line.
-boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe spinlock.kind=mcs trace=sometimes trace.events=5 lockdep=maybe fs.walk=fast selftest.stall=1:3000:nowhere selftest.stall=1:60001 selftest.stall=5:100 bench.cpus=0,4 bench.place=far" -- \
+# (all here but trace=, trace.events= and lockdep.classes=) fail the run, the first one named in its FAIL line.
+boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe spinlock.kind=mcs trace=sometimes trace.events=5 lockdep=maybe lockdep.classes=2 fs.walk=fast selftest.stall=1:3000:nowhere selftest.stall=1:60001 selftest.stall=5:100 bench.cpus=0,4 bench.place=far" -- \
     --expect-fail "^# FAIL: command line: 'bogus=1': unknown key; ignored; it selects what is tested"
 check bad-cmdline-beside-verdict sh -c 'grep -q "^  ok 1 cpus_online" "$0" && \
     grep -q "^# cmdline: .selftest.stall=5:100:start.: a CPU this run lacks; no stall; it selects" "$0" && \
     grep -q "^# cmdline: .trace=sometimes.: not understood; the default used (harmless" "$0" && \
-    tail -n 2 "$0" | head -n 1 | grep -Eq "^# tally: 1 suite, [0-9]+ tests: [0-9]+ passed, 0 failed, 0 skipped in [0-9]+\.[0-9] s; 13 command-line words ignored or not understood, 11 of them failing the run$"' \
+    tail -n 2 "$0" | head -n 1 | grep -Eq "^# tally: 1 suite, [0-9]+ tests: [0-9]+ passed, 0 failed, 0 skipped in [0-9]+\.[0-9] s; 14 command-line words ignored or not understood, 11 of them failing the run$"' \
     "$LOGDIR/bad-cmdline.serial"
 # Only harmless words not understood, and a word given twice: said beside the verdict, and
 # the run passes (about 3 s). The host's copy of the log has LF line ends, no CR at all.
@@ -225,7 +225,8 @@ check bad-cmdline-harmless-beside-verdict sh -c 'grep -q "^# cmdline: .seed=3.: 
     ! grep -q "$(printf "\r")" "$0"' "$LOGDIR/bad-cmdline-harmless.serial"
 check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
 check bad-pv-reported grep -q "cmdline: 'spinlock.pv=maybe': expected auto, on or off; keeping the default" "$LOGDIR/bad-cmdline.serial"
-check bad-lockdep-reported sh -c 'grep -q "cmdline: .lockdep=maybe.: expected on or off; keeping the default" "$0" && grep -q "lock-order checking on (lockdep=on)" "$0"' "$LOGDIR/bad-cmdline.serial"
+check bad-lockdep-reported sh -c 'grep -q "cmdline: .lockdep=maybe.: expected on or off; keeping the default" "$0" && grep -q "lock-order checking on (lockdep=on)" "$0" &&
+    grep -q "cmdline: .lockdep.classes=2.: expected a class count from 4 to 511; keeping the default" "$0" && grep -q "511 classes at most (lockdep.classes=)" "$0"' "$LOGDIR/bad-cmdline.serial"
 check bad-fs-walk-reported sh -c 'grep -q "cmdline: .fs.walk=fast.: expected rcu or ref; keeping the default" "$0" && grep -q "\"fs_walk\":\"rcu\"" "$0"' "$LOGDIR/bad-cmdline.serial"
 check bad-bench-words-reported sh -c 'grep -q "^cmdline: .bench.cpus=0,4.: expected geo, all, or a comma list" "$0" &&
     grep -q "^cmdline: .bench.place=far.: expected cores, compact or spread" "$0"' "$LOGDIR/bad-cmdline.serial"
@@ -240,6 +241,9 @@ check pv-on-qspinlock-reported grep -q "spinlock: paravirtual (spin, then halt u
 boot tcg-smp4-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=qspinlock fs.walk=ref trace=all trace.test=qspinlock_torture"
 check fs-walk-ref-reported sh -c 'grep -q "^fs: path walk ref (fs.walk=ref)" "$0" && grep -q "\"fs_walk\":\"ref\"" "$0"' "$LOGDIR/tcg-smp4-qspinlock.serial"
 check tcg-smp4-qspinlock-queue-judged sh -c 'tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq " [1-9][0-9]* queued acquisitions judged" "$0.check" && grep -Eq "; [1-9][0-9]* on a qspinlock\)" "$0.check" && grep -Eq "qspinlock: deepest queue: [3-9]" "$0"' "$LOGDIR/tcg-smp4-qspinlock.serial"
+# 16 vCPUs on 2 cores, the pv ticket lock (the default kind) and the pv queue's torture:
+# no lost wake-up, no bad input (the tortures' lost-wakeup and pv-bad-input), about 11 s.
+boot tcg-smp16-pv ACCEL=tcg SMP=16 CMDLINE="run=spinlock,lockref,fs quick"
 # 16 vCPUs on the host's cores: the queued lock with paravirtual waiting (auto: on under
 # TCG) must stay fair (the torture's starvation bound, judged in runs of 2 s or more).
 boot tcg-smp16-qspinlock ACCEL=tcg SMP=16 CMDLINE="run=spinlock,fs quick torture.secs=2 spinlock.kind=qspinlock"
@@ -320,6 +324,15 @@ boot busted-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=qspin
 # torture's starvation check, judged in runs of 2 s or more, can fail it.
 boot busted-unfair ACCEL=tcg SMP=4 CMDLINE="run=spinlock quick torture.secs=2 torture.busted=unfair" -- \
     --expect-fail "invariant starvation broken"
+# A lost wake-up fails the run, by its judgement, not by a timeout: the real paravirtual
+# locks with one kick in 4 not sent (pv_kick_drop); the halt it should have ended lasts
+# to its 100 ms bound with no kick received, which the torture's lost-wakeup invariant
+# fails (lib/pv_stats.h), and the trace judge on its own (about 6 s each).
+boot busted-qspinlock-lost-kick ACCEL=tcg SMP=4 CMDLINE="run=spinlock quick torture.busted=qspinlock-lost-kick trace=all trace.test=qspinlock_torture trace.events=65536" -- \
+    --expect-fail "invariant lost-wakeup broken"
+check busted-qspinlock-lost-kick-trace sh -c '! tools/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -q "FAIL lost wake-up: cpu [0-9]* slept on torture:spinlock" "$0.check"' "$LOGDIR/busted-qspinlock-lost-kick.serial"
+boot busted-spinlock-lost-kick ACCEL=tcg SMP=4 CMDLINE="run=spinlock quick torture.busted=spinlock-lost-kick" -- \
+    --expect-fail "invariant lost-wakeup broken"
 # The queue's three broken steps (kernel/test/qspinlock_busted.h) at SMP=4, where 3 CPUs queue:
 # the torture must catch each (two holders, or a waiter wiped off the word), and the trace
 # judge the skipped wait for the head on its own.  The plain tail needs a CPU to arrive
@@ -336,6 +349,11 @@ check busted-qspinlock-skip-head-trace sh -c '! tools/trace_check.py "$0" > "$0.
 boot busted-abba ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=abba lockdep.panic=on quick" -- \
     --expect-fail "PANIC: .*lockdep: possible deadlock"
 check busted-abba-before-timeout sh -c '! grep -q "deadlock?" "$0"' "$LOGDIR/busted-abba.serial"
+# A checker that stops is a failure: lockdep.classes=4 is full before the fs suite's
+# first test has its classes, and that test fails with one line naming the table (~7 s).
+boot lockdep-table-full ACCEL=tcg SMP=2 CMDLINE="run=fs quick lockdep.classes=4" -- \
+    --expect-fail "^  # FAIL: lockdep made 1 report\(s\) during this test, the last: checking stopped: the class table is full \(4 entries"
+check lockdep-table-full-summary grep -q "^# lockdep: .*checking STOPPED: the class table is full (4 entries)" "$LOGDIR/lockdep-table-full.serial"
 # The trace, a second judge that trusts no counter, must catch both on its own (docs/tracing.md):
 # the busted lock's overlapping holds, or (when TCG ran the two vCPUs in turns over the span
 # both rings still hold) the one ticket it grants again and again.

@@ -12,6 +12,12 @@ the kernel printed, only the stamped events (docs/tracing.md):
   3. every pv sleep ends, by a kick to that CPU or by the time bound
      (or an early return the platform allows, counted and shown), a
      qspinlock's halted queue waiters' as the ticket lock's sleepers';
+     but a sleep that lasted to its time bound, whose wake-up says no
+     kick reached the CPU (bit 1 of its arg clear), although a kick to it
+     was stamped LOST_KICK_NS or more before it ended, is a lost wake-up
+     (the kick should have ended it; a kick that did reach it, late, was
+     a busy host, not a lost kick; the kernel judges the same,
+     lib/pv_stats.h);
      events on other objects during a sleep are an interrupt's (interrupts
      are on for the halt) and do not end it, but a second sleep does not
      begin inside one (an interrupt only try-locks);
@@ -51,6 +57,10 @@ TICKET_STEP = 2
 TICKET_MOD = 1 << 16
 # PLATFORM_WAIT_MAX_NS (lib/platform.h): a sleep's time bound.
 WAIT_MAX_NS = 100 * 1000 * 1000
+# PV_LOST_KICK_NS (lib/pv_stats.h): a sleep to its bound this long after its kick lost it.
+LOST_KICK_NS = WAIT_MAX_NS // 2
+# TR_PV_WOKEN's arg (lib/trace.h): bit 1, a kick reached the CPU during the sleep.
+WOKEN_KICK_RECEIVED = 2
 
 
 class Report:
@@ -146,9 +156,18 @@ def check_sleeps(r, t, sl):
     for s in (s for s in sl if s.kind == "sleep"):
         k = kicks.get(s.cpu, [])
         i = bisect.bisect_left(k, s.start)
-        if i < len(k) and k[i] <= s.end:
+        long_sleep = t.ns(s.end - s.start) >= WAIT_MAX_NS * 0.9
+        received = s.end_arg & WOKEN_KICK_RECEIVED
+        if (i < len(k) and k[i] <= s.end and long_sleep and not received
+                and t.ns(s.end - k[i]) >= LOST_KICK_NS):
+            r.fail("lost wake-up", f"lost wake-up: cpu {s.cpu} slept on {t.name(s.obj)} "
+                   f"{r.window(s.start, s.end)}, to its time bound, and no kick reached it, "
+                   "although a kick to it "
+                   f"was stamped at TSC {k[i]:#x}, {t.ns(s.end - k[i]) / 1e6:.0f} ms before "
+                   "it woke")
+        elif i < len(k) and k[i] <= s.end:
             kicked += 1
-        elif t.ns(s.end - s.start) >= WAIT_MAX_NS * 0.9:
+        elif long_sleep:
             timed += 1
         else:
             early += 1

@@ -118,6 +118,19 @@
  *                   CPU: the word's tail wiped while it was queued, or a
  *                   step it waited for (its turn, the lock byte, its
  *                   successor's link) never came within QBUSTED_STUCK_NS.
+ *   lost-wakeup     in paravirtual mode, a halt lasted to its 100 ms bound
+ *                   with no kick received, although the kick that should
+ *                   have ended it was sent 50 ms or more before (pv_halt,
+ *                   pv_stats.h: counted over every lock during the run).
+ *                   A working lock loses none; without this judgement the
+ *                   bound hides a lost kick as a 100 ms stall that
+ *                   nothing else fails.
+ *                   torture.busted=qspinlock-lost-kick and
+ *                   spinlock-lost-kick run the real locks with one kick
+ *                   in BUSTED_KICK_DROP_EVERY not sent (pv_kick_drop).
+ *   pv-bad-input    the queued lock's bad input during the run: a head
+ *                   that found the halting heads' hash full, an unlock
+ *                   that found SLOW but no head hashed (pv_stats.h).
  */
 #include "torture.h"
 
@@ -149,6 +162,8 @@
 #define SPIN_FAIR_MIN_MS    2000u
 /* ...and with at least this many per CPU on average: fewer make a ratio noise. */
 #define SPIN_FAIR_MIN_MEAN 32u
+/* torture.busted=*-lost-kick: one paravirtual kick in this many is dropped (pv_kick_drop). */
+#define BUSTED_KICK_DROP_EVERY 4u
 /* Room for the per-CPU and histogram lines. */
 #define SPIN_LINE_MAX 400u
 
@@ -163,7 +178,9 @@
 	X(SPIN_FIFO, "fifo")                                                                       \
 	X(SPIN_QUEUE_DEPTH, "queue-depth")                                                         \
 	X(SPIN_STARVATION, "starvation")                                                           \
-	X(SPIN_LOST_WAITER, "lost-waiter")
+	X(SPIN_LOST_WAITER, "lost-waiter")                                                         \
+	X(SPIN_LOST_WAKEUP, "lost-wakeup")                                                         \
+	X(SPIN_PV_BAD_INPUT, "pv-bad-input")
 
 #define SPIN_INVARIANT_ENUM(id, name) id,
 #define SPIN_INVARIANT_NAME(id, name) [id] = name,
@@ -209,6 +226,7 @@ static struct {
 	bool busted;
 	bool busted_queue; /* one of the broken queues (qspin_lock_busted_queue) */
 	bool fifo;	   /* the lock tortured is the ticket lock: FIFO is an invariant */
+	bool lost_kick;	   /* torture.busted=*-lost-kick: kicks dropped (busted_kicks counts) */
 } spin_torture __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 static void spin_fail(struct ktest_ctx *t, struct spin_cpu *c, enum spin_invariant inv,
@@ -250,6 +268,14 @@ static LOCK_RULES_EXEMPT("a planted ABBA, broken on purpose") void spin_unlock_a
 	spin_unlock(&spin_abba_other);
 }
 
+/* torture.busted=*-lost-kick: drop one kick in BUSTED_KICK_DROP_EVERY, as a lost interrupt. */
+static uint64_t busted_kicks;
+static bool busted_drop_kick(unsigned cpu)
+{
+	(void)cpu;
+	return atomic_xadd64(&busted_kicks, 1) % BUSTED_KICK_DROP_EVERY == 0;
+}
+
 /*
  * CPU 0, before the others look: a fresh lock and zeroed results; the
  * queued spinlock's own calls if @queued, else spin_lock (the boot's kind).
@@ -258,8 +284,11 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 {
 	bool abba = !queued && opts.busted == BUSTED_ABBA;
 	bool busted = abba || opts.busted == (queued ? BUSTED_QSPINLOCK : BUSTED_SPINLOCK);
-	bool busted_queue = queued && opts.busted >= BUSTED_QSPINLOCK_SKIP_HEAD;
+	bool busted_queue = queued && opts.busted >= BUSTED_QSPINLOCK_SKIP_HEAD &&
+			    opts.busted <= BUSTED_QSPINLOCK_PLAIN_TAIL;
 	bool unfair = queued && opts.busted == BUSTED_UNFAIR;
+	bool lost_kick =
+	    opts.busted == (queued ? BUSTED_QSPINLOCK_LOST_KICK : BUSTED_SPINLOCK_LOST_KICK);
 
 	spin_init_named(&spin_torture.lock, "torture:spinlock");
 	trace_name(&spin_torture.lock, "torture:spinlock");
@@ -289,7 +318,8 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 	}
 	spin_torture.label = queued ? "qspinlock" : "spinlock";
 	spin_torture.fifo = !queued && spin_kind() == SPIN_KIND_TICKET;
-	spin_torture.busted = busted || busted_queue || unfair;
+	spin_torture.busted = busted || busted_queue || unfair || lost_kick;
+	spin_torture.lost_kick = lost_kick;
 	spin_torture.busted_queue = busted_queue;
 	spin_torture.ncpus = t->ncpus;
 	spin_torture.cpu = platform_alloc(sizeof(struct spin_cpu) * t->ncpus, CACHE_PAIR_BYTES);
@@ -311,6 +341,12 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 			   "torture.busted=unfair: running on spin_lock_unfair, a test-and-set "
 			   "lock whose odd CPUs wait 1 ms after each acquisition; this test must "
 			   "fail (starvation)");
+	else if (lost_kick)
+		ktest_diag(t,
+			   "torture.busted=%s-lost-kick: the real lock, paravirtual, with one kick "
+			   "in %u not sent; this test must fail (lost-wakeup)%s",
+			   spin_torture.label, BUSTED_KICK_DROP_EVERY,
+			   spin_pv_enabled() ? "" : ", but paravirtual mode is off: nothing halts");
 	else if (busted_queue)
 		ktest_diag(t,
 			   "torture.busted=%s: running on a queued lock with that queue step "
@@ -319,6 +355,8 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 			   : opts.busted == BUSTED_QSPINLOCK_EARLY_HANDOFF
 			       ? "qspinlock-early-handoff"
 			       : "qspinlock-plain-tail");
+	busted_kicks = 0;
+	pv_kick_drop = lost_kick ? busted_drop_kick : NULL;
 	spin_torture.pv = pv_stats();
 	torture_clock_init(&spin_torture.clock, torture_duration_ns(), spin_torture.ncpus);
 }
@@ -493,7 +531,11 @@ static void spin_check_queue(struct ktest_ctx *t)
 			  qbusted_lost, qbusted_lost_cpu, qbusted_lost_prev, qbusted_lost_word);
 }
 
-/* Whether waiters slept (paravirtual mode), counted over every lock during the run. */
+/*
+ * What paravirtual waiting did during the run, counted over every lock,
+ * and its judgement: no lost wake-up (lost-wakeup), no bad input
+ * (pv-bad-input).  Before the summary line, which counts these failures.
+ */
 static void spin_report_pv(struct ktest_ctx *t)
 {
 	struct pv_stats run = pv_stats_delta(pv_stats(), spin_torture.pv);
@@ -501,6 +543,22 @@ static void spin_report_pv(struct ktest_ctx *t)
 
 	ktest_diag(t, "%s: paravirtual mode %s, during the run: %s", spin_torture.label,
 		   spin_pv_enabled() ? "on" : "off", pv_stats_format(line, sizeof(line), &run));
+	if (run.lost_kicks)
+		spin_fail(
+		    t, &spin_torture.cpu[0], SPIN_LOST_WAKEUP,
+		    "%lu halt(s) lasted to their %llu ms bound with no kick received, although "
+		    "one was sent %llu ms or more before they ended: lost wake-ups (%lu kicks "
+		    "dropped on purpose)",
+		    run.lost_kicks, PLATFORM_WAIT_MAX_NS / 1000000, PV_LOST_KICK_NS / 1000000,
+		    spin_torture.lost_kick
+			? (busted_kicks + BUSTED_KICK_DROP_EVERY - 1) / BUSTED_KICK_DROP_EVERY
+			: 0);
+	if (run.hash_full || run.no_head)
+		spin_fail(
+		    t, &spin_torture.cpu[0], SPIN_PV_BAD_INPUT,
+		    "%lu head(s) found the halting heads' hash full, %lu unlock(s) found SLOW "
+		    "but no head hashed",
+		    run.hash_full, run.no_head);
 }
 
 /* CPU 0, after every CPU stopped: the end-of-run invariants and the statistics lines. */
@@ -536,6 +594,7 @@ static void spin_report(struct ktest_ctx *t)
 		spin_check_fifo(t, total);
 	spin_check_starvation(t, min, max, counted, total);
 	spin_check_queue(t);
+	spin_report_pv(t);
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned k = 0; k < SPIN_INVARIANTS; k++)
 			fails[k] += cpu[i].fails[k];
@@ -560,7 +619,6 @@ static void spin_report(struct ktest_ctx *t)
 						 hist[b]);
 	ktest_diag(t, "%s: wait for the lock (1 in %u timed), log2(cycles):count%s",
 		   spin_torture.label, SPIN_TIME_EVERY, line);
-	spin_report_pv(t);
 }
 
 /* Every CPU: the torture on spin_lock (@queued false) or on qspin_lock. */
@@ -590,9 +648,12 @@ static void spin_torture_run(struct ktest_ctx *t, bool queued)
 	 * If some CPU never finishes, leave the results allocated: a straggler
 	 * may still write to them.
 	 */
-	if (!ktest_barrier(t, opts.torture_ms + TORTURE_END_SLACK_MS))
-		return;
+	bool all_done = ktest_barrier(t, opts.torture_ms + TORTURE_END_SLACK_MS);
+
 	if (t->cpu != 0)
+		return;
+	pv_kick_drop = NULL; /* torture.busted=*-lost-kick ends with the loop: kicks are sent */
+	if (!all_done)
 		return;
 	spin_report(t);
 	platform_free(spin_torture.cpu, sizeof(struct spin_cpu) * t->ncpus);

@@ -117,6 +117,12 @@ void platform_cpu_kick(unsigned cpu)
 	syscall(SYS_futex, &host_kick_seq[cpu], FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+/* A host kick is a memory increment: it has reached the thread once it is made. */
+uint64_t platform_kicks_received(void)
+{
+	return __atomic_load_n(&host_kick_seq[platform_cpu_id()], __ATOMIC_SEQ_CST);
+}
+
 /*
  * membarrier's expedited private command interrupts every CPU that runs a
  * thread of this process and has it execute a full barrier; a thread not
@@ -160,6 +166,13 @@ void platform_free(void *ptr, size_t size)
 {
 	(void)size;
 	free(ptr);
+}
+
+bool platform_static_data(const void *p)
+{
+	extern char __data_start[], _end[]; /* GNU ld: the executable's data and bss */
+
+	return (const char *)p >= __data_start && (const char *)p < _end;
 }
 
 uint64_t platform_now_ns(void)

@@ -11,7 +11,10 @@
  * both acquisition addresses.  Controls that must stay silent: consistent
  * orders (also from 4 threads at once), declared subclasses in order, a
  * trylock against the order.  Full tables: one line naming the table and
- * its size, the checker off, the run going on.
+ * its size, the checker off, the run going on, and that line a report.
+ * Never-initialised locks in run-time memory: one report and one class per
+ * site.  A held lock freed, a lock held at a test's end: reported with the
+ * site that took it.  A report under the print lock: printed at its release.
  *
  * The locks here are objects the checker sees by address through
  * t_lock/t_unlock, which call it the way spin_lock does: it needs no lock
@@ -236,34 +239,62 @@ static void keep_line(const char *line)
 	printf("%s\n", line);
 }
 
-/* Full tables: one line naming the table, the checker off, nothing else. */
+static struct lock_class_key many_keys[LOCKDEP_CLASSES];
+
+/* The @i-th of many locks, each of a class of its own (a key each). */
+static struct t_lock *many_lock(unsigned i)
+{
+	static struct t_lock many[LOCKDEP_CLASSES];
+
+	many_keys[i].name = "test:many";
+	lockdep_init_lock(&many[i], &many_keys[i]);
+	return &many[i];
+}
+
+/*
+ * Full tables: one line naming the table and its size, the checker off,
+ * and that line a report (counted, kept): a run that stops being checked
+ * fails.  The report is printed after the graph lock is released.
+ */
 static void test_tables_full(void)
 {
-	static uint32_t many[LOCKDEP_CLASSES + 1];
-
 	host_set_log_hook(keep_line);
 	fresh();
 	for (unsigned i = 0; i <= LOCKDEP_DEPTH; i++)
-		t_lock((struct t_lock *)&many[i], 0);
+		t_lock(many_lock(i), 0);
 	CHECK(strstr(last_line, "held-lock stack (per CPU) table is full (16 entries"), "%s",
 	      last_line);
 	CHECK(!lockdep_enabled(), "a full table switches the checker off");
+	CHECK_EQ(lockdep_reports(), 1, "a full table is a report");
+	CHECK(report_says("checking stopped: the held-lock stack (per CPU) table is full", NULL));
 	for (unsigned i = 0; i <= LOCKDEP_DEPTH; i++)
-		t_unlock((struct t_lock *)&many[i]);
-	CHECK_EQ(lockdep_reports(), 0, "the run goes on, unchecked");
+		t_unlock(many_lock(i));
+	CHECK_EQ(lockdep_reports(), 1, "the run goes on, unchecked");
 
 	fresh();
-	for (unsigned i = 0; i <= LOCKDEP_CLASSES; i++)
-		t_lock((struct t_lock *)&many[i], 0), t_unlock((struct t_lock *)&many[i]);
-	CHECK(strstr(last_line, "the class table is full (512 entries"), "%s", last_line);
+	for (unsigned i = 0; i < LOCKDEP_CLASSES && lockdep_enabled(); i++)
+		t_lock(many_lock(i), 0), t_unlock(many_lock(i));
+	CHECK(strstr(last_line, "the class table is full (511 entries"), "%s", last_line);
 	CHECK(!lockdep_enabled());
+	CHECK_EQ(lockdep_reports(), 1, "a full class table is a report");
+
+	/* lockdep.classes=: a small table, filled on purpose; out of range refused. */
+	CHECK(!lockdep_set_class_limit(LOCKDEP_CLASSES_MIN - 1), "below the minimum");
+	CHECK(!lockdep_set_class_limit(LOCKDEP_CLASSES + 1), "above the table");
+	CHECK(lockdep_set_class_limit(LOCKDEP_CLASSES_MIN + 1), "4 usable classes");
+	fresh(); /* 7 classes of this file: the 5th fills it */
+	CHECK(!lockdep_enabled(), "fresh's classes fill a 4-class table");
+	CHECK(strstr(last_line, "the class table is full (4 entries"), "%s", last_line);
+	CHECK_EQ(lockdep_stats().classes, 4);
+	CHECK(lockdep_stats().stopped && strcmp(lockdep_stats().stopped, "class") == 0);
+	CHECK(lockdep_set_class_limit(LOCKDEP_CLASSES), "back to the whole table");
 
 	/* 100 classes taken in every ordered pair: 4950 edges > LOCKDEP_EDGES. */
 	fresh();
 	for (unsigned i = 0; i < 100 && lockdep_enabled(); i++)
-		for (unsigned j = i + 1; j < 100; j++) {
-			t_lock((struct t_lock *)&many[i], 0), t_lock((struct t_lock *)&many[j], 0);
-			t_unlock((struct t_lock *)&many[j]), t_unlock((struct t_lock *)&many[i]);
+		for (unsigned j = i + 1; j < 100 && lockdep_enabled(); j++) {
+			t_lock(many_lock(i), 0), t_lock(many_lock(j), 0);
+			t_unlock(many_lock(j)), t_unlock(many_lock(i));
 		}
 	{
 		char want[64];
@@ -271,7 +302,90 @@ static void test_tables_full(void)
 		snprintf(want, sizeof(want), "the edge table is full (%u entries", LOCKDEP_EDGES);
 		CHECK(strstr(last_line, want), "%s", last_line);
 	}
-	CHECK_EQ(lockdep_reports(), 0, "an order with no cycle, however large");
+	CHECK_EQ(lockdep_reports(), 1,
+		 "an order with no cycle, however large: only the full table");
+	host_set_log_hook(NULL);
+}
+
+/* The one site of the never-initialised locks below. */
+static __attribute__((noinline)) void take_here(struct t_lock *l)
+{
+	t_lock(l, 0);
+	t_unlock(l);
+}
+
+/*
+ * Locks in run-time memory never initialised: one report and one class per
+ * site, however many; a static lock with no init gets a class of its own,
+ * silently (as Linux keys a static lock by its address).
+ */
+static void test_uninitialised(void)
+{
+	struct t_lock *heap = calloc(64, sizeof(*heap));
+	static struct t_lock still;
+	unsigned classes;
+
+	fresh();
+	classes = lockdep_stats().classes;
+	for (unsigned i = 0; i < 64; i++)
+		take_here(&heap[i]);
+	CHECK_EQ(lockdep_reports(), 1, "64 zeroed locks at one site: one report");
+	CHECK(report_says("uninitialised lock: cpu 0 takes lock", "never given a class", "uninit@",
+			  NULL));
+	CHECK_EQ(lockdep_stats().classes, classes + 1, "one class for the site");
+	t_lock(&heap[0], 0), t_unlock(&heap[0]);
+	CHECK_EQ(lockdep_reports(), 2, "another site: its own report");
+	take_here(&still);
+	CHECK_EQ(lockdep_reports(), 2, "a static lock: no report");
+	CHECK_EQ(lockdep_stats().classes, classes + 3, "and a class of its own");
+	free(heap);
+}
+
+/* Memory freed holding a held lock; a lock held when a test ends: both with their site. */
+static void test_held_checks(void)
+{
+	struct t_lock *heap = calloc(4, sizeof(*heap));
+
+	fresh();
+	lockdep_init_lock(&heap[2], &key_a);
+	t_lock(&b, 0);
+	t_lock(&heap[2], 0);
+	lockdep_check_free(heap, 2 * sizeof(*heap), LOCKDEP_SITE());
+	CHECK_EQ(lockdep_reports(), 0, "a free beside the held lock");
+	lockdep_check_free(heap, 4 * sizeof(*heap), LOCKDEP_SITE());
+	CHECK_EQ(lockdep_reports(), 1, "a free of the held lock's memory");
+	CHECK(report_says("held lock freed: cpu 0 frees", "holds 'test:a'", "taken at", NULL));
+	free(heap);
+	CHECK_EQ(lockdep_check_none_held("test_held_checks"), 1, "b still held");
+	CHECK_EQ(lockdep_reports(), 2);
+	CHECK(report_says("held past the end: cpu 0 still holds 1 lock(s) at the end of "
+			  "test_held_checks",
+			  "held: 'test:b'", NULL));
+	CHECK_EQ(lockdep_check_none_held("again"), 0, "the stack was emptied");
+	CHECK_EQ(lockdep_reports(), 2);
+}
+
+/*
+ * A report made while this CPU holds the print lock (the console's, in the
+ * kernel) is kept and printed at its release: printing then would wait for
+ * the lock the CPU holds.  Counted at once all the same.
+ */
+static void test_print_lock(void)
+{
+	static struct t_lock print;
+
+	host_set_log_hook(keep_line);
+	fresh();
+	lockdep_set_print_lock(&print);
+	last_line[0] = '\0';
+	t_lock(&print, 0);
+	t_unlock(&a); /* not held: a report */
+	CHECK_EQ(lockdep_reports(), 1, "counted under the print lock");
+	CHECK_EQ(last_line[0], '\0', "not printed while the print lock is held: %s", last_line);
+	t_unlock(&print);
+	CHECK(strstr(last_line, "bad unlock: cpu 0 releases 'test:a'"), "printed at release: %s",
+	      last_line);
+	lockdep_set_print_lock(NULL);
 	host_set_log_hook(NULL);
 }
 
@@ -323,6 +437,9 @@ int main(int argc, char **argv)
 	test_same_class();
 	test_trylock_and_release();
 	test_tables_full();
+	test_uninitialised();
+	test_held_checks();
+	test_print_lock();
 	test_threads();
 	return check_exit("test_lockdep");
 }

@@ -147,6 +147,36 @@ static void test_pending_and_queue(void)
 	host_set_cpu_id(0);
 }
 
+/*
+ * Paravirtual: no pending step.  CPU 0 holds; CPU 1 arrives second and
+ * must queue on its node 0 (the word shows its tail, never pending), as
+ * Linux's slow path goes straight to the queue when pv is on.
+ */
+static void test_pv_no_pending(void)
+{
+	spinlock_t lock = SPINLOCK_INIT;
+	struct waiter w;
+	unsigned order = 0;
+	uint32_t q0 = (uint32_t)qspin_tail(1, 0) << QSPIN_TAIL_SHIFT;
+
+	host_set_cpu_count(2);
+	spin_pv_set(true);
+	spin_lock(&lock);
+	start(&w, &lock, 1, &order);
+	/* Its locked byte may read SLOW by now: the head halts, after hashing itself (H2). */
+	for (uint64_t t0 = platform_now_ns();
+	     (word(&lock) & QSPIN_TAIL_MASK) != q0 && platform_now_ns() - t0 < STEP_TIMEOUT_NS;)
+		sched_yield();
+	CHECK((word(&lock) & ~QSPIN_LOCKED_MASK) == q0, "pv: the second CPU queues, word %#x",
+	      word(&lock));
+	CHECK(!(word(&lock) & QSPIN_PENDING), "pv: nobody pends, word %#x", word(&lock));
+	spin_unlock(&lock);
+	pthread_join(w.tid, NULL);
+	CHECK(word(&lock) == 0, "pv: all gone: word %#x", word(&lock));
+	spin_pv_set(false);
+	host_set_cpu_id(0);
+}
+
 /* CPU 2 queues in QSPIN_NODES contexts at once; one more must panic naming CPU 2. */
 static void nest_too_deep(void)
 {
@@ -232,6 +262,8 @@ static void test_stress_pv(unsigned threads)
 	       pv_stats_format(line, sizeof(line), &run));
 	CHECK(run.no_head == 0 && run.hash_full == 0, "%u threads, paravirtual: bad input counted",
 	      threads);
+	CHECK(run.lost_kicks == 0, "%u threads, paravirtual: %lu lost wake-ups", threads,
+	      (unsigned long)run.lost_kicks);
 	CHECK(run.passes == 0,
 	      "%u threads, paravirtual: %lu turns passed over; the queue never does", threads,
 	      (unsigned long)run.passes);
@@ -245,6 +277,7 @@ int main(void)
 	spin_kind_set(SPIN_KIND_QSPINLOCK);
 	test_single();
 	test_pending_and_queue();
+	test_pv_no_pending();
 	test_panics();
 	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++)
 		test_stress(thread_counts[i]);

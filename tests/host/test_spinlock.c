@@ -117,6 +117,9 @@ static void test_stress_pv(void)
 	CHECK(run.arms <= 1,
 	      "sleeping was armed %lu times under one spin_pv_set, at most once expected",
 	      (unsigned long)run.arms);
+	CHECK(run.lost_kicks == 0,
+	      "%lu lost wake-ups: a halt lasted to its bound with its kick due",
+	      (unsigned long)run.lost_kicks);
 	CHECK(run.sleeps == 0 || run.arms == 1, "%lu waiters slept but sleeping was never armed",
 	      (unsigned long)run.sleeps);
 }
@@ -393,6 +396,64 @@ static void test_debug(void)
 }
 #endif
 
+/* CPU 1 of test_pv_lost_kick: after CPU 0 halts, change its word and kick it. */
+static uint32_t lost_word;
+static unsigned long lost_waits_before; /* CPU 0's waits before its halt */
+static void *kick_after_halt(void *arg)
+{
+	(void)arg;
+	host_set_cpu_id(1);
+	while (host_cpu_waits(0) == lost_waits_before)
+		sched_yield();
+	usleep(5000); /* CPU 0 is in its futex wait by now, or sees the word changed */
+	__atomic_store_n(&lost_word, 1, __ATOMIC_SEQ_CST);
+	pv_kick(0);
+	return NULL;
+}
+
+static bool drop_every_kick(unsigned cpu)
+{
+	(void)cpu;
+	return true;
+}
+
+/*
+ * pv_halt's judgement: a halt whose kick is dropped (pv_kick_drop) lasts
+ * to its bound with no kick received, although one was sent 95 ms before
+ * it ended: one lost wake-up.  The same with the kick sent: none.
+ */
+static void test_pv_lost_kick(void)
+{
+	for (int drop = 1; drop >= 0; drop--) {
+		uint64_t lost = 0, took = 0;
+
+		/* A busy host may run the kicker before CPU 0 compares: it then never halts; again. */
+		for (int tries = 0; tries < 5 && took < PLATFORM_WAIT_MAX_NS / 10 * 9; tries++) {
+			struct pv_stats before = pv_stats();
+			pthread_t kicker;
+			uint64_t start;
+
+			host_set_cpu_count(2);
+			host_set_cpu_id(0);
+			lost_word = 0;
+			lost_waits_before = host_cpu_waits(0);
+			pv_kick_drop = drop ? drop_every_kick : NULL;
+			pthread_create(&kicker, NULL, kick_after_halt, NULL);
+			start = platform_now_ns();
+			pv_halt(&lost_word, 0, &lost_word);
+			took = platform_now_ns() - start;
+			pthread_join(kicker, NULL);
+			pv_kick_drop = NULL;
+			lost = pv_stats().lost_kicks - before.lost_kicks;
+			if (!drop)
+				break;
+		}
+		CHECK_EQ(lost, (uint64_t)drop, "a halt whose kick was %s (it took %lu ms)",
+			 drop ? "dropped" : "sent", (unsigned long)(took / 1000000));
+	}
+	host_set_cpu_count(1);
+}
+
 int main(void)
 {
 	static const unsigned thread_counts[] = {2, 4, LOCK_STRESS_MAX_THREADS};
@@ -407,5 +468,6 @@ int main(void)
 	test_stress_pv();
 	test_pv_handover();
 	test_pv_pass_over();
+	test_pv_lost_kick();
 	return check_exit("test_spinlock");
 }

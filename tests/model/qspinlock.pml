@@ -88,7 +88,19 @@
  *   -DMUTANT_PV_PLAIN_RELEASE  S2 releases with a plain store: the kick
  *                          lands while it is buffered, the head sees SLOW
  *                          still and halts again, unkicked (no_lost_wakeup);
- *                          with -DSC it passes.
+ *                          with -DSC it passes;
+ *   -DMUTANT_PV_PLAIN_HALTED  N1 announces HALTED with a plain store: N2's
+ *                          load of the head flag passes it, K's XCHG reads
+ *                          RUNNING and does not kick, then the buffered
+ *                          HALTED lands and the waiter halts (no_lost_wakeup);
+ *   -DMUTANT_PV_UNHASH_AFTER_RELEASE  S1 after S2: the head, not yet
+ *                          halted, finds the lock free and takes itself out
+ *                          of the hash (H4), and the unlock finds no head
+ *                          (hashed_head_found);
+ *   -DMUTANT_PV_KICK_BEFORE_RELEASE  S3 before S2: the kicked head finds
+ *                          SLOW still, hashes itself again and halts, and
+ *                          the release that follows kicks nobody
+ *                          (no_lost_wakeup).
  */
 
 /*
@@ -271,7 +283,11 @@ active [CPUS] proctype cpu()
                 do
                 :: LD(me, HEAD(me)) == 1 -> break
                 :: LD(me, HEAD(me)) == 0 -> /* spun its bound */
+#ifdef MUTANT_PV_PLAIN_HALTED
+                   store(me, ST(me), HALTED); /* N1 as a plain store: N2's load passes it */
+#else
                    atomic { drain(me); mem[ST(me)] = HALTED }; /* N1: XCHG */
+#endif
 #ifdef MUTANT_PV_SKIP_RECHECK
                    pv_wait(me, ST(me), HALTED); /* N3 */
 #else
@@ -372,6 +388,15 @@ active [CPUS] proctype cpu()
        atomic { drain(me); old = mem[L]; if :: old == LOCKED -> mem[L] = 0 :: else -> skip fi };
        if
        :: old == SLOW ->
+#ifdef MUTANT_PV_UNHASH_AFTER_RELEASE
+          atomic { drain(me); mem[L] = 0 }; /* S2 first: a head that finds it free unhashes itself */
+          atomic { next = mem[H]; assert(hashed_head_found && next != 0); mem[H] = 0 };
+          kick(next - 1)
+#elif defined(MUTANT_PV_KICK_BEFORE_RELEASE)
+          atomic { next = mem[H]; assert(hashed_head_found && next != 0); mem[H] = 0 };
+          kick(next - 1); /* S3 before S2: the head wakes to SLOW still, and halts again */
+          atomic { drain(me); mem[L] = 0 }
+#else
           /* S1: the halted head out of the hash, before the lock is free */
           atomic { next = mem[H]; assert(hashed_head_found && next != 0); mem[H] = 0 };
 #ifdef MUTANT_PV_PLAIN_RELEASE
@@ -380,6 +405,7 @@ active [CPUS] proctype cpu()
           atomic { drain(me); mem[L] = 0 }; /* S2: XCHG, visible before the kick */
 #endif
           kick(next - 1) /* S3 */
+#endif
        :: else -> skip
        fi;
 #else

@@ -130,6 +130,29 @@ class Tools(unittest.TestCase):
                       (600, "R0.0")], 1: [(300, "K1.0")]}
         rc, out, _ = self.run_tool(log(ticked, names={0: "torture:spinlock", 1: "kernel:console"}))
         self.assertEqual(rc, 0, out)
+        # A sleep to its 100 ms bound (1 GHz: ns = cycles) with a kick 90 ms before it ended:
+        # the kick did not end it, a lost wake-up.  A kick 10 ms before the end: a race, not
+        # judged; no kick at all: a plain time-bound sleep.
+        ms = 1000000
+        lost_kick = {0: [(ms, "S0.0"), (101 * ms, "Z0.0"), (102 * ms, "A0.0"),
+                         (103 * ms, "R0.0")], 1: [(11 * ms, "K1.0")]}
+        rc, out, _ = self.run_tool(log(lost_kick, names={0: "torture:spinlock", 1: "anon:0"}))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("lost wake-up: cpu 0 slept on torture:spinlock", out)
+        self.assertIn("90 ms before it woke", out)
+        # The same sleep whose wake-up says a kick reached it (arg bit 1): late, not lost.
+        received = {0: [(ms, "S0.0"), (101 * ms, "Z0.2"), (102 * ms, "A0.0"), (103 * ms, "R0.0")],
+                    1: lost_kick[1]}
+        rc, out, _ = self.run_tool(log(received, names={0: "torture:spinlock", 1: "anon:0"}))
+        self.assertEqual(rc, 0, out)
+        late_kick = {0: lost_kick[0], 1: [(91 * ms, "K1.0")]}
+        rc, out, _ = self.run_tool(log(late_kick, names={0: "torture:spinlock", 1: "anon:0"}))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("1 kicked", out)
+        no_kick = {0: lost_kick[0], 1: [(200 * ms, "A1.0"), (201 * ms, "R1.0")]}
+        rc, out, _ = self.run_tool(log(no_kick, names={0: "torture:spinlock", 1: "anon:0"}))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("1 time bound", out)
         never = {0: [(100, "S0.0"), (500, "A0.0"), (600, "R0.0")]}
         rc, out, _ = self.run_tool(log(never))
         self.assertEqual(rc, 1, out)
