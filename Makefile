@@ -64,7 +64,7 @@ PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/a
 	kernel/console.c kernel/cpuinfo.c kernel/fence.c kernel/font8x16.c kernel/heap.c kernel/idt.c \
 	kernel/ktest.c kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c kernel/multiboot2.c kernel/panic.c kernel/percpu.c \
 	kernel/platform.c kernel/power.c kernel/progress.c kernel/results.c kernel/screen.c kernel/serial.c kernel/smp.c \
-	kernel/topology_read.c kernel/trap.c kernel/tsc.c kernel/vm.c
+	kernel/static_key.c kernel/topology_read.c kernel/trap.c kernel/tsc.c kernel/vm.c
 LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c lib/qspinlock.c lib/qspinlock_pv.c lib/trace.c \
 	lib/string.c lib/topology.c lib/topology_cpuid.c
 LIB_SRCS += lib/spinlock_debug.c

@@ -100,6 +100,8 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 						  : "no hypervisor in CPUID",
 			       boot_locks_reinit);
 	cmdline_apply_lockref();	/* lockref.*=: the boot policy */
+	cmdline_apply_keys();		/* the static keys of switches that change later */
+	static_keys_seal();		/* keys are patched text: only while this CPU runs alone */
 	smp_start_aps(&bi, info_range); /* every CPU, or a line saying why not */
 	topology_init();		/* CPUID on every CPU: packages, cores, LLC groups */
 	print_env();
