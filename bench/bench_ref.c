@@ -103,15 +103,31 @@ static inline __attribute__((always_inline)) bool ref_put(enum bench_ref_kind ki
 		spin_unlock(&o->locked.lock);
 		return true;
 	case BENCH_REF_LOCKREF:
-		if (call == REF_FIXED	       ? lockref_put_or_lock_fixed(&o->lr, p)
-		    : call == REF_FIXED_QUEUED ? lockref_put_or_lock_fixed_queued(&o->lr, p)
-					       : lockref_put_or_lock_p(&o->lr, p))
+		/* One call per branch: the lock analysis follows each try-acquire to its unlock. */
+		if (call == REF_FIXED) {
+			if (lockref_put_or_lock_fixed(&o->lr, p))
+				return true;
+			lockref_unlock(&o->lr);
+			return false;
+		}
+		if (call == REF_FIXED_QUEUED) {
+			if (lockref_put_or_lock_fixed_queued(&o->lr, p))
+				return true;
+			lockref_unlock(&o->lr);
+			return false;
+		}
+		if (lockref_put_or_lock_p(&o->lr, p))
 			return true;
 		lockref_unlock(&o->lr);
 		return false;
 	case BENCH_REF_LOCKREF16:
-		if (call == REF_FIXED ? lockref16_put_or_lock_fixed(&o->lr16, p)
-				      : lockref16_put_or_lock_p(&o->lr16, p))
+		if (call == REF_FIXED) {
+			if (lockref16_put_or_lock_fixed(&o->lr16, p))
+				return true;
+			lockref16_unlock(&o->lr16);
+			return false;
+		}
+		if (lockref16_put_or_lock_p(&o->lr16, p))
 			return true;
 		lockref16_unlock(&o->lr16);
 		return false;

@@ -26,6 +26,8 @@
 #include "cas_loop.h"
 #include "platform.h"
 #include "printf.h"
+#include "qspinlock.h"
+#include "spinlock.h"
 
 /*
  * Operations per timed batch: alone on its CPU an operation takes
@@ -178,6 +180,139 @@ static bool cas_loop_check(void *arg, char *why, size_t size)
 	return false;
 }
 
+/*
+ * The locks' baselines: the ticket lock and the queued spinlock written
+ * inline in the loop, with no switch, no dispatch and no call, around the
+ * same count++ / count-- as the `spinlock` and `qspinlock` impls' get+put.
+ * What the library's lock pair (two calls, each behind its static keys)
+ * is measured against.  Alone on its CPU nobody holds the lock, so the
+ * waits below never spin; they are bounded all the same.
+ */
+#define INLINE_LOCK_SPINS (1u << 30)
+
+struct inline_lock_obj {
+	spinlock_t lock;
+	uint32_t count;
+} __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+enum { INLINE_TICKET, INLINE_QSPIN, INLINE_LOCKS };
+
+static struct inline_lock_obj inline_lock_objs[INLINE_LOCKS];
+
+static void inline_lock_stuck(const char *kind)
+{
+	platform_panic("bench uncontended: the %s inline baseline's lock stayed held for %u spins "
+		       "with nobody else running",
+		       kind, INLINE_LOCK_SPINS);
+}
+
+/* One XADD takes a ticket; the unlock stores head + one step (spinlock.c's algorithm). */
+static inline __attribute__((always_inline)) void ticket_inline_lock(spinlock_t *lock)
+{
+	uint32_t old = atomic_xadd32(&lock->val, SPIN_TICKET_ONE);
+	uint16_t ticket = (uint16_t)(old >> SPIN_TICKET_BITS) & (uint16_t)~SPIN_TAIL_SLEEPERS;
+
+	for (unsigned n = 0; atomic_load16(&lock->tickets.head) != ticket; n++) {
+		if (n == INLINE_LOCK_SPINS)
+			inline_lock_stuck("ticket");
+		platform_relax();
+	}
+}
+
+static inline __attribute__((always_inline)) void ticket_inline_unlock(spinlock_t *lock)
+{
+	atomic_store16(&lock->tickets.head,
+		       (uint16_t)(atomic_load16(&lock->tickets.head) + SPIN_TICKET_STEP));
+}
+
+/* One compare-exchange 0 -> locked; the unlock stores 0 to the locked byte (qspinlock.h's). */
+static inline __attribute__((always_inline)) void qspin_inline_lock(spinlock_t *lock)
+{
+	uint32_t free = 0;
+
+	for (unsigned n = 0; !atomic_cmpxchg32(&lock->val, &free, QSPIN_LOCKED); n++) {
+		if (n == INLINE_LOCK_SPINS)
+			inline_lock_stuck("qspinlock");
+		free = 0;
+		platform_relax();
+	}
+}
+
+static inline __attribute__((always_inline)) void qspin_inline_unlock(spinlock_t *lock)
+{
+	atomic_store8(&lock->queued.locked, 0);
+}
+
+#define DEFINE_INLINE_LOCK_PAIRS(name, lock_fn, unlock_fn)                                         \
+	static void name(void *arg, unsigned cpu, unsigned n)                                      \
+	{                                                                                          \
+		struct inline_lock_obj *o = arg;                                                   \
+                                                                                                   \
+		(void)cpu;                                                                         \
+		for (unsigned i = 0; i < n; i++) {                                                 \
+			lock_fn(&o->lock);                                                         \
+			atomic_store32(&o->count, atomic_load32(&o->count) + 1);                   \
+			unlock_fn(&o->lock);                                                       \
+			lock_fn(&o->lock);                                                         \
+			atomic_store32(&o->count, atomic_load32(&o->count) - 1);                   \
+			unlock_fn(&o->lock);                                                       \
+		}                                                                                  \
+	}
+
+DEFINE_INLINE_LOCK_PAIRS(ticket_inline_pairs, ticket_inline_lock, ticket_inline_unlock)
+DEFINE_INLINE_LOCK_PAIRS(qspin_inline_pairs, qspin_inline_lock, qspin_inline_unlock)
+
+static const struct {
+	const char *name; /* docs/interface.md impl names */
+	bench_ops_fn pairs;
+} inline_locks[INLINE_LOCKS] = {
+    [INLINE_TICKET] = {"ticket-inline", ticket_inline_pairs},
+    [INLINE_QSPIN] = {"qspinlock-inline", qspin_inline_pairs},
+};
+
+static void inline_lock_reset(void *arg)
+{
+	struct inline_lock_obj *o = arg;
+
+	atomic_store32(&o->lock.val, 0); /* free to both algorithms */
+	atomic_store32(&o->count, 1);
+}
+
+/* Every pair undid itself and released the lock, or the loop lost an update. */
+static bool inline_lock_check(void *arg, char *why, size_t size)
+{
+	struct inline_lock_obj *o = arg;
+	uint32_t count = atomic_load32(&o->count);
+	spinlock_t word = {.val = atomic_load32(&o->lock.val)};
+
+	if (count == 1 && (word.val == 0 || (word.tickets.head == word.tickets.tail)))
+		return true;
+	ksnprintf(why, size, "count %u and lock word %#x after the trial, expected 1 and free",
+		  count, word.val);
+	return false;
+}
+
+/* The get+put of each inline lock baseline; false if the harness gave up. */
+static bool uncontended_inline_locks(struct bench_ctx *t)
+{
+	for (unsigned i = 0; i < INLINE_LOCKS; i++) {
+		struct bench_spec spec = {
+		    .bench = "uncontended",
+		    .impl = inline_locks[i].name,
+		    .op = "get+put",
+		    .run = inline_locks[i].pairs,
+		    .reset = inline_lock_reset,
+		    .check = inline_lock_check,
+		    .arg = &inline_lock_objs[i],
+		    .batch = UNCONTENDED_BATCH,
+		};
+
+		if (!bench_run(t, &spec, 1, NULL))
+			return false;
+	}
+	return true;
+}
+
 /* Get, put and get+put of each compare-exchange loop; false if the harness gave up. */
 static bool uncontended_cas_loops(struct bench_ctx *t)
 {
@@ -264,7 +399,7 @@ static bool uncontended_ref(struct bench_ctx *t, unsigned impl)
 
 void uncontended(struct bench_ctx *t)
 {
-	if (!uncontended_insns(t) || !uncontended_cas_loops(t))
+	if (!uncontended_insns(t) || !uncontended_cas_loops(t) || !uncontended_inline_locks(t))
 		return;
 	for (unsigned impl = 0; impl < BENCH_IMPLS; impl++)
 		if (!uncontended_ref(t, impl))
@@ -273,5 +408,6 @@ void uncontended(struct bench_ctx *t)
 
 unsigned uncontended_runs(void)
 {
-	return INSNS + 3 * CAS_LOOPS + 3 * BENCH_IMPLS; /* as uncontended() calls bench_run */
+	return INSNS + 3 * CAS_LOOPS + INLINE_LOCKS +
+	       3 * BENCH_IMPLS; /* as uncontended() calls bench_run */
 }

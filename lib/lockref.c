@@ -285,7 +285,7 @@ lockref_run(struct lockref *ref, enum lockref_op op, const struct lockref_policy
  * (CMPXCHG8B) unless lockref_mode_key is on; only then is the mode read.
  */
 #define LOCKREF_PLAIN(ref, op)                                                                     \
-	(static_key_on(&lockref_mode_key)                                                          \
+	(static_key_guard(&lockref_mode_key)                                                       \
 	     ? lockref_run(ref, op, &lockref_boot.policy, lockref_boot.mode8, LOCKREF_COPY_LIVE)   \
 	     : form_do(ref, op, 0, &lockref_boot.policy, LOCKREF_MODE_CMPXCHG8B,                   \
 		       LOCKREF_COPY_LIVE))

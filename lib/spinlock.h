@@ -230,7 +230,7 @@ extern struct static_key spin_queued_key;
 /* The dispatch of every spin_* call; plain load, it changes only while no lock is in use. */
 static inline __attribute__((always_inline)) enum spin_mode spin_mode(void)
 {
-	if (!static_key_on(&spin_switched_key))
+	if (!static_key_guard(&spin_switched_key))
 		return SPIN_TICKET;
 	return (enum spin_mode)atomic_load8_relaxed(&spin_switches.mode);
 }
@@ -295,7 +295,8 @@ static inline __attribute__((always_inline)) bool spin_value_unlocked_queued(spi
 /* The test of the kind in force (the two above: a kind known at build time). */
 static inline __attribute__((always_inline)) bool spin_value_unlocked(spinlock_t copy)
 {
-	if (static_key_on(&spin_queued_key) && __builtin_expect(spin_mode() & SPIN_MODE_QUEUED, 0))
+	if (static_key_guard(&spin_queued_key) &&
+	    __builtin_expect(spin_mode() & SPIN_MODE_QUEUED, 0))
 		return spin_value_unlocked_queued(copy);
 	return spin_value_unlocked_ticket(copy);
 }
@@ -307,7 +308,7 @@ static inline __attribute__((always_inline)) bool spin_value_unlocked(spinlock_t
  */
 static inline unsigned spin_value_waiters(spinlock_t copy)
 {
-	if (static_key_on(&spin_queued_key) && (spin_mode() & SPIN_MODE_QUEUED))
+	if (static_key_guard(&spin_queued_key) && (spin_mode() & SPIN_MODE_QUEUED))
 		return (copy.queued.pending != 0) + (copy.queued.tail != 0);
 	uint16_t queued = (uint16_t)((copy.tickets.tail & ~SPIN_TAIL_SLEEPERS) - copy.tickets.head);
 

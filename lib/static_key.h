@@ -24,9 +24,10 @@
  *           that fails validation is named in one line and the key stays
  *           off: the boot goes on with that switch at its default.
  *   host    text is not patched: static_key_on() is a plain load of the
- *           key's byte (the host tests and the native benchmark program,
- *           whose measured variants are built with their switches constant
- *           instead: lockref_fixed.h).
+ *           key's byte, and static_key_guard() is true, so a guarded switch
+ *           word is read as it was before the keys (the host tests and the
+ *           native benchmark program, whose measured lockref copies are
+ *           built with their switches constant instead: lockref_fixed.h).
  *
  * A key only ever goes from off to on: a switch that returns to its default
  * keeps its key on, and the code behind the key reads the switch word, as
@@ -85,6 +86,24 @@ static inline __attribute__((always_inline)) bool static_key_on(struct static_ke
 	return __builtin_expect(atomic_load8_relaxed(&key->enabled), 0);
 }
 #endif
+
+/*
+ * Whether code must read the switch word that @key guards.  Where text is
+ * patched, the key itself: a NOP while the switch is at its default.
+ * Elsewhere always true: a load of the key's byte would only come before
+ * the load of the switch word, which gives the answer alone, so on the
+ * host a guarded read costs what it did before the keys (one load).
+ * static_key_on() is for a key that guards no word of its own.
+ */
+static inline __attribute__((always_inline)) bool static_key_guard(struct static_key *key)
+{
+#ifdef PLATFORM_STATIC_KEYS_PATCHED
+	return static_key_on(key);
+#else
+	(void)key;
+	return true;
+#endif
+}
 
 /*
  * Turn @key on.  Returns true if it is on (already, or now); false, with a

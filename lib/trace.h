@@ -17,7 +17,7 @@
  * behind trace_key (lib/static_key.h), a 5-byte NOP at each hook until a
  * trace= boot turns the key on, after which a hook reads trace_mask (which
  * trace.test= switches around each test) as it always did.  On the host
- * the key is one load of a read-mostly byte.  trace_ev() is inline and
+ * a hook reads trace_mask alone (static_key_guard).  trace_ev() is inline and
  * calls out only when tracing is on, so the lockref's lockless fast path
  * stays call-free.  -DTRACE_COMPILED_OUT removes the hooks altogether (the
  * baseline of the off-cost measurement).
@@ -100,7 +100,7 @@ void trace_record(enum trace_type type, const void *obj, uint32_t arg);
 static inline __attribute__((always_inline)) bool trace_active(void)
 {
 #ifndef TRACE_COMPILED_OUT
-	return static_key_on(&trace_key) && __builtin_expect(trace_mask != 0, 0);
+	return static_key_guard(&trace_key) && __builtin_expect(trace_mask != 0, 0);
 #else
 	return false;
 #endif
@@ -111,7 +111,7 @@ static inline __attribute__((always_inline)) void trace_ev(enum trace_type type,
 							   uint32_t arg)
 {
 #ifndef TRACE_COMPILED_OUT
-	if (static_key_on(&trace_key) && __builtin_expect(trace_mask != 0, 0))
+	if (static_key_guard(&trace_key) && __builtin_expect(trace_mask != 0, 0))
 		trace_record(type, obj, arg);
 #else
 	(void)type;
