@@ -292,21 +292,28 @@ static bool inline_lock_check(void *arg, char *why, size_t size)
 	return false;
 }
 
+/* A spec of this benchmark for @impl on @arg, with its reset and check; the caller adds op and run. */
+static struct bench_spec uncontended_spec(const char *impl, void (*reset)(void *arg),
+					  bool (*check)(void *arg, char *why, size_t size),
+					  void *arg)
+{
+	return (struct bench_spec){.bench = "uncontended",
+				   .impl = impl,
+				   .reset = reset,
+				   .check = check,
+				   .arg = arg,
+				   .batch = UNCONTENDED_BATCH};
+}
+
 /* The get+put of each inline lock baseline; false if the harness gave up. */
 static bool uncontended_inline_locks(struct bench_ctx *t)
 {
 	for (unsigned i = 0; i < INLINE_LOCKS; i++) {
-		struct bench_spec spec = {
-		    .bench = "uncontended",
-		    .impl = inline_locks[i].name,
-		    .op = "get+put",
-		    .run = inline_locks[i].pairs,
-		    .reset = inline_lock_reset,
-		    .check = inline_lock_check,
-		    .arg = &inline_lock_objs[i],
-		    .batch = UNCONTENDED_BATCH,
-		};
+		struct bench_spec spec = uncontended_spec(inline_locks[i].name, inline_lock_reset,
+							  inline_lock_check, &inline_lock_objs[i]);
 
+		spec.op = "get+put";
+		spec.run = inline_locks[i].pairs;
 		if (!bench_run(t, &spec, 1, NULL))
 			return false;
 	}
@@ -317,14 +324,8 @@ static bool uncontended_inline_locks(struct bench_ctx *t)
 static bool uncontended_cas_loops(struct bench_ctx *t)
 {
 	for (unsigned i = 0; i < CAS_LOOPS; i++) {
-		struct bench_spec spec = {
-		    .bench = "uncontended",
-		    .impl = cas_loops[i].name,
-		    .reset = cas_loop_reset,
-		    .check = cas_loop_check,
-		    .arg = &cas_loop_objs[i],
-		    .batch = UNCONTENDED_BATCH,
-		};
+		struct bench_spec spec = uncontended_spec(cas_loops[i].name, cas_loop_reset,
+							  cas_loop_check, &cas_loop_objs[i]);
 
 		spec.op = "get";
 		spec.run = cas_loops[i].gets;
