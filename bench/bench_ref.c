@@ -176,10 +176,6 @@ DEFINE_REF_LOOPS(xadd, BENCH_REF_XADD, REF_LIVE)
 DEFINE_REF_LOOPS(spinlock, BENCH_REF_SPINLOCK, REF_LIVE)
 DEFINE_REF_LOOPS(lockref, BENCH_REF_LOCKREF, REF_LIVE)
 DEFINE_REF_LOOPS(lockref16, BENCH_REF_LOCKREF16, REF_LIVE)
-/* The native program's timed lockref loops (REF_FIXED_COPIES). */
-DEFINE_REF_LOOPS(lockref_fixed, BENCH_REF_LOCKREF, REF_FIXED)
-DEFINE_REF_LOOPS(lockref_fixed_queued, BENCH_REF_LOCKREF, REF_FIXED_QUEUED)
-DEFINE_REF_LOOPS(lockref16_fixed, BENCH_REF_LOCKREF16, REF_FIXED)
 
 struct ref_loops {
 	bench_ops_fn gets, puts, pairs;
@@ -191,6 +187,11 @@ static const struct ref_loops ref_loops[] = {
     [BENCH_REF_LOCKREF] = {lockref_gets, lockref_puts, lockref_pairs},
     [BENCH_REF_LOCKREF16] = {lockref16_gets, lockref16_puts, lockref16_pairs},
 };
+
+/* The native program's timed lockref loops (REF_FIXED_COPIES). */
+DEFINE_REF_LOOPS(lockref_fixed, BENCH_REF_LOCKREF, REF_FIXED)
+DEFINE_REF_LOOPS(lockref_fixed_queued, BENCH_REF_LOCKREF, REF_FIXED_QUEUED)
+DEFINE_REF_LOOPS(lockref16_fixed, BENCH_REF_LOCKREF16, REF_FIXED)
 
 static const struct ref_loops lockref_fixed_loops = {lockref_fixed_gets, lockref_fixed_puts,
 						     lockref_fixed_pairs};

@@ -146,14 +146,6 @@ DEFINE_CAS_LOOP(casq_pairs, cas_loop_inc_q, cas_loop_dec_q)
 
 enum { CAS_LOOP_8B, CAS_LOOP_Q, CAS_LOOPS };
 
-static const struct {
-	const char *name; /* docs/interface.md impl names */
-	bench_ops_fn gets, puts, pairs;
-} cas_loops[CAS_LOOPS] = {
-    [CAS_LOOP_8B] = {"cas-loop-cmpxchg8b", cas8b_gets, cas8b_puts, cas8b_pairs},
-    [CAS_LOOP_Q] = {"cas-loop-cmpxchgq", casq_gets, casq_puts, casq_pairs},
-};
-
 static struct cas_loop_obj cas_loop_objs[CAS_LOOPS];
 
 /*
@@ -243,32 +235,35 @@ static inline __attribute__((always_inline)) void qspin_inline_unlock(spinlock_t
 	atomic_store8(&lock->queued.locked, 0);
 }
 
-#define DEFINE_INLINE_LOCK_PAIRS(name, lock_fn, unlock_fn)                                         \
+/* One locked update of @o's count by @delta, with the lock @lock_fn / @unlock_fn. */
+#define INLINE_LOCKED_ADD(o, lock_fn, unlock_fn, delta)                                            \
+	do {                                                                                       \
+		lock_fn(&(o)->lock);                                                               \
+		atomic_store32(&(o)->count, atomic_load32(&(o)->count) + (uint32_t)(delta));       \
+		unlock_fn(&(o)->lock);                                                             \
+	} while (0)
+
+/* The get, put and pair loops of one inline lock (@get, @put: how many of each per round). */
+#define DEFINE_INLINE_LOCK_LOOP(name, lock_fn, unlock_fn, get, put)                                \
 	static void name(void *arg, unsigned cpu, unsigned n)                                      \
 	{                                                                                          \
 		struct inline_lock_obj *o = arg;                                                   \
                                                                                                    \
 		(void)cpu;                                                                         \
 		for (unsigned i = 0; i < n; i++) {                                                 \
-			lock_fn(&o->lock);                                                         \
-			atomic_store32(&o->count, atomic_load32(&o->count) + 1);                   \
-			unlock_fn(&o->lock);                                                       \
-			lock_fn(&o->lock);                                                         \
-			atomic_store32(&o->count, atomic_load32(&o->count) - 1);                   \
-			unlock_fn(&o->lock);                                                       \
+			if (get)                                                                   \
+				INLINE_LOCKED_ADD(o, lock_fn, unlock_fn, 1);                       \
+			if (put)                                                                   \
+				INLINE_LOCKED_ADD(o, lock_fn, unlock_fn, -1);                      \
 		}                                                                                  \
 	}
+#define DEFINE_INLINE_LOCK(prefix, lock_fn, unlock_fn)                                             \
+	DEFINE_INLINE_LOCK_LOOP(prefix##_gets, lock_fn, unlock_fn, 1, 0)                           \
+	DEFINE_INLINE_LOCK_LOOP(prefix##_puts, lock_fn, unlock_fn, 0, 1)                           \
+	DEFINE_INLINE_LOCK_LOOP(prefix##_pairs, lock_fn, unlock_fn, 1, 1)
 
-DEFINE_INLINE_LOCK_PAIRS(ticket_inline_pairs, ticket_inline_lock, ticket_inline_unlock)
-DEFINE_INLINE_LOCK_PAIRS(qspin_inline_pairs, qspin_inline_lock, qspin_inline_unlock)
-
-static const struct {
-	const char *name; /* docs/interface.md impl names */
-	bench_ops_fn pairs;
-} inline_locks[INLINE_LOCKS] = {
-    [INLINE_TICKET] = {"ticket-inline", ticket_inline_pairs},
-    [INLINE_QSPIN] = {"qspinlock-inline", qspin_inline_pairs},
-};
+DEFINE_INLINE_LOCK(ticket_inline, ticket_inline_lock, ticket_inline_unlock)
+DEFINE_INLINE_LOCK(qspin_inline, qspin_inline_lock, qspin_inline_unlock)
 
 static void inline_lock_reset(void *arg)
 {
@@ -292,53 +287,56 @@ static bool inline_lock_check(void *arg, char *why, size_t size)
 	return false;
 }
 
-/* A spec of this benchmark for @impl on @arg, with its reset and check; the caller adds op and run. */
-static struct bench_spec uncontended_spec(const char *impl, void (*reset)(void *arg),
-					  bool (*check)(void *arg, char *why, size_t size),
-					  void *arg)
-{
-	return (struct bench_spec){.bench = "uncontended",
-				   .impl = impl,
-				   .reset = reset,
-				   .check = check,
-				   .arg = arg,
-				   .batch = UNCONTENDED_BATCH};
-}
+/*
+ * The baselines the lockref and the locks are judged by: the compare-exchange
+ * loops and the inline locks, each with its get, put and pair loops.
+ */
+enum { BASE_CAS8B, BASE_CASQ, BASE_TICKET_INLINE, BASE_QSPIN_INLINE, BASELINES };
 
-/* The get+put of each inline lock baseline; false if the harness gave up. */
-static bool uncontended_inline_locks(struct bench_ctx *t)
-{
-	for (unsigned i = 0; i < INLINE_LOCKS; i++) {
-		struct bench_spec spec = uncontended_spec(inline_locks[i].name, inline_lock_reset,
-							  inline_lock_check, &inline_lock_objs[i]);
+static const struct {
+	const char *name; /* docs/interface.md impl names */
+	bench_ops_fn gets, puts, pairs;
+	void (*reset)(void *arg);
+	bool (*check)(void *arg, char *why, size_t size);
+	void *arg;
+} baselines[BASELINES] = {
+    [BASE_CAS8B] = {"cas-loop-cmpxchg8b", cas8b_gets, cas8b_puts, cas8b_pairs, cas_loop_reset,
+		    cas_loop_check, &cas_loop_objs[CAS_LOOP_8B]},
+    [BASE_CASQ] = {"cas-loop-cmpxchgq", casq_gets, casq_puts, casq_pairs, cas_loop_reset,
+		   cas_loop_check, &cas_loop_objs[CAS_LOOP_Q]},
+    [BASE_TICKET_INLINE] = {"ticket-inline", ticket_inline_gets, ticket_inline_puts,
+			    ticket_inline_pairs, inline_lock_reset, inline_lock_check,
+			    &inline_lock_objs[INLINE_TICKET]},
+    [BASE_QSPIN_INLINE] = {"qspinlock-inline", qspin_inline_gets, qspin_inline_puts,
+			   qspin_inline_pairs, inline_lock_reset, inline_lock_check,
+			   &inline_lock_objs[INLINE_QSPIN]},
+};
 
-		spec.op = "get+put";
-		spec.run = inline_locks[i].pairs;
-		if (!bench_run(t, &spec, 1, NULL))
-			return false;
-	}
-	return true;
-}
-
-/* Get, put and get+put of each compare-exchange loop; false if the harness gave up. */
-static bool uncontended_cas_loops(struct bench_ctx *t)
+/* Get, put and get+put of each baseline; false if the harness gave up. */
+static bool uncontended_baselines(struct bench_ctx *t)
 {
-	for (unsigned i = 0; i < CAS_LOOPS; i++) {
-		struct bench_spec spec = uncontended_spec(cas_loops[i].name, cas_loop_reset,
-							  cas_loop_check, &cas_loop_objs[i]);
+	for (unsigned i = 0; i < BASELINES; i++) {
+		struct bench_spec spec = {
+		    .bench = "uncontended",
+		    .impl = baselines[i].name,
+		    .reset = baselines[i].reset,
+		    .check = baselines[i].check,
+		    .arg = baselines[i].arg,
+		    .batch = UNCONTENDED_BATCH,
+		};
 
 		spec.op = "get";
-		spec.run = cas_loops[i].gets;
-		spec.untimed = cas_loops[i].puts;
+		spec.run = baselines[i].gets;
+		spec.untimed = baselines[i].puts;
 		if (!bench_run(t, &spec, 1, NULL))
 			return false;
 		spec.op = "put";
-		spec.run = cas_loops[i].puts;
-		spec.untimed = cas_loops[i].gets;
+		spec.run = baselines[i].puts;
+		spec.untimed = baselines[i].gets;
 		if (!bench_run(t, &spec, 1, NULL))
 			return false;
 		spec.op = "get+put";
-		spec.run = cas_loops[i].pairs;
+		spec.run = baselines[i].pairs;
 		spec.untimed = NULL;
 		if (!bench_run(t, &spec, 1, NULL))
 			return false;
@@ -400,7 +398,7 @@ static bool uncontended_ref(struct bench_ctx *t, unsigned impl)
 
 void uncontended(struct bench_ctx *t)
 {
-	if (!uncontended_insns(t) || !uncontended_cas_loops(t) || !uncontended_inline_locks(t))
+	if (!uncontended_insns(t) || !uncontended_baselines(t))
 		return;
 	for (unsigned impl = 0; impl < BENCH_IMPLS; impl++)
 		if (!uncontended_ref(t, impl))
@@ -409,6 +407,5 @@ void uncontended(struct bench_ctx *t)
 
 unsigned uncontended_runs(void)
 {
-	return INSNS + 3 * CAS_LOOPS + INLINE_LOCKS +
-	       3 * BENCH_IMPLS; /* as uncontended() calls bench_run */
+	return INSNS + 3 * BASELINES + 3 * BENCH_IMPLS; /* as uncontended() calls bench_run */
 }
