@@ -76,7 +76,10 @@ bool static_key_enable(struct static_key *key)
 
 	if (key->enabled)
 		return true;
+	if (key->refused)
+		return false; /* its one line was printed */
 	if (static_keys_sealed) {
+		key->refused = 1;
 		platform_log("static_key: '%s' asked to go on while other CPUs run: refused (keys "
 			     "change only at boot, before the other CPUs start); it stays off",
 			     key->name);
@@ -93,6 +96,7 @@ bool static_key_enable(struct static_key *key)
 				     "stays off, its switch at its default",
 				     key->name, (unsigned long long)s->site,
 				     (unsigned long long)s->target, why);
+			key->refused = 1;
 			return false;
 		}
 		sites++;

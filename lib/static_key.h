@@ -44,12 +44,13 @@
 
 struct static_key {
 	uint8_t enabled;  /* 1 once on; what the host reads and the patcher records */
+	uint8_t refused;  /* 1 once the platform refused it: later requests fail quietly */
 	const char *name; /* for the lines that refuse a change or a site */
 };
 
 #define STATIC_KEY_INIT(keyname)                                                                   \
 	{                                                                                          \
-		.enabled = 0, .name = keyname                                                      \
+		.enabled = 0, .refused = 0, .name = keyname                                        \
 	}
 
 #ifdef PLATFORM_STATIC_KEYS_PATCHED
