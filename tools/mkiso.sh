@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# mkiso.sh - a GRUB ISO of build/kernel.elf.
+# mkiso.sh - a GRUB ISO of build/kernel.elf (or of $KERNEL, as tools/run-qemu.sh passes it).
 #
 #   tools/mkiso.sh DIR "CMDLINE" [GRUB-LINES]   -> DIR/boot.iso: one entry with
 #                                                  CMDLINE, booted at once (timeout 0),
@@ -15,7 +15,7 @@ set -eu
 
 # rescue TREE ISO: the kernel into TREE, then TREE into ISO; GRUB's log only on failure.
 rescue() {
-    strip --strip-debug -o "$1/boot/kernel.elf" build/kernel.elf
+    strip --strip-debug -o "$1/boot/kernel.elf" "${KERNEL:-build/kernel.elf}"
     grub-mkrescue -o "$2" "$1" >"$1.log" 2>&1 || { cat "$1.log" >&2; exit 1; }
 }
 

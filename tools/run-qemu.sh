@@ -6,6 +6,8 @@
 #   tools/run-qemu.sh [LOG]     (LOG: also write the serial output there)
 #
 # Environment (docs/interface.md): SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT.
+# KERNEL=PATH: boot that image instead of build/kernel.elf (tools/test.sh's planted static-key
+# site, tools/static_key_plant.py).
 # DEBUG=1 (make debug): QEMU starts stopped with a gdb stub on localhost:1234
 # and no time limit; tools/kernel.gdb attaches.
 # QEMU_MONITOR=PATH: the QEMU monitor on that Unix socket (for screendump;
@@ -20,7 +22,7 @@ cd "$(dirname "$0")/.."
 SMP=${SMP:-4} ACCEL=${ACCEL:-auto} MACHINE=${MACHINE:-q35} FIRMWARE=${FIRMWARE:-bios}
 MEM=${MEM:-512M} CPU=${CPU:-auto} CMDLINE=${CMDLINE:-} TIMEOUT=${TIMEOUT:-300}
 LOG=${1:-}
-KERNEL=build/kernel.elf
+KERNEL=${KERNEL:-build/kernel.elf}
 OVMF_CODE=/usr/share/OVMF/OVMF_CODE_4M.fd
 OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
 

@@ -200,6 +200,14 @@ done
 boot uefi-smp2-quick ACCEL=tcg SMP=2 FIRMWARE=uefi CMDLINE="quick"
 boot bad-cmdline ACCEL=tcg SMP=2 CMDLINE="run=boot bogus=1 smp.max=lots spinlock.pv=maybe trace=sometimes trace.events=5 lockdep=maybe fs.walk=fast selftest.stall=1:3000:nowhere selftest.stall=1:60001 selftest.stall=5:100 bench.cpus=0,4 bench.place=far"
 check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
+# A spoiled static-key site (tools/static_key_plant.py: the first trace hook's NOP replaced):
+# one line names it, the trace key stays off (no event recorded), the boot goes on and passes.
+# The unspoiled kernel's traced boots (tcg-smp4-qspinlock below) print no such line and record.
+check static-key-plant python3 tools/static_key_plant.py build/kernel.elf trace_key \
+    "$LOGDIR/static-key-planted.elf"
+boot static-key-bad-site ACCEL=tcg SMP=2 KERNEL="$LOGDIR/static-key-planted.elf" \
+    CMDLINE="run=boot quick trace=all"
+check static-key-bad-site-named sh -c 'grep -Eq "^static_key: .trace. site 0x[0-9a-f]+ \(target 0x[0-9a-f]+\): the site holds neither the expected 5-byte NOP nor its JMP; the key stays off" "$0" && ! grep -Eq "^# TRACE cpu [0-9]+ events=[1-9]" "$0"' "$LOGDIR/static-key-bad-site.serial"
 check bad-pv-reported grep -q "cmdline: 'spinlock.pv=maybe': expected auto, on or off; keeping the default" "$LOGDIR/bad-cmdline.serial"
 check bad-lockdep-reported sh -c 'grep -q "cmdline: .lockdep=maybe.: expected on or off; keeping the default" "$0" && grep -q "lock-order checking on (lockdep=on)" "$0"' "$LOGDIR/bad-cmdline.serial"
 check bad-fs-walk-reported sh -c 'grep -q "cmdline: .fs.walk=fast.: expected rcu or ref; keeping the default" "$0" && grep -q "\"fs_walk\":\"rcu\"" "$0"' "$LOGDIR/bad-cmdline.serial"
