@@ -190,7 +190,16 @@ $(NATIVE_BIN): $(NATIVE_OBJS)
 	$(quiet) HOSTLD $@
 	$(Q)$(CC) -pthread $(NATIVE_LDFLAGS) -o $@ $(NATIVE_OBJS)
 
-bench-native: $(NATIVE_BIN) $(NATIVE_UNTRACED)
+# The low-percentile cost of one get+put of each form and lock (tests/bench/pair_cost.c).
+NATIVE_PAIR_COST := $(NATIVE)/pair_cost
+NATIVE_PAIR_COST_OBJS := $(filter $(NATIVE)/obj/lib/%,$(NATIVE_OBJS)) \
+	$(NATIVE)/obj/bench/cas_loop.o $(NATIVE)/obj/tests/host/platform_host.o \
+	$(NATIVE)/obj/tests/host/topology_sysfs.o
+$(NATIVE_PAIR_COST): tests/bench/pair_cost.c $(NATIVE_PAIR_COST_OBJS)
+	$(quiet) HOSTLD $@
+	$(Q)$(CC) $(NATIVE_CFLAGS) -DPAIR_COST_FIXED -o $@ $< $(NATIVE_PAIR_COST_OBJS)
+
+bench-native: $(NATIVE_BIN) $(NATIVE_UNTRACED) $(NATIVE_PAIR_COST)
 	$(Q)tools/bench.sh native
 
 trace: $(KERNEL)
