@@ -100,11 +100,35 @@ static inline void locked_add(struct pair_obj *o, uint32_t delta)
 	spin_unlock(&o->locked.lock);
 }
 
+/* The policy of each lockref variant (main's: the policy's pointer, read once per call). */
+static const struct lockref_policy *policy_of(unsigned v)
+{
+	switch (v) {
+	case V_LOCKREF_Q:
+#ifdef PAIR_COST_FIXED
+	case V_FIXED_Q:
+#endif
+		return &mainline_q;
+	case V_LOCKREF_V7:
+#ifdef PAIR_COST_FIXED
+	case V_FIXED_V7:
+#endif
+		return &lockref_policy_v7;
+	case V_LOCKREF_LOCKED:
+#ifdef PAIR_COST_FIXED
+	case V_FIXED_LOCKED:
+#endif
+		return &lockref_policy_locked;
+	default:
+		return &lockref_policy_mainline;
+	}
+}
+
 /* One batch of variant @v. */
 static void batch(unsigned v)
 {
 	struct pair_obj *o = &objs[v];
-	const struct lockref_policy *main8 = &lockref_policy_mainline;
+	const struct lockref_policy *p = policy_of(v);
 
 	switch (v) {
 	case V_CAS8B:
@@ -113,47 +137,30 @@ static void batch(unsigned v)
 	case V_CASQ:
 		PAIRS(cas_loop_inc_q(&o->word); cas_loop_dec_q(&o->word));
 		break;
-	case V_LOCKREF:
-		LOCKREF_PAIRS(lockref_get_p, lockref_put_or_lock_p, &o->lr, main8);
-		break;
-	case V_LOCKREF_Q:
-		LOCKREF_PAIRS(lockref_get_p, lockref_put_or_lock_p, &o->lr, &mainline_q);
-		break;
-	case V_LOCKREF_V7:
-		LOCKREF_PAIRS(lockref_get_p, lockref_put_or_lock_p, &o->lr, &lockref_policy_v7);
-		break;
-	case V_LOCKREF_LOCKED:
-		LOCKREF_PAIRS(lockref_get_p, lockref_put_or_lock_p, &o->lr, &lockref_policy_locked);
-		break;
 	case V_LOCKREF16:
-		LOCKREF_PAIRS(lockref16_get_p, lockref16_put_or_lock_p, &o->lr16, main8);
+		LOCKREF_PAIRS(lockref16_get_p, lockref16_put_or_lock_p, &o->lr16, p);
 		break;
 	case V_SPINLOCK:
 		PAIRS(locked_add(o, 1); locked_add(o, (uint32_t)-1));
 		break;
 #ifdef PAIR_COST_FIXED
-	case V_FIXED:
-		if (spin_kind() == SPIN_KIND_QSPINLOCK)
-			LOCKREF_PAIRS(lockref_get_fixed_queued, lockref_put_or_lock_fixed_queued,
-				      &o->lr, main8);
-		else
-			LOCKREF_PAIRS(lockref_get_fixed, lockref_put_or_lock_fixed, &o->lr, main8);
-		break;
-	case V_FIXED_Q:
-		LOCKREF_PAIRS(lockref_get_fixed, lockref_put_or_lock_fixed, &o->lr, &mainline_q);
-		break;
-	case V_FIXED_V7:
-		LOCKREF_PAIRS(lockref_get_fixed, lockref_put_or_lock_fixed, &o->lr,
-			      &lockref_policy_v7);
-		break;
-	case V_FIXED_LOCKED:
-		LOCKREF_PAIRS(lockref_get_fixed, lockref_put_or_lock_fixed, &o->lr,
-			      &lockref_policy_locked);
-		break;
 	case V_FIXED16:
-		LOCKREF_PAIRS(lockref16_get_fixed, lockref16_put_or_lock_fixed, &o->lr16, main8);
+		LOCKREF_PAIRS(lockref16_get_fixed, lockref16_put_or_lock_fixed, &o->lr16, p);
+		break;
+	case V_FIXED:
+	case V_FIXED_Q:
+	case V_FIXED_V7:
+	case V_FIXED_LOCKED:
+		if (v == V_FIXED && spin_kind() == SPIN_KIND_QSPINLOCK)
+			LOCKREF_PAIRS(lockref_get_fixed_queued, lockref_put_or_lock_fixed_queued,
+				      &o->lr, p);
+		else
+			LOCKREF_PAIRS(lockref_get_fixed, lockref_put_or_lock_fixed, &o->lr, p);
 		break;
 #endif
+	default: /* the public 8-byte calls: V_LOCKREF, _Q, _V7, _LOCKED */
+		LOCKREF_PAIRS(lockref_get_p, lockref_put_or_lock_p, &o->lr, p);
+		break;
 	}
 }
 
