@@ -65,7 +65,7 @@ PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/a
 	kernel/console.c kernel/cpuinfo.c kernel/fence.c kernel/font8x16.c kernel/heap.c kernel/idt.c \
 	kernel/kcsan.c kernel/ktest.c kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c kernel/multiboot2.c kernel/panic.c kernel/percpu.c \
 	kernel/platform.c kernel/power.c kernel/progress.c kernel/results.c kernel/screen.c kernel/serial.c kernel/smp.c \
-	kernel/topology_read.c kernel/trap.c kernel/tsc.c kernel/vm.c
+	kernel/static_key.c kernel/topology_read.c kernel/trap.c kernel/tsc.c kernel/vm.c
 LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c lib/qspinlock.c lib/qspinlock_pv.c lib/trace.c \
 	lib/string.c lib/topology.c lib/topology_cpuid.c
 LIB_SRCS += lib/spinlock_debug.c
@@ -224,7 +224,16 @@ $(NATIVE_BIN): $(NATIVE_OBJS)
 	$(quiet) HOSTLD $@
 	$(Q)$(CC) -pthread $(NATIVE_LDFLAGS) -o $@ $(NATIVE_OBJS)
 
-bench-native: $(NATIVE_BIN) $(NATIVE_UNTRACED)
+# The low-percentile cost of one get+put of each form and lock (tests/bench/pair_cost.c).
+NATIVE_PAIR_COST := $(NATIVE)/pair_cost
+NATIVE_PAIR_COST_OBJS := $(filter $(NATIVE)/obj/lib/%,$(NATIVE_OBJS)) \
+	$(NATIVE)/obj/bench/cas_loop.o $(NATIVE)/obj/tests/host/platform_host.o \
+	$(NATIVE)/obj/tests/host/topology_sysfs.o
+$(NATIVE_PAIR_COST): tests/bench/pair_cost.c $(NATIVE_PAIR_COST_OBJS)
+	$(quiet) HOSTLD $@
+	$(Q)$(CC) $(NATIVE_CFLAGS) -DPAIR_COST_FIXED -o $@ $< $(NATIVE_PAIR_COST_OBJS)
+
+bench-native: $(NATIVE_BIN) $(NATIVE_UNTRACED) $(NATIVE_PAIR_COST)
 	$(Q)tools/bench.sh native
 
 trace: $(KERNEL)

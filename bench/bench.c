@@ -236,7 +236,9 @@ static void bench_collect(const struct bench_spec *spec, unsigned active, unsign
 	tr->overlap[k] = bench_muldiv(together, BENCH_ONE, span);
 	if (spec->lockref) {
 		lockref_stats_sum(&ls);
-		tr->lockref.lockless += ls.lockless;
+		tr->lockref.lockless +=
+		    spec->lockref_calls ? ops * spec->lockref_calls - ls.fallbacks - ls.abandoned
+					: ls.lockless;
 		tr->lockref.retries += ls.retries;
 		tr->lockref.fallbacks += ls.fallbacks;
 	}

@@ -167,6 +167,13 @@ struct bench_spec {
 	void *arg;
 	unsigned batch; /* operations per batch; 0 means BENCH_BATCH_OPS */
 	bool lockref;	/* add the lockref statistics to the line */
+	/*
+	 * Lockref calls per operation, run and untimed together: the lockless
+	 * ones are then derived (calls - fallbacks - abandoned), as the fast
+	 * path does not count them (lockref.h).  0: the library's own lockless
+	 * count, which needs lockref_stats_count_all().
+	 */
+	unsigned lockref_calls;
 };
 
 /* What CPU 0 measured, in the units of the BENCH line. */

@@ -11,8 +11,10 @@
 #include "bench_ref.h"
 
 #include "atomic.h"
+#include "lockref_fixed.h"
 #include "platform.h"
 #include "printf.h"
+#include "trace.h"
 
 const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
     [BENCH_IMPL_XADD] = {.name = "xadd", .kind = BENCH_REF_XADD},
@@ -38,8 +40,26 @@ const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
 				 .qspin = true},
 };
 
-static inline __attribute__((always_inline)) void
-ref_get(enum bench_ref_kind kind, struct bench_ref_obj *o, const struct lockref_policy *p)
+/*
+ * Which lockref functions a loop calls: the public ones (LIVE), or their
+ * copies with the lock layer's switches as constants (lib/lockref_fixed.h).
+ * Where text is not patched (the native program) a public call reads each
+ * switch's static key, a load the kernel's patched default does not have;
+ * so there the loops time the fixed copies, which run what the kernel's
+ * default runs, unless tracing is on (their fast path has no hook).
+ */
+enum ref_call { REF_LIVE, REF_FIXED, REF_FIXED_QUEUED };
+
+#ifdef PLATFORM_STATIC_KEYS_PATCHED
+#define REF_FIXED_COPIES 0 /* the kernel: the public calls are the patched default */
+#else
+#define REF_FIXED_COPIES 1
+#endif
+
+static inline __attribute__((always_inline)) void ref_get(enum bench_ref_kind kind,
+							  enum ref_call call,
+							  struct bench_ref_obj *o,
+							  const struct lockref_policy *p)
 {
 	switch (kind) {
 	case BENCH_REF_XADD:
@@ -51,17 +71,27 @@ ref_get(enum bench_ref_kind kind, struct bench_ref_obj *o, const struct lockref_
 		spin_unlock(&o->locked.lock);
 		break;
 	case BENCH_REF_LOCKREF:
-		lockref_get_p(&o->lr, p);
+		if (call == REF_FIXED)
+			lockref_get_fixed(&o->lr, p);
+		else if (call == REF_FIXED_QUEUED)
+			lockref_get_fixed_queued(&o->lr, p);
+		else
+			lockref_get_p(&o->lr, p);
 		break;
 	case BENCH_REF_LOCKREF16:
-		lockref16_get_p(&o->lr16, p);
+		if (call == REF_FIXED)
+			lockref16_get_fixed(&o->lr16, p);
+		else
+			lockref16_get_p(&o->lr16, p);
 		break;
 	}
 }
 
 /* Drop a reference; false if put_or_lock came back with the lock held (then released here). */
-static inline __attribute__((always_inline)) bool
-ref_put(enum bench_ref_kind kind, struct bench_ref_obj *o, const struct lockref_policy *p)
+static inline __attribute__((always_inline)) bool ref_put(enum bench_ref_kind kind,
+							  enum ref_call call,
+							  struct bench_ref_obj *o,
+							  const struct lockref_policy *p)
 {
 	switch (kind) {
 	case BENCH_REF_XADD:
@@ -73,11 +103,30 @@ ref_put(enum bench_ref_kind kind, struct bench_ref_obj *o, const struct lockref_
 		spin_unlock(&o->locked.lock);
 		return true;
 	case BENCH_REF_LOCKREF:
+		/* One call per branch: the lock analysis follows each try-acquire to its unlock. */
+		if (call == REF_FIXED) {
+			if (lockref_put_or_lock_fixed(&o->lr, p))
+				return true;
+			lockref_unlock(&o->lr);
+			return false;
+		}
+		if (call == REF_FIXED_QUEUED) {
+			if (lockref_put_or_lock_fixed_queued(&o->lr, p))
+				return true;
+			lockref_unlock(&o->lr);
+			return false;
+		}
 		if (lockref_put_or_lock_p(&o->lr, p))
 			return true;
 		lockref_unlock(&o->lr);
 		return false;
 	case BENCH_REF_LOCKREF16:
+		if (call == REF_FIXED) {
+			if (lockref16_put_or_lock_fixed(&o->lr16, p))
+				return true;
+			lockref16_unlock(&o->lr16);
+			return false;
+		}
 		if (lockref16_put_or_lock_p(&o->lr16, p))
 			return true;
 		lockref16_unlock(&o->lr16);
@@ -88,7 +137,7 @@ ref_put(enum bench_ref_kind kind, struct bench_ref_obj *o, const struct lockref_
 
 /* @n gets, puts or pairs on @arg's object; the object and policy stay in registers. */
 static inline __attribute__((always_inline)) void
-ref_loop(void *arg, unsigned n, enum bench_ref_kind kind, bool get, bool put)
+ref_loop(void *arg, unsigned n, enum bench_ref_kind kind, enum ref_call call, bool get, bool put)
 {
 	struct bench_ref *r = arg;
 	struct bench_ref_obj *o = r->obj;
@@ -97,94 +146,71 @@ ref_loop(void *arg, unsigned n, enum bench_ref_kind kind, bool get, bool put)
 
 	for (unsigned i = 0; i < n; i++) {
 		if (get)
-			ref_get(kind, o, p);
+			ref_get(kind, call, o, p);
 		if (put)
-			bad += !ref_put(kind, o, p);
+			bad += !ref_put(kind, call, o, p);
 	}
 	if (bad)
 		atomic_xadd64((uint64_t *)&r->errors, bad);
 }
 
-static void xadd_gets(void *arg, unsigned cpu, unsigned n)
-{
-	(void)cpu;
-	ref_loop(arg, n, BENCH_REF_XADD, true, false);
-}
+/* The get, put and pair loops of @kind calling as @call, each a function of its own. */
+#define DEFINE_REF_LOOPS(name, kind, call)                                                         \
+	static void name##_gets(void *arg, unsigned cpu, unsigned n)                               \
+	{                                                                                          \
+		(void)cpu;                                                                         \
+		ref_loop(arg, n, kind, call, true, false);                                         \
+	}                                                                                          \
+	static void name##_puts(void *arg, unsigned cpu, unsigned n)                               \
+	{                                                                                          \
+		(void)cpu;                                                                         \
+		ref_loop(arg, n, kind, call, false, true);                                         \
+	}                                                                                          \
+	static void name##_pairs(void *arg, unsigned cpu, unsigned n)                              \
+	{                                                                                          \
+		(void)cpu;                                                                         \
+		ref_loop(arg, n, kind, call, true, true);                                          \
+	}
 
-static void xadd_puts(void *arg, unsigned cpu, unsigned n)
-{
-	(void)cpu;
-	ref_loop(arg, n, BENCH_REF_XADD, false, true);
-}
+DEFINE_REF_LOOPS(xadd, BENCH_REF_XADD, REF_LIVE)
+DEFINE_REF_LOOPS(spinlock, BENCH_REF_SPINLOCK, REF_LIVE)
+DEFINE_REF_LOOPS(lockref, BENCH_REF_LOCKREF, REF_LIVE)
+DEFINE_REF_LOOPS(lockref16, BENCH_REF_LOCKREF16, REF_LIVE)
 
-static void xadd_pairs(void *arg, unsigned cpu, unsigned n)
-{
-	(void)cpu;
-	ref_loop(arg, n, BENCH_REF_XADD, true, true);
-}
-
-static void spinlock_gets(void *arg, unsigned cpu, unsigned n)
-{
-	(void)cpu;
-	ref_loop(arg, n, BENCH_REF_SPINLOCK, true, false);
-}
-
-static void spinlock_puts(void *arg, unsigned cpu, unsigned n)
-{
-	(void)cpu;
-	ref_loop(arg, n, BENCH_REF_SPINLOCK, false, true);
-}
-
-static void spinlock_pairs(void *arg, unsigned cpu, unsigned n)
-{
-	(void)cpu;
-	ref_loop(arg, n, BENCH_REF_SPINLOCK, true, true);
-}
-
-static void lockref_gets(void *arg, unsigned cpu, unsigned n)
-{
-	(void)cpu;
-	ref_loop(arg, n, BENCH_REF_LOCKREF, true, false);
-}
-
-static void lockref_puts(void *arg, unsigned cpu, unsigned n)
-{
-	(void)cpu;
-	ref_loop(arg, n, BENCH_REF_LOCKREF, false, true);
-}
-
-static void lockref_pairs(void *arg, unsigned cpu, unsigned n)
-{
-	(void)cpu;
-	ref_loop(arg, n, BENCH_REF_LOCKREF, true, true);
-}
-
-static void lockref16_gets(void *arg, unsigned cpu, unsigned n)
-{
-	(void)cpu;
-	ref_loop(arg, n, BENCH_REF_LOCKREF16, true, false);
-}
-
-static void lockref16_puts(void *arg, unsigned cpu, unsigned n)
-{
-	(void)cpu;
-	ref_loop(arg, n, BENCH_REF_LOCKREF16, false, true);
-}
-
-static void lockref16_pairs(void *arg, unsigned cpu, unsigned n)
-{
-	(void)cpu;
-	ref_loop(arg, n, BENCH_REF_LOCKREF16, true, true);
-}
-
-static const struct {
+struct ref_loops {
 	bench_ops_fn gets, puts, pairs;
-} ref_loops[] = {
+};
+
+static const struct ref_loops ref_loops[] = {
     [BENCH_REF_XADD] = {xadd_gets, xadd_puts, xadd_pairs},
     [BENCH_REF_SPINLOCK] = {spinlock_gets, spinlock_puts, spinlock_pairs},
     [BENCH_REF_LOCKREF] = {lockref_gets, lockref_puts, lockref_pairs},
     [BENCH_REF_LOCKREF16] = {lockref16_gets, lockref16_puts, lockref16_pairs},
 };
+
+/* The native program's timed lockref loops (REF_FIXED_COPIES). */
+DEFINE_REF_LOOPS(lockref_fixed, BENCH_REF_LOCKREF, REF_FIXED)
+DEFINE_REF_LOOPS(lockref_fixed_queued, BENCH_REF_LOCKREF, REF_FIXED_QUEUED)
+DEFINE_REF_LOOPS(lockref16_fixed, BENCH_REF_LOCKREF16, REF_FIXED)
+
+static const struct ref_loops lockref_fixed_loops = {lockref_fixed_gets, lockref_fixed_puts,
+						     lockref_fixed_pairs};
+static const struct ref_loops lockref_fixed_queued_loops = {
+    lockref_fixed_queued_gets, lockref_fixed_queued_puts, lockref_fixed_queued_pairs};
+static const struct ref_loops lockref16_fixed_loops = {lockref16_fixed_gets, lockref16_fixed_puts,
+						       lockref16_fixed_pairs};
+
+/* The loops @impl is timed with (REF_FIXED_COPIES above says why). */
+static const struct ref_loops *ref_loops_of(const struct bench_ref_impl *impl)
+{
+	if (!REF_FIXED_COPIES || static_key_on(&trace_key))
+		return &ref_loops[impl->kind];
+	if (impl->kind == BENCH_REF_LOCKREF)
+		return impl->qspin ? &lockref_fixed_queued_loops : &lockref_fixed_loops;
+	if (impl->kind == BENCH_REF_LOCKREF16 && !impl->qspin && platform_facts().cx16)
+		return &lockref16_fixed_loops;
+	return &ref_loops[impl->kind];
+}
 
 static bool ref_is_lockref(const struct bench_ref *r)
 {
@@ -209,9 +235,9 @@ void bench_ref_init(struct bench_ref *r, const struct bench_ref_impl *impl,
 								      : "lockref-cmpxchg8b";
 		r->policy = &r->other_policy;
 	}
-	r->gets = ref_loops[impl->kind].gets;
-	r->puts = ref_loops[impl->kind].puts;
-	r->pairs = ref_loops[impl->kind].pairs;
+	r->gets = ref_loops_of(impl)->gets;
+	r->puts = ref_loops_of(impl)->puts;
+	r->pairs = ref_loops_of(impl)->pairs;
 }
 
 /* The convoy holder's lock: the spinlock_t of the object's kind, or the idle one of a counter. */
@@ -385,6 +411,8 @@ struct bench_spec bench_ref_spec(const char *bench, struct bench_ref *r)
 	    .extra = ref_extra,
 	    .arg = r,
 	    .lockref = ref_is_lockref(r),
+	    /* A get and a put per operation: a pair, or one timed and one untimed. */
+	    .lockref_calls = ref_is_lockref(r) ? 2 : 0,
 	};
 }
 

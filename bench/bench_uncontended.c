@@ -26,6 +26,8 @@
 #include "cas_loop.h"
 #include "platform.h"
 #include "printf.h"
+#include "qspinlock.h"
+#include "spinlock.h"
 
 /*
  * Operations per timed batch: alone on its CPU an operation takes
@@ -144,14 +146,6 @@ DEFINE_CAS_LOOP(casq_pairs, cas_loop_inc_q, cas_loop_dec_q)
 
 enum { CAS_LOOP_8B, CAS_LOOP_Q, CAS_LOOPS };
 
-static const struct {
-	const char *name; /* docs/interface.md impl names */
-	bench_ops_fn gets, puts, pairs;
-} cas_loops[CAS_LOOPS] = {
-    [CAS_LOOP_8B] = {"cas-loop-cmpxchg8b", cas8b_gets, cas8b_puts, cas8b_pairs},
-    [CAS_LOOP_Q] = {"cas-loop-cmpxchgq", casq_gets, casq_puts, casq_pairs},
-};
-
 static struct cas_loop_obj cas_loop_objs[CAS_LOOPS];
 
 /*
@@ -178,31 +172,171 @@ static bool cas_loop_check(void *arg, char *why, size_t size)
 	return false;
 }
 
-/* Get, put and get+put of each compare-exchange loop; false if the harness gave up. */
-static bool uncontended_cas_loops(struct bench_ctx *t)
+/*
+ * The locks' baselines: the ticket lock and the queued spinlock written
+ * inline in the loop, with no switch, no dispatch and no call, around the
+ * same count++ / count-- as the `spinlock` and `qspinlock` impls' get+put.
+ * What the library's lock pair (two calls, each behind its static keys)
+ * is measured against.  Alone on its CPU nobody holds the lock, so the
+ * waits below never spin; they are bounded all the same.
+ */
+#define INLINE_LOCK_SPINS (1u << 30)
+
+struct inline_lock_obj {
+	spinlock_t lock;
+	uint32_t count;
+} __attribute__((aligned(CACHE_PAIR_BYTES)));
+
+enum { INLINE_TICKET, INLINE_QSPIN, INLINE_LOCKS };
+
+static struct inline_lock_obj inline_lock_objs[INLINE_LOCKS];
+
+static void inline_lock_stuck(const char *kind)
 {
-	for (unsigned i = 0; i < CAS_LOOPS; i++) {
+	platform_panic("bench uncontended: the %s inline baseline's lock stayed held for %u spins "
+		       "with nobody else running",
+		       kind, INLINE_LOCK_SPINS);
+}
+
+/* One XADD takes a ticket; the unlock stores head + one step (spinlock.c's algorithm). */
+static inline __attribute__((always_inline)) void ticket_inline_lock(spinlock_t *lock)
+{
+	uint32_t old = atomic_xadd32(&lock->val, SPIN_TICKET_ONE);
+	uint16_t ticket = (uint16_t)(old >> SPIN_TICKET_BITS) & (uint16_t)~SPIN_TAIL_SLEEPERS;
+
+	for (unsigned n = 0; atomic_load16(&lock->tickets.head) != ticket; n++) {
+		if (n == INLINE_LOCK_SPINS)
+			inline_lock_stuck("ticket");
+		platform_relax();
+	}
+}
+
+static inline __attribute__((always_inline)) void ticket_inline_unlock(spinlock_t *lock)
+{
+	atomic_store16(&lock->tickets.head,
+		       (uint16_t)(atomic_load16(&lock->tickets.head) + SPIN_TICKET_STEP));
+}
+
+/* One compare-exchange 0 -> locked; the unlock stores 0 to the locked byte (qspinlock.h's). */
+static inline __attribute__((always_inline)) void qspin_inline_lock(spinlock_t *lock)
+{
+	uint32_t free = 0;
+
+	for (unsigned n = 0; !atomic_cmpxchg32(&lock->val, &free, QSPIN_LOCKED); n++) {
+		if (n == INLINE_LOCK_SPINS)
+			inline_lock_stuck("qspinlock");
+		free = 0;
+		platform_relax();
+	}
+}
+
+static inline __attribute__((always_inline)) void qspin_inline_unlock(spinlock_t *lock)
+{
+	atomic_store8(&lock->queued.locked, 0);
+}
+
+/* One locked update of @o's count by @delta, with the lock @lock_fn / @unlock_fn. */
+#define INLINE_LOCKED_ADD(o, lock_fn, unlock_fn, delta)                                            \
+	do {                                                                                       \
+		lock_fn(&(o)->lock);                                                               \
+		atomic_store32(&(o)->count, atomic_load32(&(o)->count) + (uint32_t)(delta));       \
+		unlock_fn(&(o)->lock);                                                             \
+	} while (0)
+
+/* The get, put and pair loops of one inline lock (@get, @put: how many of each per round). */
+#define DEFINE_INLINE_LOCK_LOOP(name, lock_fn, unlock_fn, get, put)                                \
+	static void name(void *arg, unsigned cpu, unsigned n)                                      \
+	{                                                                                          \
+		struct inline_lock_obj *o = arg;                                                   \
+                                                                                                   \
+		(void)cpu;                                                                         \
+		for (unsigned i = 0; i < n; i++) {                                                 \
+			if (get)                                                                   \
+				INLINE_LOCKED_ADD(o, lock_fn, unlock_fn, 1);                       \
+			if (put)                                                                   \
+				INLINE_LOCKED_ADD(o, lock_fn, unlock_fn, -1);                      \
+		}                                                                                  \
+	}
+#define DEFINE_INLINE_LOCK(prefix, lock_fn, unlock_fn)                                             \
+	DEFINE_INLINE_LOCK_LOOP(prefix##_gets, lock_fn, unlock_fn, 1, 0)                           \
+	DEFINE_INLINE_LOCK_LOOP(prefix##_puts, lock_fn, unlock_fn, 0, 1)                           \
+	DEFINE_INLINE_LOCK_LOOP(prefix##_pairs, lock_fn, unlock_fn, 1, 1)
+
+DEFINE_INLINE_LOCK(ticket_inline, ticket_inline_lock, ticket_inline_unlock)
+DEFINE_INLINE_LOCK(qspin_inline, qspin_inline_lock, qspin_inline_unlock)
+
+static void inline_lock_reset(void *arg)
+{
+	struct inline_lock_obj *o = arg;
+
+	atomic_store32(&o->lock.val, 0); /* free to both algorithms */
+	atomic_store32(&o->count, 1);
+}
+
+/* Every pair undid itself and released the lock, or the loop lost an update. */
+static bool inline_lock_check(void *arg, char *why, size_t size)
+{
+	struct inline_lock_obj *o = arg;
+	uint32_t count = atomic_load32(&o->count);
+	spinlock_t word = {.val = atomic_load32(&o->lock.val)};
+
+	if (count == 1 && (word.val == 0 || (word.tickets.head == word.tickets.tail)))
+		return true;
+	ksnprintf(why, size, "count %u and lock word %#x after the trial, expected 1 and free",
+		  count, word.val);
+	return false;
+}
+
+/*
+ * The baselines the lockref and the locks are judged by: the compare-exchange
+ * loops and the inline locks, each with its get, put and pair loops.
+ */
+enum { BASE_CAS8B, BASE_CASQ, BASE_TICKET_INLINE, BASE_QSPIN_INLINE, BASELINES };
+
+static const struct {
+	const char *name; /* docs/interface.md impl names */
+	bench_ops_fn gets, puts, pairs;
+	void (*reset)(void *arg);
+	bool (*check)(void *arg, char *why, size_t size);
+	void *arg;
+} baselines[BASELINES] = {
+    [BASE_CAS8B] = {"cas-loop-cmpxchg8b", cas8b_gets, cas8b_puts, cas8b_pairs, cas_loop_reset,
+		    cas_loop_check, &cas_loop_objs[CAS_LOOP_8B]},
+    [BASE_CASQ] = {"cas-loop-cmpxchgq", casq_gets, casq_puts, casq_pairs, cas_loop_reset,
+		   cas_loop_check, &cas_loop_objs[CAS_LOOP_Q]},
+    [BASE_TICKET_INLINE] = {"ticket-inline", ticket_inline_gets, ticket_inline_puts,
+			    ticket_inline_pairs, inline_lock_reset, inline_lock_check,
+			    &inline_lock_objs[INLINE_TICKET]},
+    [BASE_QSPIN_INLINE] = {"qspinlock-inline", qspin_inline_gets, qspin_inline_puts,
+			   qspin_inline_pairs, inline_lock_reset, inline_lock_check,
+			   &inline_lock_objs[INLINE_QSPIN]},
+};
+
+/* Get, put and get+put of each baseline; false if the harness gave up. */
+static bool uncontended_baselines(struct bench_ctx *t)
+{
+	for (unsigned i = 0; i < BASELINES; i++) {
 		struct bench_spec spec = {
 		    .bench = "uncontended",
-		    .impl = cas_loops[i].name,
-		    .reset = cas_loop_reset,
-		    .check = cas_loop_check,
-		    .arg = &cas_loop_objs[i],
+		    .impl = baselines[i].name,
+		    .reset = baselines[i].reset,
+		    .check = baselines[i].check,
+		    .arg = baselines[i].arg,
 		    .batch = UNCONTENDED_BATCH,
 		};
 
 		spec.op = "get";
-		spec.run = cas_loops[i].gets;
-		spec.untimed = cas_loops[i].puts;
+		spec.run = baselines[i].gets;
+		spec.untimed = baselines[i].puts;
 		if (!bench_run(t, &spec, 1, NULL))
 			return false;
 		spec.op = "put";
-		spec.run = cas_loops[i].puts;
-		spec.untimed = cas_loops[i].gets;
+		spec.run = baselines[i].puts;
+		spec.untimed = baselines[i].gets;
 		if (!bench_run(t, &spec, 1, NULL))
 			return false;
 		spec.op = "get+put";
-		spec.run = cas_loops[i].pairs;
+		spec.run = baselines[i].pairs;
 		spec.untimed = NULL;
 		if (!bench_run(t, &spec, 1, NULL))
 			return false;
@@ -264,7 +398,7 @@ static bool uncontended_ref(struct bench_ctx *t, unsigned impl)
 
 void uncontended(struct bench_ctx *t)
 {
-	if (!uncontended_insns(t) || !uncontended_cas_loops(t))
+	if (!uncontended_insns(t) || !uncontended_baselines(t))
 		return;
 	for (unsigned impl = 0; impl < BENCH_IMPLS; impl++)
 		if (!uncontended_ref(t, impl))
@@ -273,5 +407,5 @@ void uncontended(struct bench_ctx *t)
 
 unsigned uncontended_runs(void)
 {
-	return INSNS + 3 * CAS_LOOPS + 3 * BENCH_IMPLS; /* as uncontended() calls bench_run */
+	return INSNS + 3 * BASELINES + 3 * BENCH_IMPLS; /* as uncontended() calls bench_run */
 }

@@ -166,6 +166,16 @@ void cmdline_apply_spinlock(bool auto_on, const char *why, void (*locks_reinit)(
 void cmdline_apply_trace(void);
 
 /*
+ * At boot, on the boot CPU before the others start: turn on the static keys
+ * (lib/static_key.h) of the switches that may leave their default later in
+ * this run (trace=, the benchmarks' kind and pv switches) or whose reports
+ * need every lockless operation counted (the lockref torture, the
+ * benchmarks).  A key the platform refuses leaves its switch at its
+ * default, with a line saying why.
+ */
+void cmdline_apply_keys(void);
+
+/*
  * Before any other CPU takes a lock, and before the boot's locks are
  * initialised again (cmdline_apply_spinlock), so they get their classes:
  * lockdep= and lockdep.panic= (lib/lockdep.h); prints one line.

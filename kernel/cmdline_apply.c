@@ -16,6 +16,7 @@
 #include "lockref16.h"
 #include "platform.h"
 #include "spinlock.h"
+#include "static_key.h"
 #include "string.h"
 #include "trace.h"
 
@@ -105,4 +106,26 @@ void cmdline_apply_lockdep(void)
 	    opts.lockdep == 1 ? "on" : "off", opts.lockdep == 1 ? "on" : "off",
 	    opts.lockdep_panic ? "panics" : "is printed and the run goes on",
 	    opts.lockdep_panic ? "on" : "off", opts.lockdep_classes);
+}
+
+void cmdline_apply_keys(void)
+{
+	/*
+	 * The switches that change after the other CPUs start, or whose
+	 * reports need every lockless operation counted: their keys go on
+	 * now, while only this CPU runs (lib/static_key.h).  The rest turn
+	 * their keys on themselves when set off their default at boot.
+	 */
+	if (opts.trace_groups)
+		(void)static_key_enable(&trace_key); /* trace_start comes after the other CPUs */
+	if (opts.trace_groups & TRACE_GROUP_SPIN)
+		(void)static_key_enable(&spin_switched_key);
+	if (opts.run & SUITE_BENCH) {
+		/* The benchmarks switch the lock kind and pv mode between trials. */
+		(void)static_key_enable(&spin_switched_key);
+		(void)static_key_enable(&spin_queued_key);
+	}
+	/* The lockref torture's lockless counts and the BENCH lines' lockref_ops of pathwalk. */
+	if (opts.run & (SUITE_LOCKREF | SUITE_BENCH))
+		(void)lockref_stats_count_all();
 }

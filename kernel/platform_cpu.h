@@ -13,6 +13,9 @@
 
 #include "percpu.h"
 
+/* Static keys are patched text here (lib/static_key.h, kernel/static_key.c). */
+#define PLATFORM_STATIC_KEYS_PATCHED 1
+
 static inline unsigned platform_cpu_id(void)
 {
 	return this_cpu_index();

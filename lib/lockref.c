@@ -22,6 +22,7 @@
 #include "lockref.h"
 
 #include "atomic.h"
+#include "lockref_fixed.h"
 #include "lockref_impl.h"
 #include "platform.h"
 #include "spinlock.h"
@@ -58,6 +59,8 @@ struct lockref_boot lockref_boot = {
 };
 
 struct lockref_cpu lockref_cpu[MAX_CPUS];
+struct static_key lockref_mode_key = STATIC_KEY_INIT("lockref.policy");
+struct static_key lockref_stats_key = STATIC_KEY_INIT("lockref.stats");
 
 static uint64_t lockref_warn_count;
 static uint32_t lockref_saturation_logged;
@@ -78,9 +81,9 @@ static inline uint64_t form_snapshot(const struct lockref *ref)
 	return atomic_load64(&ref->lock_count);
 }
 
-static inline bool form_val_unlocked(uint64_t word)
+static inline spinlock_t form_val_lock(uint64_t word)
 {
-	return spin_value_unlocked((spinlock_t){.val = (uint32_t)word});
+	return (spinlock_t){.val = (uint32_t)word};
 }
 
 static inline int64_t form_val_count(uint64_t word)
@@ -238,9 +241,21 @@ bool lockref_set_policy(const struct lockref_policy *policy)
 			     lockref_boot.policy.name);
 		return false;
 	}
+	/* The plain calls read the mode only once the key is on (LOCKREF_PLAIN). */
+	if (lockref_mode_of(policy) != LOCKREF_MODE_CMPXCHG8B &&
+	    !static_key_enable(&lockref_mode_key)) {
+		platform_log("lockref: policy %s: keeping %s", policy->name,
+			     lockref_boot.policy.name);
+		return false;
+	}
 	lockref_boot.policy = *policy;
 	lockref_boot_update();
 	return true;
+}
+
+bool lockref_stats_count_all(void)
+{
+	return static_key_enable(&lockref_stats_key);
 }
 
 const struct lockref_policy *lockref_get_policy(void)
@@ -251,23 +266,30 @@ const struct lockref_policy *lockref_get_policy(void)
 /* ---- the operations ---- */
 
 /*
- * @op under @p, with the instruction @mode as a constant in each branch.
- * The plain calls pass the boot policy and its mode: one predicted branch.
+ * @op under @p, with the instruction @mode as a constant in each branch,
+ * the switches read as @copy says.
  */
-static inline __attribute__((always_inline)) int64_t lockref_run(struct lockref *ref,
-								 enum lockref_op op,
-								 const struct lockref_policy *p,
-								 enum lockref_mode mode)
+static inline __attribute__((always_inline)) int64_t
+lockref_run(struct lockref *ref, enum lockref_op op, const struct lockref_policy *p,
+	    enum lockref_mode mode, enum lockref_copy copy)
 {
 	if (mode == LOCKREF_MODE_CMPXCHG8B)
-		return form_do(ref, op, 0, p, LOCKREF_MODE_CMPXCHG8B);
+		return form_do(ref, op, 0, p, LOCKREF_MODE_CMPXCHG8B, copy);
 	if (mode == LOCKREF_MODE_CMPXCHGQ)
-		return form_do(ref, op, 0, p, LOCKREF_MODE_CMPXCHGQ);
-	return form_do(ref, op, 0, p, LOCKREF_MODE_LOCKED);
+		return form_do(ref, op, 0, p, LOCKREF_MODE_CMPXCHGQ, copy);
+	return form_do(ref, op, 0, p, LOCKREF_MODE_LOCKED, copy);
 }
 
-#define LOCKREF_PLAIN(ref, op)	     lockref_run(ref, op, &lockref_boot.policy, lockref_boot.mode8)
-#define LOCKREF_EXPLICIT(ref, op, p) lockref_run(ref, op, p, lockref_mode_of(p))
+/*
+ * The plain calls: the boot policy, whose first step is the default's
+ * (CMPXCHG8B) unless lockref_mode_key is on; only then is the mode read.
+ */
+#define LOCKREF_PLAIN(ref, op)                                                                     \
+	(static_key_guard(&lockref_mode_key)                                                       \
+	     ? lockref_run(ref, op, &lockref_boot.policy, lockref_boot.mode8, LOCKREF_COPY_LIVE)   \
+	     : form_do(ref, op, 0, &lockref_boot.policy, LOCKREF_MODE_CMPXCHG8B,                   \
+		       LOCKREF_COPY_LIVE))
+#define LOCKREF_EXPLICIT(ref, op, p) lockref_run(ref, op, p, lockref_mode_of(p), LOCKREF_COPY_LIVE)
 
 void lockref_init_key(struct lockref *ref, struct lock_class_key *key)
 {
@@ -341,6 +363,32 @@ LOCKREF_FAST_PATH bool lockref_put_or_lock_p(struct lockref *ref,
 					     const struct lockref_policy *policy)
 {
 	return LOCKREF_EXPLICIT(ref, LOCKREF_PUT_OR_LOCK, policy);
+}
+
+/* The fixed copies (lockref_fixed.h): the kind a constant, untraced, no lockless count. */
+LOCKREF_FAST_PATH void lockref_get_fixed(struct lockref *ref, const struct lockref_policy *policy)
+{
+	lockref_run(ref, LOCKREF_GET, policy, lockref_mode_of(policy), LOCKREF_COPY_TICKET);
+}
+
+LOCKREF_FAST_PATH bool lockref_put_or_lock_fixed(struct lockref *ref,
+						 const struct lockref_policy *policy)
+{
+	return lockref_run(ref, LOCKREF_PUT_OR_LOCK, policy, lockref_mode_of(policy),
+			   LOCKREF_COPY_TICKET);
+}
+
+LOCKREF_FAST_PATH void lockref_get_fixed_queued(struct lockref *ref,
+						const struct lockref_policy *policy)
+{
+	lockref_run(ref, LOCKREF_GET, policy, lockref_mode_of(policy), LOCKREF_COPY_QUEUED);
+}
+
+LOCKREF_FAST_PATH bool lockref_put_or_lock_fixed_queued(struct lockref *ref,
+							const struct lockref_policy *policy)
+{
+	return lockref_run(ref, LOCKREF_PUT_OR_LOCK, policy, lockref_mode_of(policy),
+			   LOCKREF_COPY_QUEUED);
 }
 
 int lockref_get_locked(struct lockref *ref)

@@ -238,7 +238,13 @@ MUST_CHECK bool lockref_put_or_lock_p(struct lockref *ref, const struct lockref_
  *   retries    compare-exchanges that failed (lost a race)
  *   fallbacks  operations that took the lock (the "locked" policy: all)
  *   abandoned  put_return calls that gave up (-1) without taking the lock
- * Every operation counts once in lockless, fallbacks or abandoned.
+ * While lockref_stats_count_all() is in force every operation counts once
+ * in lockless, fallbacks or abandoned.  Before it (the default) the
+ * lockless path stores nothing: an operation whose first attempt succeeds
+ * is not counted, the rest are (retries, fallbacks, abandoned, and the
+ * lockless successes of the slow path), so a report of all lockless
+ * operations either calls it first or derives them from its own count of
+ * calls (calls - fallbacks - abandoned).
  */
 struct lockref_stats {
 	uint64_t lockless;
@@ -252,6 +258,13 @@ void lockref_stats_sum(struct lockref_stats *out);
 
 /* CPU @cpu's counters into *@out; zeros for cpu >= MAX_CPUS. */
 void lockref_stats_cpu(unsigned cpu, struct lockref_stats *out);
+
+/*
+ * Count the first attempt's successes in lockless too, from now on.  At
+ * boot, before other CPUs run (a static key, lib/static_key.h): returns
+ * false, with a line saying why, if the platform refused.
+ */
+bool lockref_stats_count_all(void);
 
 /* Zero every CPU's counters.  Call while no lockref operation runs, or counts may be lost. */
 void lockref_stats_reset(void);

@@ -15,6 +15,7 @@
 
 #include "atomic.h"
 #include "lockref.h"
+#include "lockref_fixed.h"
 #include "lockref_impl.h"
 #include "platform.h"
 #include "spinlock.h"
@@ -51,9 +52,9 @@ static inline struct lockref16 form_snapshot(const struct lockref16 *ref)
 	return (struct lockref16){.whole = (atomic_u128)hi << 64 | lo};
 }
 
-static inline bool form_val_unlocked(struct lockref16 v)
+static inline spinlock_t form_val_lock(struct lockref16 v)
 {
-	return spin_value_unlocked(v.lock);
+	return v.lock;
 }
 
 static inline int64_t form_val_count(struct lockref16 v)
@@ -108,8 +109,28 @@ static inline __attribute__((always_inline)) int64_t lockref16_run(struct lockre
 								   enum lockref_mode mode)
 {
 	if (mode == LOCKREF_MODE_CMPXCHG16B)
-		return form_do(ref, op, gen, p, LOCKREF_MODE_CMPXCHG16B);
-	return form_do(ref, op, gen, p, LOCKREF_MODE_LOCKED);
+		return form_do(ref, op, gen, p, LOCKREF_MODE_CMPXCHG16B, LOCKREF_COPY_LIVE);
+	return form_do(ref, op, gen, p, LOCKREF_MODE_LOCKED, LOCKREF_COPY_LIVE);
+}
+
+/* The fixed copies (lockref_fixed.h): ticket kind, untraced, no lockless count, CMPXCHG16B. */
+LOCKREF_FAST_PATH void lockref16_get_fixed(struct lockref16 *ref,
+					   const struct lockref_policy *policy)
+{
+	if (policy->retries)
+		form_do(ref, LOCKREF_GET, 0, policy, LOCKREF_MODE_CMPXCHG16B, LOCKREF_COPY_TICKET);
+	else
+		form_do(ref, LOCKREF_GET, 0, policy, LOCKREF_MODE_LOCKED, LOCKREF_COPY_TICKET);
+}
+
+LOCKREF_FAST_PATH bool lockref16_put_or_lock_fixed(struct lockref16 *ref,
+						   const struct lockref_policy *policy)
+{
+	if (policy->retries)
+		return form_do(ref, LOCKREF_PUT_OR_LOCK, 0, policy, LOCKREF_MODE_CMPXCHG16B,
+			       LOCKREF_COPY_TICKET);
+	return form_do(ref, LOCKREF_PUT_OR_LOCK, 0, policy, LOCKREF_MODE_LOCKED,
+		       LOCKREF_COPY_TICKET);
 }
 
 #define LOCKREF16_PLAIN(ref, op, gen)                                                              \

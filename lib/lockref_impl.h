@@ -16,6 +16,7 @@
 #include "atomic.h"
 #include "lockref.h"
 #include "platform.h"
+#include "static_key.h"
 
 /*
  * How many times a waiting_unlocked policy PAUSEs for a held lock before it
@@ -52,6 +53,34 @@ enum lockref_mode {
 	LOCKREF_MODE_CMPXCHG16B,
 	LOCKREF_MODE_LOCKED,
 };
+
+/*
+ * Which switches a copy of the inline first attempt reads (form_do).  LIVE
+ * is every public call: the lock kind, tracing and the statistics each
+ * behind its static key (patched text in the kernel, so free while off).
+ * The fixed copies have them as constants (the kind named, untraced, no
+ * lockless count): the native benchmark, whose text is not patched, times
+ * them as what the kernel's patched default runs (lockref_fixed.h).
+ */
+enum lockref_copy {
+	LOCKREF_COPY_LIVE,
+	LOCKREF_COPY_TICKET,
+	LOCKREF_COPY_QUEUED,
+};
+
+/*
+ * On when the plain calls' policy is not the default's first step
+ * (mode8 not CMPXCHG8B, or mode16 not CMPXCHG16B): only then do the plain
+ * calls read lockref_boot's modes.  Turned on by lockref_boot_update.
+ */
+extern struct static_key lockref_mode_key;
+
+/*
+ * On while the lockless count includes the first attempt's successes
+ * (lockref.h, struct lockref_stats); off by default, so the fast path
+ * stores nothing.  The slow path counts whatever it does either way.
+ */
+extern struct static_key lockref_stats_key;
 
 /*
  * The boot-time choices: written before other CPUs use lockrefs, only read

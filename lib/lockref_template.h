@@ -23,7 +23,7 @@
  *                snapshot with itself, which fails on a torn value
  * and these static inline functions:
  *   FORM_VAL form_snapshot(const FORM_REF *)         read the whole object
- *   bool    form_val_unlocked(FORM_VAL)             its lock half reads free
+ *   spinlock_t form_val_lock(FORM_VAL)              its lock half
  *   int64_t form_val_count(FORM_VAL), uint32_t form_val_gen(FORM_VAL)
  *   FORM_VAL form_val_with_count(FORM_VAL, int64_t)  the same with another count
  *   bool    form_cas(FORM_REF *, FORM_VAL *old, FORM_VAL new, enum lockref_mode)
@@ -38,6 +38,23 @@
 #include "lockref_impl.h"
 #include "spinlock.h"
 #include "trace.h"
+
+/* @v's lock half reads free, under the kind the lock layer is switched to. */
+static inline __attribute__((always_inline)) bool form_val_unlocked(FORM_VAL v)
+{
+	return spin_value_unlocked(form_val_lock(v));
+}
+
+/* The same as the fast path's @copy tests it: the live kind, or the copy's constant one. */
+static inline __attribute__((always_inline)) bool form_val_unlocked_as(FORM_VAL v,
+								       enum lockref_copy copy)
+{
+	if (copy == LOCKREF_COPY_TICKET)
+		return spin_value_unlocked_ticket(form_val_lock(v));
+	if (copy == LOCKREF_COPY_QUEUED)
+		return spin_value_unlocked_queued(form_val_lock(v));
+	return form_val_unlocked(v);
+}
 
 /*
  * v7: PAUSE until the lock reads free, at most LOCKREF_WAIT_SPINS times.
@@ -263,44 +280,36 @@ static __attribute__((noinline)) int64_t form_slow_traced(FORM_REF *ref, enum lo
 /*
  * @op under @p with @mode: lockless if it can, else the locked path
  * (put_return: -1).  The first attempt, which succeeds whenever nobody
- * else is at the object, is inline and reads nothing of @p: the lock
- * free, a change to make, one exchange, the statistics on this CPU's own
- * line.  Everything else (refusals, waits, retries, the lock) is form_slow.
+ * else is at the object, is inline and holds only the algorithm: one load,
+ * the unlocked test, the new count (with the bound the operation needs),
+ * one exchange.  It reads nothing of @p and no switch word: tracing, the
+ * lock kind and the statistics are each behind a static key
+ * (lib/static_key.h) while @copy is LOCKREF_COPY_LIVE, and constants in
+ * the fixed copies (lockref_impl.h).  Everything else (refusals, waits,
+ * retries, the lock) is form_slow, which counts what it does.
  */
-static inline __attribute__((always_inline)) int64_t form_do(FORM_REF *ref, enum lockref_op op,
-							     uint32_t gen,
-							     const struct lockref_policy *p,
-							     enum lockref_mode mode)
+static inline __attribute__((always_inline)) int64_t
+form_do(FORM_REF *ref, enum lockref_op op, uint32_t gen, const struct lockref_policy *p,
+	enum lockref_mode mode, enum lockref_copy copy)
 {
 	int64_t result = 0, count = 0;
-	struct lockref_cpu *me;
-	uint64_t lockless;
 	FORM_VAL old;
 
-	if (trace_active()) /* traced: out of line, where each step is recorded */
+	if (copy == LOCKREF_COPY_LIVE && trace_active()) /* traced: each step recorded */
 		return form_slow_traced(ref, op, gen, p, mode);
 	if (mode == LOCKREF_MODE_LOCKED)
 		return form_slow(ref, op, gen, p, mode, 0);
 	old = form_snapshot(ref);
-	if (!form_val_unlocked(old) ||
+	if (!form_val_unlocked_as(old, copy) ||
 	    lockref_decide(op, form_val_count(old),
 			   op != LOCKREF_GET_IF_GEN || form_val_gen(old) == gen, FORM_MAX, &count,
 			   &result) != LOCKREF_STEP_CHANGE)
 		return form_slow(ref, op, gen, p, mode, 0);
-	/*
-	 * The success count is read before the exchange and written after it.
-	 * Loads and stores are not reordered with locked instructions (Intel
-	 * SDM Vol. 3A 8.2.2, 8.2.3.9): the next operation's exchange waits for
-	 * every earlier store, so a read-add-store chain started after this
-	 * exchange would hold it up; this way only a store of a ready value
-	 * follows it.  The exchange's "memory" clobber keeps
-	 * the read before it and the store after it.
-	 */
-	me = lockref_this_cpu();
-	lockless = atomic_load64_relaxed(&me->lockless);
 	if (!form_cas(ref, &old, form_val_with_count(old, count), mode))
 		return form_slow(ref, op, gen, p, mode, 1);
-	atomic_store64_relaxed(&me->lockless, lockless + 1);
+	/* Off by default (lockref_stats_key): a store the next exchange would wait for. */
+	if (copy == LOCKREF_COPY_LIVE && static_key_on(&lockref_stats_key))
+		lockref_account(LOCKREF_DONE_LOCKLESS, 0);
 	return result;
 }
 

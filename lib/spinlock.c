@@ -42,15 +42,25 @@
 #include "trace.h"
 
 struct spin_switches spin_switches;
+struct static_key spin_switched_key = STATIC_KEY_INIT("spinlock.switched");
+struct static_key spin_queued_key = STATIC_KEY_INIT("spinlock.queued");
 
-/* Set or clear @bits of the dispatch byte; a compare-exchange, as the tracer may set at any time. */
-static void spin_mode_update(uint8_t bits, bool on)
+/*
+ * Set or clear @bits of the dispatch byte; a compare-exchange, as the
+ * tracer may set at any time.  Setting a bit needs spin_switched_key on
+ * (spinlock.h); false, nothing changed, if the platform refused it.
+ */
+static bool spin_mode_update(uint8_t bits, bool on)
 {
 	uint8_t old = atomic_load8(&spin_switches.mode);
+
+	if (on && !static_key_enable(&spin_switched_key))
+		return false;
 
 	while (!atomic_cmpxchg8(&spin_switches.mode, &old,
 				on ? (uint8_t)(old | bits) : (uint8_t)(old & ~bits)))
 		;
+	return true;
 }
 
 /* The locks that outlive a kind switch (spin_init_global); written by CPU 0 at boot. */
@@ -81,19 +91,22 @@ void spin_kind_set(enum spin_kind kind)
 				       (void *)spin_globals[i],
 				       atomic_load32(&spin_globals[i]->val), platform_cpu_id(),
 				       spin_kind_names[kind]);
-	spin_mode_update(SPIN_MODE_QUEUED, kind == SPIN_KIND_QSPINLOCK);
+	if (kind == SPIN_KIND_QSPINLOCK && !static_key_enable(&spin_queued_key))
+		return; /* the key's line said why; every lock stays a ticket lock */
+	if (!spin_mode_update(SPIN_MODE_QUEUED, kind == SPIN_KIND_QSPINLOCK))
+		return;
 	for (unsigned i = 0; i < spin_nglobals; i++)
 		atomic_store32(&spin_globals[i]->val, 0); /* free under either kind; class kept */
 }
 
 void spin_trace_set(bool traced)
 {
-	spin_mode_update(SPIN_MODE_TRACED, traced);
+	(void)spin_mode_update(SPIN_MODE_TRACED, traced); /* refused: the key's line said why */
 }
 
 void spin_check_set(bool on)
 {
-	spin_mode_update(SPIN_MODE_CHECKED, on);
+	(void)spin_mode_update(SPIN_MODE_CHECKED, on); /* refused: the key's line said why */
 }
 
 void spin_init_key(spinlock_t *lock, struct lock_class_key *key)

@@ -52,6 +52,7 @@
 #include "lock_rules.h"
 #include "lockdep.h"
 #include "platform.h"
+#include "static_key.h"
 
 typedef struct LOCK_TYPE("spinlock") spinlock {
 	union {
@@ -213,9 +214,24 @@ struct spin_switches {
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 extern struct spin_switches spin_switches;
 
+/*
+ * The switch word is read only behind a static key (lib/static_key.h), so
+ * that while every switch is at its default (ticket, no pv, unchecked,
+ * untraced) a lock call and the lockref's lockless test read no switch at
+ * all: spin_switched_key guards every read of spin_switches,
+ * spin_queued_key (on only where the queued kind may be chosen) the
+ * lockref's "is this word free" test.  The setters turn the keys on before
+ * they move a switch off its default, and leave the switch alone if the
+ * platform refuses (the kernel: after the other CPUs started).
+ */
+extern struct static_key spin_switched_key;
+extern struct static_key spin_queued_key;
+
 /* The dispatch of every spin_* call; plain load, it changes only while no lock is in use. */
 static inline __attribute__((always_inline)) enum spin_mode spin_mode(void)
 {
+	if (!static_key_guard(&spin_switched_key))
+		return SPIN_TICKET;
 	return (enum spin_mode)atomic_load8_relaxed(&spin_switches.mode);
 }
 
@@ -266,11 +282,23 @@ void spin_trace_set(bool traced);
  * holder, a pending waiter or a queue each set bits).  Used by the lockref,
  * which reads the lock and its count in one load.
  */
-static inline bool spin_value_unlocked(spinlock_t copy)
+static inline __attribute__((always_inline)) bool spin_value_unlocked_ticket(spinlock_t copy)
 {
-	if (__builtin_expect(spin_mode() & SPIN_MODE_QUEUED, 0))
-		return copy.val == 0;
 	return copy.tickets.head == copy.tickets.tail;
+}
+
+static inline __attribute__((always_inline)) bool spin_value_unlocked_queued(spinlock_t copy)
+{
+	return copy.val == 0;
+}
+
+/* The test of the kind in force (the two above: a kind known at build time). */
+static inline __attribute__((always_inline)) bool spin_value_unlocked(spinlock_t copy)
+{
+	if (static_key_guard(&spin_queued_key) &&
+	    __builtin_expect(spin_mode() & SPIN_MODE_QUEUED, 0))
+		return spin_value_unlocked_queued(copy);
+	return spin_value_unlocked_ticket(copy);
 }
 
 /*
@@ -280,7 +308,7 @@ static inline bool spin_value_unlocked(spinlock_t copy)
  */
 static inline unsigned spin_value_waiters(spinlock_t copy)
 {
-	if (spin_mode() & SPIN_MODE_QUEUED)
+	if (static_key_guard(&spin_queued_key) && (spin_mode() & SPIN_MODE_QUEUED))
 		return (copy.queued.pending != 0) + (copy.queued.tail != 0);
 	uint16_t queued = (uint16_t)((copy.tickets.tail & ~SPIN_TAIL_SLEEPERS) - copy.tickets.head);
 

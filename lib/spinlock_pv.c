@@ -157,6 +157,8 @@ static struct spin_pv_slot spin_pv_slots[MAX_CPUS];
 
 void spin_pv_set(bool on)
 {
+	if (on && !static_key_enable(&spin_switched_key))
+		return; /* the key's line said why; the locks stay plain */
 	atomic_xchg8(&spin_switches.pv, on ? SPIN_PV_ON : SPIN_PV_OFF);
 }
 

@@ -47,6 +47,8 @@ enum spin_pv_mode { SPIN_PV_OFF, SPIN_PV_ON, SPIN_PV_ARMING, SPIN_PV_ARMED };
 /* U0 and U2: a hint, ordered by the compiler barrier and fences around it (spinlock_pv.c). */
 static inline enum spin_pv_mode spin_pv_mode(void)
 {
+	if (!static_key_guard(&spin_switched_key)) /* spinlock.h: pv never turned on */
+		return SPIN_PV_OFF;
 	return (enum spin_pv_mode)atomic_load8_relaxed(&spin_switches.pv);
 }
 

@@ -43,6 +43,7 @@ struct trace_ring {
 #define TRACE_PER_LINE 16
 
 unsigned trace_mask;
+struct static_key trace_key = STATIC_KEY_INIT("trace");
 
 static struct trace_ring trace_rings[MAX_CPUS];
 static unsigned trace_groups, trace_events = TRACE_EVENTS_DEFAULT, trace_ncpus;
@@ -77,9 +78,16 @@ static const unsigned trace_group_of[TR_NTYPES] = {
     [TR_QSPIN_QUEUED] = TRACE_GROUP_SPIN,  [TR_QSPIN_ACQ] = TRACE_GROUP_SPIN,
 };
 
-/* Record @groups from now on (0: nothing), and tell the spinlock's fast paths. */
+/*
+ * Record @groups from now on (0: nothing), and tell the spinlock's fast
+ * paths.  Recording needs trace_key on, which the kernel allows only
+ * before the other CPUs start (cmdline_apply_keys turns it on then for a
+ * trace= boot): refused later, tracing stays off.
+ */
 static void trace_switch(unsigned groups)
 {
+	if (groups && !static_key_enable(&trace_key))
+		return;
 	trace_mask = groups;
 	spin_trace_set((groups & TRACE_GROUP_SPIN) != 0);
 }

@@ -13,10 +13,14 @@
  * are printed as "# TRACE" lines that tools/trace_convert.py and
  * tools/trace_check.py read.
  *
- * Off costs one predicted-not-taken branch on a read-mostly global per
- * hook: trace_ev() is inline and calls out only when tracing is on, so the
- * lockref's lockless fast path stays call-free.  -DTRACE_COMPILED_OUT
- * removes the hooks altogether (the baseline of the off-cost measurement).
+ * Off costs nothing in the kernel unless trace= was given: every hook sits
+ * behind trace_key (lib/static_key.h), a 5-byte NOP at each hook until a
+ * trace= boot turns the key on, after which a hook reads trace_mask (which
+ * trace.test= switches around each test) as it always did.  On the host
+ * a hook reads trace_mask alone (static_key_guard).  trace_ev() is inline and
+ * calls out only when tracing is on, so the lockref's lockless fast path
+ * stays call-free.  -DTRACE_COMPILED_OUT removes the hooks altogether (the
+ * baseline of the off-cost measurement).
  */
 #ifndef LIB_TRACE_H
 #define LIB_TRACE_H
@@ -25,6 +29,7 @@
 #include <stdint.h>
 
 #include "platform.h"
+#include "static_key.h"
 
 /* The events; the letter each has in the text encoding is in trace.c. */
 enum trace_type {
@@ -82,6 +87,9 @@ enum trace_type {
 /* The groups being recorded now; 0 = off.  Read-mostly: written at boot and around a test. */
 extern unsigned trace_mask;
 
+/* On once any group may be recorded in this boot: the hooks read trace_mask only then. */
+extern struct static_key trace_key;
+
 /* Record one event of @type on @obj (a lock, a lockref's lock, a barrier). Tracing on only. */
 void trace_record(enum trace_type type, const void *obj, uint32_t arg);
 
@@ -93,7 +101,7 @@ void trace_record(enum trace_type type, const void *obj, uint32_t arg);
 static inline __attribute__((always_inline)) bool trace_active(void)
 {
 #ifndef TRACE_COMPILED_OUT
-	return __builtin_expect(trace_mask != 0, 0);
+	return static_key_guard(&trace_key) && __builtin_expect(trace_mask != 0, 0);
 #else
 	return false;
 #endif
@@ -104,7 +112,7 @@ static inline __attribute__((always_inline)) void trace_ev(enum trace_type type,
 							   uint32_t arg)
 {
 #ifndef TRACE_COMPILED_OUT
-	if (__builtin_expect(trace_mask != 0, 0))
+	if (static_key_guard(&trace_key) && __builtin_expect(trace_mask != 0, 0))
 		trace_record(type, obj, arg);
 #else
 	(void)type;

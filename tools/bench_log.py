@@ -15,7 +15,8 @@ import platform
 import kernel_log
 
 # The implementations in the order docs/interface.md lists them; others follow, sorted.
-IMPL_ORDER = ["xadd", "cas-loop-cmpxchg8b", "cas-loop-cmpxchgq", "spinlock", "spinlock-pv",
+IMPL_ORDER = ["xadd", "cas-loop-cmpxchg8b", "cas-loop-cmpxchgq", "ticket-inline",
+              "qspinlock-inline", "spinlock", "spinlock-pv",
               "lockref", "lockref-pv", "lockref-v7", "lockref-locked", "lockref16", "lockref-cmpxchgq",
               "lockref-cmpxchg8b", "qspinlock", "lockref-qspinlock", "qspinlock-pv"]
 # The two lock kinds (spinlock.kind=): each kind's lock impl and lockref impl.

@@ -21,6 +21,16 @@ In the kernel, which keeps frame pointers for panic backtraces, these
 functions must not touch %rbp at all, or a backtrace through their slow
 path would follow a clobbered frame pointer.
 
+And the success paths hold only the algorithm: from the first load of the
+lockref (a memory operand on %rdi, the object's register at entry) to the
+`ret`, no load of a global (a RIP-relative, absolute or %fs/%gs operand:
+a switch word, a static key's byte, the CPU index of the statistics) and
+no store to memory (the statistics) besides the exchange itself.  In the
+kernel every switch is a static key, a NOP on the default path, so every
+public call is checked so; the native build cannot patch its text, so
+there only the fixed copies the native benchmark times
+(lib/lockref_fixed.h) are held to it, the public calls to the rest.
+
 Usage: fastpath_check.py [--self-test] [--kernel ELF] [--native OBJ...]
 With no arguments: build/kernel.elf and build/bench-native/obj/lib/lockref{,16}.o.
 """
@@ -32,6 +42,9 @@ OPS = ["get", "get_not_zero", "get_not_dead", "put_not_zero", "put_return", "put
 FUNCTIONS = [f"lockref_{op}{p}" for op in OPS for p in ("", "_p")] + [
     f"lockref16_{op}{p}" for op in OPS + ["get_if_gen"] for p in ("", "_p")
 ]
+# The native build's copies with the switches constant: held to the "only the algorithm" rule there.
+FIXED = ["lockref_get_fixed", "lockref_put_or_lock_fixed", "lockref_get_fixed_queued",
+         "lockref_put_or_lock_fixed_queued", "lockref16_get_fixed", "lockref16_put_or_lock_fixed"]
 DEFAULT_KERNEL = "build/kernel.elf"
 DEFAULT_NATIVE = ["build/bench-native/obj/lib/lockref.o", "build/bench-native/obj/lib/lockref16.o"]
 
@@ -46,6 +59,11 @@ FRAME = [
     re.compile(r"^(sub|add)\S*\s+.*,%rsp$"),
     re.compile(r"^(enter|leave)\b"),
 ]
+# A memory operand (AT&T): an optional segment, a displacement, the registers in parentheses.
+MEM = re.compile(r"^(%[cdefgs]s:)?(-?0x[0-9a-f]+|-?[0-9]+)?\(([^)]*)\)$")
+ABSOLUTE = re.compile(r"^(%[cdefgs]s:)?(0x[0-9a-f]+|[0-9]+)$")
+# Instructions whose memory operand is only read, or none at all (lea computes an address).
+READS_ONLY = re.compile(r"^(cmp\w*|test\w*|bt|push\w*|pop\w*|nop\w*|lea\w*|prefetch\w*|j\w+|call\w*)$")
 HEADER = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
 INSN = re.compile(r"^\s*([0-9a-f]+):\s+(.*?)\s*$")
 TARGET = re.compile(r"^([0-9a-f]+) <([^>+]+)(\+0x[0-9a-f]+)?>$")
@@ -79,7 +97,75 @@ def base(mnem):
     return mnem.split()[-1]
 
 
-def check_function(name, insns, kernel):
+def operands(ops):
+    """@ops split at the commas outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in ops:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def memory(operand, mnem):
+    """(is a memory operand, is a global: RIP-relative, absolute or segment-relative)."""
+    if operand.startswith("$") or operand.startswith("%") and ":" not in operand:
+        return False, False
+    m = MEM.match(operand)
+    if m:
+        return True, bool(m.group(1)) or "%rip" in m.group(3) or m.group(3) == ""
+    if ABSOLUTE.match(operand) and not base(mnem).startswith(("j", "call")):
+        return True, True
+    return False, False
+
+
+def algorithm_only(name, insns, path, succ):
+    """Problems of the "only the algorithm" rule on the success path @path (indices)."""
+    problems = []
+    first = None
+    for i in sorted(path):
+        if any(memory(o, insns[i][1])[0] and "%rdi" in o for o in operands(insns[i][2])):
+            first = i
+            break
+    if first is None:
+        return [f"{name}: no load of the lockref (a memory operand on %rdi) on the success path"]
+    todo, after = [first], {first}
+    while todo:
+        for j in succ[todo.pop()]:
+            if j in path and j not in after:
+                after.add(j)
+                todo.append(j)
+    for i in sorted(after):
+        addr, mnem, ops = insns[i]
+        b = base(mnem)
+        if b.startswith("cmpxchg") and mnem.startswith("lock"):
+            continue
+        ops_list = operands(ops)
+        text, off = f"{mnem} {ops}".strip(), addr - insns[0][0]
+        if b.startswith("lea") or b.startswith("nop"):
+            continue
+        for k, o in enumerate(ops_list):
+            is_mem, is_global = memory(o, mnem)
+            if not is_mem:
+                continue
+            dest = k == len(ops_list) - 1 and len(ops_list) > 1 or b.startswith(("inc", "dec",
+                                                                               "not", "neg"))
+            if dest and not READS_ONLY.match(b) and "%rsp" not in o:
+                problems.append(f"{name}+{off:#x}: a store on the success path, after the "
+                                f"lockref's first load (statistics?) ({text})")
+            elif is_global:
+                problems.append(f"{name}+{off:#x}: a load of a global on the success path, "
+                                f"after the lockref's first load (a switch word?) ({text})")
+    return problems
+
+
+def check_function(name, insns, kernel, only_algorithm=False):
     """Problems with @name's success paths (an empty list: it is straight-line)."""
     if not insns:
         return [f"{name}: not found in the disassembly"]
@@ -151,6 +237,8 @@ def check_function(name, insns, kernel):
         path |= (from_entry & reach([i], pred)) | after
     if not path and not problems:
         problems.append(f"{name}: no path from the entry through a successful exchange to a ret")
+    if only_algorithm and path:
+        problems += algorithm_only(name, insns, path, succ)
     for i in sorted(path):
         addr, mnem, ops = insns[i]
         text = f"{mnem} {ops}".strip()
@@ -170,11 +258,13 @@ def disassemble(path):
     return parse(out.stdout)
 
 
-def check(path, names, kernel):
+def check(path, names, kernel, strict):
+    """Problems of @names in @path; those in @strict also under the "only the algorithm" rule."""
     funcs = disassemble(path)
     problems = []
     for name in names:
-        problems += [f"{path}: {p}" for p in check_function(name, funcs.get(name, []), kernel)]
+        problems += [f"{path}: {p}" for p in
+                     check_function(name, funcs.get(name, []), kernel, name in strict)]
     return problems
 
 
@@ -187,7 +277,7 @@ SELF_TEST = """
    7:	push   %rbx
    8:	lock cmpxchg8b (%rdi)
    c:	jne    30 <good+0x30>
-   e:	mov    %gs:0x8,%eax
+   e:	xchg   %ax,%ax
   16:	pop    %rbx
   17:	ret
   20:	jmp    100 <slow>
@@ -204,19 +294,50 @@ SELF_TEST = """
   4f:	pop    %rbp
   50:	ret
   60:	jmp    100 <slow>
+
+0000000000000070 <switchload>:
+  70:	mov    (%rdi),%rax
+  73:	movzbl 0x100(%rip),%ecx
+  7a:	test   %cl,%cl
+  7c:	jne    90 <switchload+0x20>
+  7e:	lock cmpxchg %rdx,(%rdi)
+  83:	jne    90 <switchload+0x20>
+  85:	ret
+  90:	jmp    100 <slow>
+
+00000000000000a0 <statstore>:
+  a0:	movzbl 0x100(%rip),%ecx
+  a7:	mov    (%rdi),%rax
+  aa:	lock cmpxchg %rdx,(%rdi)
+  af:	jne    c0 <statstore+0x20>
+  b1:	mov    %fs:0xfffffffffffffffc,%ecx
+  b9:	addq   $0x1,0x40(%rcx)
+  be:	ret
+  c0:	jmp    100 <slow>
 """
 
 
 def self_test():
     funcs = parse(SELF_TEST)
-    good = check_function("good", funcs["good"], True)
+    good = check_function("good", funcs["good"], True, True)
     bad = check_function("bad", funcs["bad"], True)
+    load = check_function("switchload", funcs["switchload"], True, True)
+    store = check_function("statstore", funcs["statstore"], True, True)
     if good or not any("call on the success path" in p for p in bad) or not any(
             "frame set-up" in p for p in bad):
         print(f"self-test FAILED: good {good}, bad {bad}")
         return False
+    # statstore's switch load comes before the lockref's first load: allowed; its CPU index
+    # load and its counter's store after the exchange are not.
+    if not any("load of a global" in p for p in load) or \
+            not any("a store on the success path" in p for p in store) or \
+            not any("load of a global" in p and "%fs" in p for p in store) or \
+            any("0x100(%rip)" in p for p in store):
+        print(f"self-test FAILED: switchload {load}, statstore {store}")
+        return False
     print("ok self-test: a call and a frame after the exchange are found, "
-          "the slow path's call is not")
+          "the slow path's call is not; a switch load and a statistics store after the "
+          "lockref's first load are found, a load before it is not")
     return True
 
 
@@ -240,9 +361,9 @@ def main(argv):
     problems = []
     targets = ([(kernel, True)] if kernel else []) + [(n, False) for n in native]
     for path, is_kernel in targets:
-        names = [f for f in FUNCTIONS if ("lockref16_" in f) == ("lockref16" in path)] \
+        names = [f for f in FUNCTIONS + FIXED if ("lockref16_" in f) == ("lockref16" in path)] \
             if not is_kernel else FUNCTIONS
-        found = check(path, names, is_kernel)
+        found = check(path, names, is_kernel, FUNCTIONS if is_kernel else FIXED)
         problems += found
         print(f"{'not ok' if found else 'ok'} {path}: {len(names)} functions")
     for p in problems:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# mkiso.sh - a GRUB ISO of build/kernel.elf.
+# mkiso.sh - a GRUB ISO of build/kernel.elf (or of $KERNEL_ELF, as tools/run-qemu.sh passes it).
 #
 #   tools/mkiso.sh DIR "CMDLINE" [GRUB-LINES]   -> DIR/boot.iso: one entry with
 #                                                  CMDLINE, booted at once (timeout 0),

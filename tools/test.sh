@@ -224,6 +224,14 @@ check bad-cmdline-harmless-beside-verdict sh -c 'grep -q "^# cmdline: .seed=3.: 
     grep -Eq "^# tally: .*; 3 command-line words ignored or not understood, 0 of them failing the run$" "$0" && \
     ! grep -q "$(printf "\r")" "$0"' "$LOGDIR/bad-cmdline-harmless.serial"
 check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
+# A spoiled static-key site (tools/static_key_plant.py: the first trace hook's NOP replaced):
+# one line names it, the trace key stays off (no event recorded), the boot goes on and passes.
+# The unspoiled kernel's traced boots (tcg-smp4-qspinlock below) print no such line and record.
+check static-key-plant python3 tools/static_key_plant.py build/kernel.elf trace_key \
+    "$LOGDIR/static-key-planted.elf"
+boot static-key-bad-site ACCEL=tcg SMP=2 KERNEL_ELF="$LOGDIR/static-key-planted.elf" \
+    CMDLINE="run=boot quick trace=all"
+check static-key-bad-site-named sh -c 'grep -Eq "^static_key: .trace. site 0x[0-9a-f]+ \(target 0x[0-9a-f]+\): the site holds neither the expected 5-byte NOP nor its JMP; the key stays off" "$0" && ! grep -Eq "^# TRACE cpu [0-9]+ events=[1-9]" "$0"' "$LOGDIR/static-key-bad-site.serial"
 check bad-pv-reported grep -q "cmdline: 'spinlock.pv=maybe': expected auto, on or off; keeping the default" "$LOGDIR/bad-cmdline.serial"
 check bad-lockdep-reported sh -c 'grep -q "cmdline: .lockdep=maybe.: expected on or off; keeping the default" "$0" && grep -q "lock-order checking on (lockdep=on)" "$0" &&
     grep -q "cmdline: .lockdep.classes=2.: expected a class count from 4 to 511; keeping the default" "$0" && grep -q "511 classes at most (lockdep.classes=)" "$0"' "$LOGDIR/bad-cmdline.serial"

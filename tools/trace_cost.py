@@ -71,7 +71,7 @@ GOAL_OFF_MAX = 1.02  # tracing off: within 2% of the untraced build
 GOAL_LABEL = "goal (informative, decides nothing: a shared machine's noise exceeds 2%)"
 # Rows that run no lock code, so no hook: what the machine's noise alone does to a ratio.
 NO_HOOK_IMPLS = {"xadd", "cmpxchg8b", "cmpxchgq", "cmpxchg16b", "cas-loop-cmpxchg8b",
-                 "cas-loop-cmpxchgq"}
+                 "cas-loop-cmpxchgq", "ticket-inline", "qspinlock-inline"}
 RUN_HEADER = re.compile(r"^## trace-cost run (\d+) (\w+): (.*)$")
 RUN_EXIT = re.compile(r"^## trace-cost exit (-?\d+)$")
 REQUIRED = ["impl", "op", "ns_per_op"]

@@ -926,6 +926,19 @@ static bool lr_setup(struct ktest_ctx *t, enum torture_form form,
 	else
 		lr.ops = r8 ? &lockref_form8 : &lockref_form16;
 	lr.policy = policy;
+	/*
+	 * The lockless lines count every operation: the count of the first
+	 * attempt's successes on (lockref.h).  A boot that runs this suite turned
+	 * it on before the other CPUs started (cmdline_apply_keys); the host's
+	 * key may go on now.  Refused, the counts would be short: fail, not lie.
+	 */
+	if (!lockref_stats_count_all()) {
+		ktest_fail(t,
+			   "lockref %s: the count of lockless operations is off and cannot be "
+			   "turned on now",
+			   policy->name);
+		return false;
+	}
 	lr.lockless_possible = policy->retries > 0 && (r8 || have_cx16);
 	lr.ncpus = t->ncpus;
 	ksnprintf(lr.label, sizeof(lr.label), "%s%s/%s", busted ? "busted-for-" : "", policy->name,

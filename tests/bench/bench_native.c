@@ -524,6 +524,7 @@ int main(int argc, char **argv)
 	/* The host platform has no lock of its own to re-initialise. */
 	cmdline_apply_spinlock(false, "threads pinned one per core are not oversubscribed", NULL);
 	cmdline_apply_lockref();
+	cmdline_apply_keys();
 	cmdline_apply_trace();
 	native_print_env(nthreads);
 	platform_print("KTAP version 1\n1..1");

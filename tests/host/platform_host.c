@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "platform.h"
 #include "platform_host.h"
+#include "static_key.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -68,6 +69,16 @@ unsigned platform_cpu_count(void)
 
 static _Thread_local unsigned host_relaxes;
 static bool host_relax_yields = true;
+
+/*
+ * The host's static keys (lib/static_key.h): text is not patched, each
+ * static_key_on() is a load of the byte, so a key may go on at any time.
+ */
+bool static_key_enable(struct static_key *key)
+{
+	atomic_store8(&key->enabled, 1);
+	return true;
+}
 
 void host_set_relax_yield(bool yield)
 {
