@@ -86,7 +86,7 @@ echo "== host tests"
 check host-build make -C tests/host -j2 all
 # The lock rules: every source again under clang -Wthread-safety -Werror (kernel
 # flags and host flags), and the planted mistakes that must not compile.
-check lock-rules make -s lock-rules
+check lock-rules make -s -j2 lock-rules
 check lock-rules-planted tests/lock_rules/run.sh
 # Every command-line word documented once, in docs/interface.md, and parsed as documented.
 check cmdline-documented-once tools/cmdline_doc_check.py
