@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 # Every tool the checks need, before anything runs: a missing one is named here, with
 # `make deps`, not found as one failed check deep in the run.
 tools/deps.sh check || exit 2
-make -s all || { echo "the build failed: no checks run"; exit 1; }
+make -s -j2 all || { echo "the build failed: no checks run"; exit 1; }
 LOGDIR=build/test
 mkdir -p "$LOGDIR"
 rm -f "$LOGDIR"/*.check "$LOGDIR/checks.list" "$LOGDIR/junit.xml"

@@ -155,12 +155,14 @@ verify() {
 }
 
 # The verifications run JOBS at a time (default 2, the cores make test has):
-# each of JOBS shards takes every JOBS-th line of the table in turn, and the
-# result lines are printed in table order once all are done.
+# JOBS workers go down the one queue in table order, each claiming the next
+# line no other worker has claimed (mkdir is atomic), so a long search on one
+# core does not leave a fixed share of lines waiting behind it while the other
+# core idles; the result lines are printed in table order once all are done.
 JOBS=${JOBS:-2}
 mkdir -p "$BUILD" || exit 1
 ran=0
-rm -f "$BUILD"/shard.* "$BUILD"/order
+rm -rf "$BUILD"/queue "$BUILD"/claim.* "$BUILD"/order
 if [ ! -r "$TABLE" ]; then
     echo "not ok model-checking: cannot read the table $TABLE"
     exit 1
@@ -181,7 +183,7 @@ while read -r name model defines mode expect extra; do
         *) continue ;;
         esac
     fi
-    echo "$name $model $defines $mode $expect" >>"$BUILD/shard.$((ran % JOBS))"
+    echo "$name $model $defines $mode $expect" >>"$BUILD/queue"
     echo "$name" >>"$BUILD/order"
     ran=$((ran + 1))
 done <"$TABLE"
@@ -191,15 +193,20 @@ if [ $ran -eq 0 ]; then
     exit 1
 fi
 pids=
-for shard in "$BUILD"/shard.*; do
+worker=0
+while [ $worker -lt "$JOBS" ]; do
     (
+        k=0
         while read -r name model defines mode expect; do
+            k=$((k + 1))
+            mkdir "$BUILD/claim.$k" 2>/dev/null || continue # another worker has it
             # A subshell per verification: verify changes directory.  No stdin:
-            # the shard's lines are this loop's.
+            # the queue's lines are this loop's.
             (verify "$name" "$model" "$defines" "$mode" "$expect") >"$BUILD/$name.result" </dev/null
-        done <"$shard"
+        done <"$BUILD/queue"
     ) &
     pids="$pids $!"
+    worker=$((worker + 1))
 done
 for pid in $pids; do
     wait "$pid"
