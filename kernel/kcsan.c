@@ -119,7 +119,7 @@ void kcsan_init(void)
 	delay_min = tsc_from_us(opts.kcsan_delay_us) / 8;
 	delay_span = tsc_from_us(opts.kcsan_delay_us) - delay_min + 1;
 	for (unsigned i = 0; i < MAX_CPUS; i++)
-		kcsan_skip_init(&kc[i].skip, opts.seed * KCSAN_SEED_SPREAD + i + 1, skip_mean);
+		kcsan_skip_init(&kc[i].skip, opts.seed, i, skip_mean);
 	printk("kcsan: on: %u slots, one access in ~%u watched for %u-%u us\n", nslots, skip_mean,
 	       opts.kcsan_delay_us / 8, opts.kcsan_delay_us);
 	__atomic_store_n(&on, true, __ATOMIC_RELEASE);
@@ -285,7 +285,7 @@ static void watch(struct kcsan_cpu *c, unsigned cpu, uintptr_t addr, unsigned si
 		return; /* every slot of this page busy: not this time */
 	c->armed++;
 	uint64_t before = peek(addr, size), before_high = peek_high(addr, size);
-	uint64_t until = tsc_now() + delay_min + kcsan_rand(&c->skip.rng) % delay_span;
+	uint64_t until = tsc_now() + delay_min + rng_below(&c->skip.rng, delay_span);
 	while (tsc_now() < until)
 		__asm__ volatile("pause");
 	bool changed =

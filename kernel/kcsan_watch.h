@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "random.h"
+
 /* The command line's kcsan.* bounds and defaults (kernel/cmdline.c checks them). */
 #define KCSAN_SKIP_DEFAULT  2000u
 #define KCSAN_SKIP_MAX	    1000000u
@@ -106,33 +108,21 @@ static inline unsigned kcsan_watch_probes(unsigned nslots)
  * one; uniform in 1 to 2 * @skip - 1.
  */
 struct kcsan_skip {
-	uint64_t rng; /* xorshift64 state, never 0 */
+	struct rng rng; /* lib/random.h: this CPU's stream of the boot's seed */
 	uint32_t left;
 };
 
-/* 2^64 / golden ratio: spreads seeds (and stands in for 0, which xorshift keeps at 0). */
-#define KCSAN_SEED_SPREAD 0x9e3779b97f4a7c15ull
-
-static inline uint64_t kcsan_rand(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
 /* One draw of the counter: uniform in 1 to 2 * @skip - 1 (@skip 0 counts as 1). */
-static inline uint32_t kcsan_skip_draw(uint64_t *rng, unsigned skip)
+static inline uint32_t kcsan_skip_draw(struct rng *rng, unsigned skip)
 {
-	return skip > 1 ? (uint32_t)(1 + kcsan_rand(rng) % (2ull * skip - 1)) : 1;
+	return skip > 1 ? (uint32_t)(1 + rng_below(rng, 2ull * skip - 1)) : 1;
 }
 
-static inline void kcsan_skip_init(struct kcsan_skip *s, uint64_t seed, unsigned skip)
+/* Counter for stream @stream (a CPU) of run @seed, its first draw made. */
+static inline void kcsan_skip_init(struct kcsan_skip *s, uint64_t seed, uint64_t stream,
+				   unsigned skip)
 {
-	s->rng = seed ? seed : KCSAN_SEED_SPREAD;
+	rng_seed(&s->rng, seed, stream);
 	s->left = kcsan_skip_draw(&s->rng, skip);
 }
 

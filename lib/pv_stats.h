@@ -82,9 +82,9 @@ struct pv_stats pv_stats_delta(struct pv_stats after, struct pv_stats before);
 
 /*
  * @s as one line in @buf (@size bytes, NUL-terminated, cut to fit), every
- * counter named: "N sleeps, N kicks, N turns passed over, armed N time(s);
- * bad input: N hash full, N SLOW without a hashed head; N lost wake-ups".  Returns @buf, to
- * be a %s argument.
+ * counter named: "N sleeps, N kicks, N turns passed over, armed N times;
+ * bad input: N hash full, N SLOW without a hashed head; N lost wake-ups" (with
+ * "1 time" and "1 lost wake-up").  Returns @buf, to be a %s argument.
  */
 const char *pv_stats_format(char *buf, size_t size, const struct pv_stats *s);
 
