@@ -60,26 +60,7 @@ NASMFLAGS := -f elf64 -Werror
 
 # What the kernel links, by room: the x86-64 platform, the portable library
 # and filesystem, then the suites (boot tests, torture, fs cases, benchmarks).
-PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/apic.c kernel/cmdline.c \
-	kernel/cmdline_apply.c \
-	kernel/console.c kernel/cpuinfo.c kernel/fence.c kernel/font8x16.c kernel/heap.c kernel/idt.c \
-	kernel/kcsan.c kernel/ktest.c kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c kernel/multiboot2.c kernel/panic.c kernel/percpu.c \
-	kernel/platform.c kernel/power.c kernel/progress.c kernel/results.c kernel/screen.c kernel/serial.c kernel/smp.c \
-	kernel/static_key.c kernel/topology_read.c kernel/trap.c kernel/tsc.c kernel/vm.c
-LIB_SRCS := lib/barrier.c lib/lockref.c lib/lockref16.c lib/printf.c lib/spinlock.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c lib/qspinlock.c lib/qspinlock_pv.c lib/trace.c \
-	lib/string.c lib/topology.c lib/topology_cpuid.c
-LIB_SRCS += lib/spinlock_debug.c
-LIB_SRCS += lib/pv_stats.c
-FS_SRCS := fs/fs.c fs/fs_audit.c fs/fs_lookup.c fs/fs_ops.c fs/fs_read.c fs/fs_walk_rcu.c fs/rcu.c \
-	fs/slots.c
-# The benchmarks: portable C on lib/platform.h, linked by the kernel and by bench-native.
-BENCH_SRCS := bench/bench.c bench/bench_pathwalk.c bench/bench_ref.c bench/bench_refcount.c \
-	bench/bench_retry.c bench/bench_stats.c bench/bench_uncontended.c bench/cas_loop.c \
-	bench/bench_plan.c bench/bench_c2c.c
-SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/test_fs.c kernel/test/test_lockdep.c kernel/test/test_race.c \
-	kernel/test/torture_lockref.c kernel/test/torture_spinlock.c kernel/test/bench_ktest.c \
-	fs/test/fs_cases_paths.c fs/test/fs_cases_tree.c fs/test/fs_suite.c fs/test/fs_torture.c \
-	$(BENCH_SRCS)
+include tools/sources.mk
 C_SRCS   := $(PLATFORM_SRCS) $(LIB_SRCS) $(FS_SRCS) $(SUITE_SRCS)
 ASM_SRCS := boot/entry.asm boot/isr.asm boot/trampoline.asm
 OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/obj/%.o,$(ASM_SRCS))
@@ -97,8 +78,8 @@ NATIVE      := $(BUILD)/bench-native
 NATIVE_BIN  := $(NATIVE)/bench_native
 NATIVE_PORTABLE_SRCS := $(BENCH_SRCS) \
 	$(filter-out lib/string.c,$(LIB_SRCS)) $(FS_SRCS)
-NATIVE_HOST_SRCS := tests/bench/bench_native.c tests/host/platform_host.c kernel/cmdline.c \
-	kernel/cmdline_apply.c tests/host/topology_sysfs.c
+NATIVE_HOST_SRCS := tests/bench/bench_native.c tests/host/platform_host.c $(CMDLINE_SRCS) \
+	tests/host/topology_sysfs.c
 NATIVE_OBJS := $(patsubst %.c,$(NATIVE)/obj/%.o,$(NATIVE_PORTABLE_SRCS) $(NATIVE_HOST_SRCS))
 NATIVE_CFLAGS := -std=gnu11 -O2 -g -pthread -mcx16 -Wall -Wextra -Werror \
 	-iquote lib -iquote fs -iquote bench -I tests/host -MMD -MP

@@ -3,7 +3,7 @@
 # checks under every policy; the busted build runs the threads on the
 # lock-ignoring policy and must fail.
 HOST_TESTS += test_lockref
-test_lockref_SRCS := tests/host/test_lockref.c lib/lockref.c lib/lockref16.c lib/spinlock.c lib/spinlock_debug.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c lib/qspinlock.c lib/qspinlock_pv.c lib/pv_stats.c lib/trace.c lib/printf.c
+test_lockref_SRCS := tests/host/test_lockref.c $(LOCKREF_SRCS)
 test_lockref_BUSTED_CFLAGS := -DLOCKREF_TEST_BUSTED
 
 # The same over the debug spinlock, which knows who holds each lock.

@@ -5,6 +5,5 @@
 # the ticket lock, XADD and the 16-byte form, with the lean-path ratios.
 # Timings mean nothing under sanitizers, so plain only.
 HOST_TESTS += test_lockref_bench
-test_lockref_bench_SRCS := tests/host/test_lockref_bench.c lib/lockref16.c lib/spinlock.c lib/spinlock_debug.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c \
-	lib/qspinlock.c lib/qspinlock_pv.c lib/pv_stats.c lib/trace.c lib/printf.c bench/cas_loop.c
+test_lockref_bench_SRCS := tests/host/test_lockref_bench.c lib/lockref16.c $(LOCK_SRCS) bench/cas_loop.c
 test_lockref_bench_FLAVOURS := plain

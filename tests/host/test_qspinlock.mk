@@ -2,8 +2,7 @@
 # The queued spinlock: word states, the pending and queue paths (with a
 # nested context), the nesting-overflow and bad-tail panics, and stress.
 HOST_TESTS += test_qspinlock
-test_qspinlock_SRCS := tests/host/test_qspinlock.c lib/spinlock.c lib/spinlock_debug.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c lib/qspinlock.c lib/qspinlock_pv.c lib/pv_stats.c \
-	lib/trace.c lib/printf.c
+test_qspinlock_SRCS := tests/host/test_qspinlock.c $(LOCK_SRCS)
 
 # The same with the debug build's owner checks, on the queued kind.
 HOST_TESTS += test_qspinlock_debug

@@ -4,7 +4,6 @@
 # once subtracted and ordered pointers into different objects (undefined in
 # ISO C) before its range check.
 HOST_TESTS += test_slots
-test_slots_SRCS := tests/host/test_slots.c fs/slots.c lib/spinlock.c lib/spinlock_debug.c lib/spinlock_pv.c \
-	lib/qspinlock.c lib/qspinlock_pv.c lib/pv_stats.c lib/lockdep.c lib/lockdep_graph.c lib/trace.c lib/printf.c
+test_slots_SRCS := tests/host/test_slots.c fs/slots.c $(LOCK_SRCS)
 test_slots_CFLAGS := -fsanitize=address,pointer-compare,pointer-subtract
 test_slots_FLAVOURS := asan

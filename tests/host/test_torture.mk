@@ -2,8 +2,8 @@
 # The boot-time torture tests (kernel/test/torture_*.c) on host threads.  Each
 # busted build runs its suite on the broken lock and must fail: every test
 # of the suite has to catch it.
-TORTURE_SRCS := kernel/test/torture_spinlock.c kernel/test/torture_lockref.c lib/spinlock.c lib/spinlock_debug.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c lib/qspinlock.c lib/qspinlock_pv.c lib/pv_stats.c lib/trace.c \
-	lib/lockref.c lib/lockref16.c lib/barrier.c lib/printf.c
+TORTURE_SRCS := kernel/test/torture_spinlock.c kernel/test/torture_lockref.c $(LOCKREF_SRCS) \
+	lib/barrier.c
 
 HOST_TESTS += test_torture_spinlock
 test_torture_spinlock_SRCS := tests/host/test_torture.c $(TORTURE_SRCS)
