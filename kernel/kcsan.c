@@ -62,14 +62,19 @@ void kcsan_summary(void)
 #else /* KCSAN_BUILD */
 
 /* Reports kept; more distinct pairs than this are counted, not printed. */
-#define KCSAN_REPORTS_MAX 64
+#define KCSAN_REPORTS_MAX	64
 /*
  * How long a watcher waits for the CPU that hit its watchpoint to write its
  * site: a few instructions, unless that (virtual) CPU was descheduled.
  */
-#define KCSAN_HIT_WAIT_US 10000
+#define KCSAN_HIT_WAIT_US	10000
+/*
+ * A rare site's watch lasts this many times longer: its racing partner is
+ * as rare, so the window is all the chance there is (kcsan_watch.h).
+ */
+#define KCSAN_RARE_DELAY_FACTOR 8
 /* The report table's lock: bounded, and held only for a scan of the table. */
-#define KCSAN_LOCK_SPINS  10000000u
+#define KCSAN_LOCK_SPINS	10000000u
 
 struct kcsan_cpu {
 	struct kcsan_skip skip;
@@ -77,6 +82,7 @@ struct kcsan_cpu {
 	uint64_t accesses; /* instrumented accesses seen while on */
 	uint64_t marked;   /* of which atomic or volatile */
 	uint64_t armed;	   /* watchpoints armed */
+	uint64_t rare;	   /* of which for a rare site (kcsan_watch.h) */
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 /* What the CPU that hit a watchpoint leaves for its watcher. */
@@ -102,6 +108,14 @@ static unsigned nslots, skip_mean;
 static uint64_t delay_min, delay_span; /* TSC ticks */
 static const char *current_test;
 static uint64_t slots[KCSAN_SLOTS_MAX];
+static uint64_t sites[KCSAN_SITES]; /* kcsan_watch.h: executions per site, rare ones watched */
+/*
+ * linker.ld: the platform's own code, whose rare sites are watched besides
+ * the random sample.  Not lib/, fs/ or the suites: the host runs those
+ * under ThreadSanitizer, and the tortures' loops would spend their short
+ * runs waiting on a new watch every round.
+ */
+extern const char platform_text_start[], platform_text_end[];
 static struct kcsan_hit hits[KCSAN_SLOTS_MAX];
 static struct kcsan_cpu kc[MAX_CPUS];
 static struct kcsan_report reports[KCSAN_REPORTS_MAX];
@@ -210,7 +224,7 @@ void kcsan_flush(void)
 
 void kcsan_summary(void)
 {
-	uint64_t accesses = 0, marked = 0, armed = 0;
+	uint64_t accesses = 0, marked = 0, armed = 0, rare = 0;
 
 	if (!kcsan_enabled())
 		return;
@@ -219,11 +233,13 @@ void kcsan_summary(void)
 		accesses += __atomic_load_n(&kc[i].accesses, __ATOMIC_RELAXED);
 		marked += __atomic_load_n(&kc[i].marked, __ATOMIC_RELAXED);
 		armed += __atomic_load_n(&kc[i].armed, __ATOMIC_RELAXED);
+		rare += __atomic_load_n(&kc[i].rare, __ATOMIC_RELAXED);
 	}
-	printk("# KCSAN {\"accesses\":%llu,\"marked\":%llu,\"watchpoints\":%llu,\"races\":%llu,"
+	printk("# KCSAN {\"accesses\":%llu,\"marked\":%llu,\"watchpoints\":%llu,"
+	       "\"rare_site_watchpoints\":%llu,\"races\":%llu,"
 	       "\"reported\":%u,\"unprinted\":%llu,\"slots\":%u,\"skip\":%u,\"delay_us\":%u}\n",
 	       (unsigned long long)accesses, (unsigned long long)marked, (unsigned long long)armed,
-	       (unsigned long long)kcsan_races(), nreports,
+	       (unsigned long long)rare, (unsigned long long)kcsan_races(), nreports,
 	       (unsigned long long)__atomic_load_n(&dropped, __ATOMIC_RELAXED), nslots, skip_mean,
 	       opts.kcsan_delay_us);
 }
@@ -266,7 +282,7 @@ static void hit(unsigned s, uint64_t w, uintptr_t ip, unsigned cpu, unsigned siz
 
 /* Watch this access: arm a slot, wait, remove it, and keep a report if it was raced. */
 static void watch(struct kcsan_cpu *c, unsigned cpu, uintptr_t addr, unsigned size, bool write,
-		  uintptr_t ip)
+		  uintptr_t ip, bool rare)
 {
 	uint64_t w = kcsan_watch_encode(addr, size, write), free = 0;
 	unsigned s = nslots;
@@ -285,7 +301,12 @@ static void watch(struct kcsan_cpu *c, unsigned cpu, uintptr_t addr, unsigned si
 		return; /* every slot of this page busy: not this time */
 	c->armed++;
 	uint64_t before = peek(addr, size), before_high = peek_high(addr, size);
-	uint64_t until = tsc_now() + delay_min + rng_below(&c->skip.rng, delay_span);
+	uint64_t delay = delay_min + rng_below(&c->skip.rng, delay_span);
+	if (rare) {
+		delay *= KCSAN_RARE_DELAY_FACTOR;
+		c->rare++;
+	}
+	uint64_t until = tsc_now() + delay;
 	while (tsc_now() < until)
 		__asm__ volatile("pause");
 	bool changed =
@@ -348,8 +369,13 @@ static inline __attribute__((always_inline)) void check(uintptr_t addr, unsigned
 			goto out;
 		}
 	}
-	if (!marked && kcsan_skip_tick(&c->skip, skip_mean))
-		watch(c, cpu, addr, size, write, ip);
+	if (!marked) {
+		bool rare = ip >= (uintptr_t)platform_text_start &&
+			    ip < (uintptr_t)platform_text_end && kcsan_site_tick(sites, ip);
+
+		if (kcsan_skip_tick(&c->skip, skip_mean) || rare)
+			watch(c, cpu, addr, size, write, ip, rare);
+	}
 out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	c->busy = 0;

@@ -135,4 +135,66 @@ static inline bool kcsan_skip_tick(struct kcsan_skip *s, unsigned skip)
 	return true;
 }
 
+/*
+ * Rare code first.  The random skip watches an access in proportion to how
+ * often it runs, so a racy line that runs a few hundred times in a run (a
+ * runner's field touched once per CPU per test, the heap after boot) is
+ * almost never watched; yet races hide in such code, since hot paths are
+ * the ones people test (the "cold-region hypothesis" of LiteRace, Marino,
+ * Musuvathi and Narayanasamy, PLDI 2009).  So each site (the instruction
+ * making the access) also counts its executions, all CPUs together, and
+ * its first KCSAN_SITE_EVERY executions are watched whatever the skip, then
+ * those numbered 32, 64, 128, ... up to 2^15: a site run n times gets
+ * about 16 + log2(n) watches, and a hot one stops paying once its count
+ * saturates.  kernel/kcsan.c does this for the platform's own code alone.
+ *
+ * The site table: one 64-bit word per site, open addressing over
+ * KCSAN_SITE_PROBES neighbours, never evicted (a site that finds no room
+ * is left to the random skip):
+ *
+ *   bits  0-47  the site's address (0: a free entry)
+ *   bits 48-63  its executions, saturating at KCSAN_SITE_COUNT_MAX
+ *
+ * The count is a plain read-increment-write, not a locked one: two CPUs
+ * may lose an increment between them, which moves a watch by one
+ * execution; a locked instruction per access would cost more than the
+ * whole check.  A free entry is claimed with a compare-exchange, so two
+ * sites never share one.
+ */
+#define KCSAN_SITE_BITS	     14
+#define KCSAN_SITES	     (1u << KCSAN_SITE_BITS)
+#define KCSAN_SITE_PROBES    4u
+#define KCSAN_SITE_SHIFT     48
+#define KCSAN_SITE_COUNT_MAX 0xffffu
+#define KCSAN_SITE_EVERY     16u /* the first executions, all watched */
+
+/* True when this execution of the site at @ip is one of its watched ones. */
+static inline bool kcsan_site_tick(uint64_t *table, uintptr_t ip)
+{
+	uint64_t key = (uint64_t)ip & KCSAN_ADDR_MASK;
+	/* Fibonacci hashing: sites are a few bytes apart, the top bits spread them. */
+	unsigned h = (unsigned)((key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - KCSAN_SITE_BITS));
+
+	for (unsigned i = 0; i < KCSAN_SITE_PROBES; i++) {
+		uint64_t *e = &table[(h + i) % KCSAN_SITES];
+		uint64_t v = __atomic_load_n(e, __ATOMIC_RELAXED), free = 0;
+
+		if (v == 0 &&
+		    __atomic_compare_exchange_n(e, &free, key | UINT64_C(1) << KCSAN_SITE_SHIFT,
+						false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return true; /* its first execution */
+		if (v == 0)
+			v = free; /* another CPU claimed it first: maybe for this very site */
+		if ((v & KCSAN_ADDR_MASK) != key)
+			continue;
+		uint64_t count = v >> KCSAN_SITE_SHIFT;
+		if (count == KCSAN_SITE_COUNT_MAX)
+			return false;
+		count++;
+		__atomic_store_n(e, key | count << KCSAN_SITE_SHIFT, __ATOMIC_RELAXED);
+		return count <= KCSAN_SITE_EVERY || (count & (count - 1)) == 0;
+	}
+	return false;
+}
+
 #endif /* KERNEL_KCSAN_WATCH_H */

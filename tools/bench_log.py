@@ -50,6 +50,8 @@ def parse_log(path):
         if kind == "ENV":
             env = record
             continue
+        if kind != "BENCH":
+            continue  # a race-detecting kernel's # KCSAN summary
         key = (record["bench"], record["impl"], record.get("op", "get+put"), record["cpus"])
         if key in results:
             notes.append(f"{'/'.join(map(str, key))} appears more than once; "

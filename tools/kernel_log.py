@@ -7,8 +7,9 @@ screendump, trace_parse, trace_cost and the benchmark report.  It gives
 
     read(PATH) / split(BYTES)   the numbered lines and what was wrong with them
                                 (read_lines(PATH): the same, never raising)
-    records(...)                the `# ENV` / `# BENCH` JSON lines as dicts
+    records(...)                the `# ENV` / `# BENCH` / `# KCSAN` JSON lines as dicts
     env(LINES)                  the machine's `# ENV` object, or None
+    kcsan(LINES)                the race detector's `# KCSAN` summary object, or None
     verdict(LINES)              the final verdict word ("pass", "fail"), or None
     tally(LINES)                the `# tally:` line before it, as a dict, or None
     parse(PATH)                 the KTAP tree: suites, tests, crashes, problems
@@ -38,7 +39,7 @@ SUBTEST = re.compile(r"^# Subtest: (.*)$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
 RESULT = re.compile(r"^(ok|not ok) (\d+) (?:- )?([^#]*?)\s*(?:# (SKIP)\b\s*(.*))?$")
 DURATION = re.compile(r"^# duration: (\d+) ms$")
-JSON_LINE = re.compile(r"^\s*# (BENCH|ENV) (.*?)\s*$")
+JSON_LINE = re.compile(r"^\s*# (BENCH|ENV|KCSAN) (.*?)\s*$")
 VERDICT = re.compile(r"^# RESULT (\S+)\s*$")
 # The line just before the verdict (kernel/cmdline.c cmdline_verdict, docs/output.md).
 TALLY = re.compile(r"^# tally: (?:(?P<suites>\d+) suites?, (?P<tests>\d+) tests?: "
@@ -164,6 +165,22 @@ def env(lines):
             if isinstance(value, dict):
                 return value
     return None
+
+
+def kcsan(lines):
+    """The object of the last `# KCSAN` line (make kcsan's summary, docs/kcsan.md), or None:
+    a plain kernel prints none, and a cut log may lack it."""
+    found = None
+    for number, text in lines:
+        m = JSON_LINE.match(text)
+        if m and m.group(1) == "KCSAN":
+            try:
+                value = json.loads(m.group(2))
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                found = value
+    return found
 
 
 def verdict(lines):

@@ -7,8 +7,11 @@
  * match exactly the accesses that overlap it with one side a write; the
  * slot choice must stay in range and give one page one window; the skip
  * counter must stay in 1 to 2 * skip - 1, average skip, and depend on its
- * seed alone.
+ * seed alone; a site's watched executions must be its first 16, then 32, 64,
+ * ... up to its saturated count, and a site with no room must get none.
  */
+#include <string.h>
+
 #include "check.h"
 #include "kcsan_watch.h"
 
@@ -145,11 +148,53 @@ static void skip_counter(void)
 	CHECK(z.rng.state != 0);
 }
 
+/* The rare sites: which executions of a site are watched, and a full neighbourhood. */
+static void rare_sites(void)
+{
+	static uint64_t table[KCSAN_SITES];
+	uintptr_t site = 0x123456;
+
+	for (uint64_t n = 1; n <= KCSAN_SITE_COUNT_MAX + 10; n++) {
+		bool want = n <= KCSAN_SITE_EVERY || (n <= KCSAN_SITE_COUNT_MAX && !(n & (n - 1)));
+
+		if (kcsan_site_tick(table, site) != want) {
+			CHECK(0, "site execution %llu: watched %d, expected %d",
+			      (unsigned long long)n, !want, want);
+			break;
+		}
+	}
+	/* Another site is counted apart, from its own first execution. */
+	CHECK(kcsan_site_tick(table, site + 1), "a second site's first execution not watched");
+	CHECK(kcsan_site_tick(table, site + 1), "a second site's second execution not watched");
+
+	/* Sites that all hash to one entry fill its probes; the next is left to the skip. */
+	memset(table, 0, sizeof(table));
+	uintptr_t same[KCSAN_SITE_PROBES + 1];
+	unsigned found = 0, want_h = ~0u;
+	for (uintptr_t ip = 0x100000; found < KCSAN_SITE_PROBES + 1; ip++) {
+		unsigned h = (unsigned)(((uint64_t)ip * UINT64_C(0x9e3779b97f4a7c15)) >>
+					(64 - KCSAN_SITE_BITS));
+		if (want_h == ~0u)
+			want_h = h;
+		if (h == want_h)
+			same[found++] = ip;
+	}
+	for (unsigned i = 0; i < KCSAN_SITE_PROBES; i++)
+		CHECK(kcsan_site_tick(table, same[i]),
+		      "colliding site %u: first execution not watched", i);
+	CHECK(!kcsan_site_tick(table, same[KCSAN_SITE_PROBES]),
+	      "a site with no room in its neighbourhood was watched");
+	for (unsigned i = 0; i < KCSAN_SITE_PROBES; i++)
+		CHECK(kcsan_site_tick(table, same[i]),
+		      "colliding site %u: second execution not watched", i);
+}
+
 int main(void)
 {
 	encoding_round_trips();
 	matching();
 	slots();
 	skip_counter();
+	rare_sites();
 	return check_exit("test_kcsan");
 }

@@ -102,6 +102,14 @@ class Reader(unittest.TestCase):
         self.assertEqual(kernel_log.verdict(lines), "pass")
         self.assertIsNone(kernel_log.verdict(lines[:-1]))
 
+    def test_kcsan_summary(self):
+        lines, _ = kernel_log.split(good_bytes())
+        self.assertIsNone(kernel_log.kcsan(lines))
+        summary = {"accesses": 9, "watchpoints": 2, "races": 1}
+        lines += [(90, "# KCSAN {not json"), (91, "# KCSAN " + json.dumps(summary))]
+        self.assertEqual(kernel_log.kcsan(lines), summary)
+        self.assertEqual(kernel_log.json_problems(lines)[0][0], 90)
+
     def test_bad_record_names_file_and_line(self):
         data, line, _ = damaged()["json"]
         lines, _ = kernel_log.split(data)
