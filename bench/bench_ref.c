@@ -74,7 +74,7 @@ static inline __attribute__((always_inline)) void ref_get(enum bench_ref_kind ki
 		if (call == REF_FIXED)
 			lockref_get_fixed(&o->lr, p);
 		else if (call == REF_FIXED_QUEUED)
-			lockref_get_fixed_queued(&o->lr, p);
+			lockref_get_fixed_zero(&o->lr, p);
 		else
 			lockref_get_p(&o->lr, p);
 		break;
@@ -111,7 +111,7 @@ static inline __attribute__((always_inline)) bool ref_put(enum bench_ref_kind ki
 			return false;
 		}
 		if (call == REF_FIXED_QUEUED) {
-			if (lockref_put_or_lock_fixed_queued(&o->lr, p))
+			if (lockref_put_or_lock_fixed_zero(&o->lr, p))
 				return true;
 			lockref_unlock(&o->lr);
 			return false;

@@ -123,7 +123,7 @@ void cmdline_apply_keys(void)
 	if (opts.run & SUITE_BENCH) {
 		/* The benchmarks switch the lock kind and pv mode between trials. */
 		(void)static_key_enable(&spin_switched_key);
-		(void)static_key_enable(&spin_queued_key);
+		(void)static_key_enable(&spin_kinds_key);
 	}
 	/* The lockref torture's lockless counts and the BENCH lines' lockref_ops of pathwalk. */
 	if (opts.run & (SUITE_LOCKREF | SUITE_BENCH))
