@@ -141,25 +141,26 @@ void convoy_lockref_pv(struct bench_ctx *t)
 	refcount_sweep(t, BENCH_IMPL_LOCKREF_PV, true);
 }
 
-void refcount_qspinlock(struct bench_ctx *t)
-{
-	refcount_sweep(t, BENCH_IMPL_QSPINLOCK, false);
-}
-
-void refcount_lockref_qspinlock(struct bench_ctx *t)
-{
-	refcount_sweep(t, BENCH_IMPL_LOCKREF_QSPINLOCK, false);
-}
-
-void convoy_qspinlock(struct bench_ctx *t)
-{
-	refcount_sweep(t, BENCH_IMPL_QSPINLOCK, true);
-}
-
-void convoy_lockref_qspinlock(struct bench_ctx *t)
-{
-	refcount_sweep(t, BENCH_IMPL_LOCKREF_QSPINLOCK, true);
-}
+/* Each kind after the default: its refcount and convoy rows (bench_cases.h's BENCH_KIND_*). */
+#define BENCH_KIND_SWEEPS(arg, name, ID, ...)                                                      \
+	void refcount_##name(struct bench_ctx *t)                                                  \
+	{                                                                                          \
+		refcount_sweep(t, BENCH_IMPL_##ID, false);                                         \
+	}                                                                                          \
+	void refcount_lockref_##name(struct bench_ctx *t)                                          \
+	{                                                                                          \
+		refcount_sweep(t, BENCH_IMPL_LOCKREF_##ID, false);                                 \
+	}                                                                                          \
+	void convoy_##name(struct bench_ctx *t)                                                    \
+	{                                                                                          \
+		refcount_sweep(t, BENCH_IMPL_##ID, true);                                          \
+	}                                                                                          \
+	void convoy_lockref_##name(struct bench_ctx *t)                                            \
+	{                                                                                          \
+		refcount_sweep(t, BENCH_IMPL_LOCKREF_##ID, true);                                  \
+	}
+SPIN_KINDS_SWITCHED(BENCH_KIND_SWEEPS, _)
+#undef BENCH_KIND_SWEEPS
 
 void refcount_qspinlock_pv(struct bench_ctx *t)
 {

@@ -512,13 +512,22 @@ static const char *expected_text(const struct option *o)
 
 	if (o->expected || !o->choices)
 		return o->expected ? o->expected : "a value";
+	text[0] = '\0';
 	for (unsigned i = 0; o->choices[i]; i++) {
-		const char *sep = i == 0 ? "" : o->choices[i + 1] ? ", " : " or ";
+		const char *parts[2] = {i == 0		    ? ""
+					: o->choices[i + 1] ? ", "
+							    : " or ",
+					o->choices[i]};
 
-		len +=
-		    (size_t)ksnprintf(text + len, sizeof(text) - len, "%s%s", sep, o->choices[i]);
-		if (len >= sizeof(text))
-			break;
+		for (unsigned p = 0; p < 2; p++) {
+			size_t n = strlen(parts[p]);
+
+			if (len + n >= sizeof(text))
+				return text; /* cut short, still a string */
+			memcpy(text + len, parts[p], n);
+			len += n;
+			text[len] = '\0';
+		}
 	}
 	return text;
 }
