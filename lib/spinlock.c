@@ -258,18 +258,18 @@ static unsigned ticket_value_waiters(spinlock_t copy)
  * nothing at boot.
  */
 #define SPIN_KIND_REQUIRE(name, column, value)                                                     \
-	_Static_assert(sizeof(#value) > 1, "spinlock kind '" #name "': no " #column                \
+	_Static_assert(sizeof(#value) > 1, "spinlock kind '" #name "': no " column                 \
 					   " in its SPIN_KIND_LIST line (lib/spinlock.h)");
 #define SPIN_KIND_CHECK(name, ID, lock, trylock, unlock, free, waiters, fifo, busted_lock,         \
 			busted_unlock)                                                             \
-	SPIN_KIND_REQUIRE(name, lock, lock)                                                        \
-	SPIN_KIND_REQUIRE(name, trylock, trylock)                                                  \
-	SPIN_KIND_REQUIRE(name, unlock, unlock)                                                    \
-	SPIN_KIND_REQUIRE(name, free, free)                                                        \
-	SPIN_KIND_REQUIRE(name, waiters, waiters)                                                  \
-	SPIN_KIND_REQUIRE(name, fifo, fifo)                                                        \
-	SPIN_KIND_REQUIRE(name, busted_lock, busted_lock)                                          \
-	SPIN_KIND_REQUIRE(name, busted_unlock, busted_unlock)
+	SPIN_KIND_REQUIRE(name, "lock", lock)                                                      \
+	SPIN_KIND_REQUIRE(name, "trylock", trylock)                                                \
+	SPIN_KIND_REQUIRE(name, "unlock", unlock)                                                  \
+	SPIN_KIND_REQUIRE(name, "free", free)                                                      \
+	SPIN_KIND_REQUIRE(name, "waiters", waiters)                                                \
+	SPIN_KIND_REQUIRE(name, "fifo", fifo)                                                      \
+	SPIN_KIND_REQUIRE(name, "busted_lock", busted_lock)                                        \
+	SPIN_KIND_REQUIRE(name, "busted_unlock", busted_unlock)
 SPIN_KIND_LIST(SPIN_KIND_CHECK)
 #undef SPIN_KIND_CHECK
 
