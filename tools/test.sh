@@ -283,6 +283,11 @@ check qspinlock-reported grep -q "spinlock: kind qspinlock (spinlock.kind=qspinl
 check bad-kind-reported grep -q "cmdline: 'spinlock.kind=mcs': expected ticket, qspinlock or tas; keeping the default" "$LOGDIR/bad-cmdline.serial"
 check pv-on-qspinlock-reported grep -q "spinlock: paravirtual (spin, then halt until kicked) on (spinlock.pv=on)" "$LOGDIR/tcg-smp2-qspinlock.serial"
 # ... and the fs suite with the ref-walk (fs.walk=ref; every other boot walks RCU-walk); its
+# The test-and-set kind (spinlock.kind=tas, lib/spinlock_tas.h) under every lock of the spinlock,
+# lockref and fs suites, its torture traced: # ENV names the kind, and the trace judge passes its
+# holds, which carry no ticket and so no order to judge (about 6 s).
+boot tcg-smp4-tas ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=tas trace=all trace.test=ticket_lock_torture"
+check tcg-smp4-tas-judged sh -c 'grep -q "\"spinlock_kind\":\"tas\"" "$0" || exit 1; tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq "\([1-9][0-9]* without tickets" "$0.check"' "$LOGDIR/tcg-smp4-tas.serial"
 # qspinlock torture traced: the queue order judged on 3 CPUs queueing, and the paravirtual
 # queue's halts (pv auto: on under TCG) each ended by a kick or the time bound.
 boot tcg-smp4-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=qspinlock fs.walk=ref trace=all trace.test=qspinlock_torture"
@@ -368,9 +373,11 @@ boot busted-spinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=spinlo
 boot busted-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=qspinlock quick" -- \
     --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
 # torture.busted=<kind>: the test-and-set kind's broken variant (a test, then a plain store;
-# lib/spinlock.h's busted columns), which the spinlock torture must catch (about 7 s).
-boot busted-tas ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=tas quick" -- \
+# lib/spinlock.h's busted columns), which the spinlock torture must catch, naming the invariant,
+# and the trace judge must catch on its own as overlapping holds (about 4 s).
+boot busted-tas ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=tas quick trace=all trace.test=ticket_lock_torture trace.events=16384" -- \
     --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
+check busted-tas-trace sh -c '! tools/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -q "FAIL overlap: lock torture:spinlock held by cpu [0-9] " "$0.check"' "$LOGDIR/busted-tas.serial"
 # A lock that excludes but starves (odd CPUs stand back after each miss): only the
 # torture's starvation check, judged in runs of 2 s or more, can fail it.
 boot busted-unfair ACCEL=tcg SMP=4 CMDLINE="run=spinlock quick torture.secs=2 torture.busted=unfair" -- \
