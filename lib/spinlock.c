@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * spinlock.c - the ticket spinlock of spinlock.h, with the debug build's owner
- * checks (spinlock_debug.h) and the trace events of docs/tracing.md.
+ * spinlock.c - the lock layer's one switch over the kinds of spinlock.h's
+ * SPIN_KIND_LIST, and the ticket spinlock, its default kind, with the debug
+ * build's owner checks (spinlock_debug.h) and the trace events of
+ * docs/tracing.md.
  *
  * Taking the lock is one XADD on the whole 32-bit word that adds one ticket
  * to the tail and returns the old word: its tail half (less the sleepers
@@ -16,13 +18,15 @@
  *
  * The lock layer's decisions live here: the switch word of spinlock.h
  * (kind, tracing, paravirtual mode) and the one dispatch of each entry
- * point over {ticket, ticket traced, queued, queued traced}.  Each kind has
- * one always_inline body per operation taking a constant @traced (ticket_*
- * below, qspin_*_body in qspinlock.h), instantiated twice: the untraced
- * copy inline in the entry point, without a trace hook, the traced one out
- * of line.  Each entry point has one hook point for checks common to both
- * kinds (spinlock_debug.h): before the lock is taken, once it is held, and
- * before it is released.
+ * point over every kind, untraced and traced, generated from the kind list
+ * (grep SPIN_KIND_LIST: SPIN_LOCK_CASES, SPIN_UNLOCK_CASES,
+ * SPIN_TRYLOCK_CASE).  Each kind has one always_inline body per operation
+ * taking a constant @traced (ticket_* below, qspin_*_body in qspinlock.h,
+ * tas_*_body in spinlock_tas.h), instantiated twice: the untraced copy
+ * inline in the entry point, without a trace hook, the traced one out of
+ * line.  Each entry point has one hook point for checks common to every
+ * kind (spinlock_debug.h, and lockdep): before the lock is taken, once it
+ * is held, and before it is released.
  *
  * Paravirtual mode (spin, then halt until kicked) lives in spinlock_pv.c,
  * whose file comment names its steps W0-W5 (a waiter) and U0-U5 (an

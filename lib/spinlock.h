@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * spinlock.h - a 4-byte ticket spinlock that can sleep when CPUs are virtual.
+ * spinlock.h - the 4-byte spinlock_t of every lock and lockref, and its kinds
+ * (SPIN_KIND_LIST below: one line each, chosen at boot by spinlock.kind=).
+ * This comment is the default kind's, a ticket lock that can sleep when CPUs
+ * are virtual; the others have a header each (qspinlock.h, spinlock_tas.h).
  *
  * Why tickets: a CPU takes a ticket (one XADD on the tail) and waits until
  * the head reaches it, so waiters are served in arrival order and nobody

@@ -72,6 +72,9 @@
  * (qspinlock_busted.h), whose pending waiter does not wait for the holder;
  * torture.busted=qspinlock-skip-head, -early-handoff and -plain-tail on
  * queued locks with one queue step broken each (same file).
+ * torture.busted=<kind> (any name of spinlock.h's SPIN_KIND_LIST) runs
+ * ticket_lock_torture on that kind's broken variant, its busted columns;
+ * fifo is judged there only if the kind's fifo column says it is FIFO.
  * torture.busted=unfair runs qspinlock_torture on spin_lock_unfair
  * (spinlock_busted.h), which excludes but starves odd CPUs: only the
  * starvation check can fail it, so it proves that check.
