@@ -142,25 +142,19 @@ void convoy_lockref_pv(struct bench_ctx *t)
 }
 
 /* Each kind after the default: its refcount and convoy rows (bench_cases.h's BENCH_KIND_*). */
-#define BENCH_KIND_SWEEPS(arg, name, ID, ...)                                                      \
-	void refcount_##name(struct bench_ctx *t)                                                  \
+#define BENCH_SWEEP_FN(fn, impl, convoy)                                                           \
+	void fn(struct bench_ctx *t)                                                               \
 	{                                                                                          \
-		refcount_sweep(t, BENCH_IMPL_##ID, false);                                         \
-	}                                                                                          \
-	void refcount_lockref_##name(struct bench_ctx *t)                                          \
-	{                                                                                          \
-		refcount_sweep(t, BENCH_IMPL_LOCKREF_##ID, false);                                 \
-	}                                                                                          \
-	void convoy_##name(struct bench_ctx *t)                                                    \
-	{                                                                                          \
-		refcount_sweep(t, BENCH_IMPL_##ID, true);                                          \
-	}                                                                                          \
-	void convoy_lockref_##name(struct bench_ctx *t)                                            \
-	{                                                                                          \
-		refcount_sweep(t, BENCH_IMPL_LOCKREF_##ID, true);                                  \
+		refcount_sweep(t, impl, convoy);                                                   \
 	}
+#define BENCH_KIND_SWEEPS(arg, name, ID, ...)                                                      \
+	BENCH_SWEEP_FN(refcount_##name, BENCH_IMPL_##ID, false)                                    \
+	BENCH_SWEEP_FN(refcount_lockref_##name, BENCH_IMPL_LOCKREF_##ID, false)                    \
+	BENCH_SWEEP_FN(convoy_##name, BENCH_IMPL_##ID, true)                                       \
+	BENCH_SWEEP_FN(convoy_lockref_##name, BENCH_IMPL_LOCKREF_##ID, true)
 SPIN_KINDS_SWITCHED(BENCH_KIND_SWEEPS, _)
 #undef BENCH_KIND_SWEEPS
+#undef BENCH_SWEEP_FN
 
 void refcount_qspinlock_pv(struct bench_ctx *t)
 {

@@ -261,19 +261,20 @@ static unsigned ticket_value_waiters(spinlock_t copy)
  * build here, naming the kind and the column, instead of a lock that does
  * nothing at boot.
  */
-#define SPIN_KIND_REQUIRE(name, column, value)                                                     \
-	_Static_assert(sizeof(#value) > 1, "spinlock kind '" #name "': no " column                 \
-					   " in its SPIN_KIND_LIST line (lib/spinlock.h)");
-#define SPIN_KIND_CHECK(name, ID, lock, trylock, unlock, free, waiters, fifo, busted_lock,         \
+#define SPIN_KIND_REQUIRE(kind, column, value)                                                     \
+	_Static_assert(sizeof(#value) > 1,                                                         \
+		       "spinlock kind '" #kind "': " column                                        \
+		       " missing from its SPIN_KIND_LIST line (lib/spinlock.h)")
+#define SPIN_KIND_CHECK(kind, ID, lock, trylock, unlock, free, waiters, fifo, busted_lock,         \
 			busted_unlock)                                                             \
-	SPIN_KIND_REQUIRE(name, "lock", lock)                                                      \
-	SPIN_KIND_REQUIRE(name, "trylock", trylock)                                                \
-	SPIN_KIND_REQUIRE(name, "unlock", unlock)                                                  \
-	SPIN_KIND_REQUIRE(name, "free", free)                                                      \
-	SPIN_KIND_REQUIRE(name, "waiters", waiters)                                                \
-	SPIN_KIND_REQUIRE(name, "fifo", fifo)                                                      \
-	SPIN_KIND_REQUIRE(name, "busted_lock", busted_lock)                                        \
-	SPIN_KIND_REQUIRE(name, "busted_unlock", busted_unlock)
+	SPIN_KIND_REQUIRE(kind, "the lock body", lock);                                            \
+	SPIN_KIND_REQUIRE(kind, "the trylock body", trylock);                                      \
+	SPIN_KIND_REQUIRE(kind, "the unlock body", unlock);                                        \
+	SPIN_KIND_REQUIRE(kind, "the free test (TICKET or ZERO)", free);                           \
+	SPIN_KIND_REQUIRE(kind, "the waiters function", waiters);                                  \
+	SPIN_KIND_REQUIRE(kind, "the fifo flag (0 or 1)", fifo);                                   \
+	SPIN_KIND_REQUIRE(kind, "the busted lock (the negative control)", busted_lock);            \
+	SPIN_KIND_REQUIRE(kind, "the busted unlock", busted_unlock);
 SPIN_KIND_LIST(SPIN_KIND_CHECK)
 #undef SPIN_KIND_CHECK
 
@@ -317,20 +318,16 @@ static void spin_unlock_checked(spinlock_t *lock, unsigned mode, uintptr_t site)
  * mode byte; any mode with SPIN_MODE_CHECKED set is the default case
  * (lock orders checked, then this dispatch again without the bit).
  */
-#define SPIN_LOCK_CASES(name, ID, lock, ...)                                                       \
+#define SPIN_OP_CASES(op, name, ID, body)                                                          \
 	case SPIN_KIND_##ID:                                                                       \
-		lock(l, false);                                                                    \
+		body(l, false);                                                                    \
 		break;                                                                             \
 	case SPIN_KIND_##ID | SPIN_MODE_TRACED:                                                    \
-		name##_lock_traced(l);                                                             \
+		name##_##op##_traced(l);                                                           \
 		break;
-#define SPIN_UNLOCK_CASES(name, ID, lock, trylock, unlock, ...)                                    \
-	case SPIN_KIND_##ID:                                                                       \
-		unlock(l, false);                                                                  \
-		break;                                                                             \
-	case SPIN_KIND_##ID | SPIN_MODE_TRACED:                                                    \
-		name##_unlock_traced(l);                                                           \
-		break;
+#define SPIN_LOCK_CASES(name, ID, lock_body, ...) SPIN_OP_CASES(lock, name, ID, lock_body)
+#define SPIN_UNLOCK_CASES(name, ID, lock_body, trylock_body, unlock_body, ...)                     \
+	SPIN_OP_CASES(unlock, name, ID, unlock_body)
 
 static inline __attribute__((always_inline)) void spin_lock_kinds(spinlock_t *l, unsigned mode,
 								  unsigned subclass, uintptr_t site)

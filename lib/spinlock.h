@@ -222,7 +222,7 @@ bool spin_is_held(const spinlock_t *lock);
 #define SPIN_KINDS_SWITCHED(X, arg)                                                                \
 	X(arg, qspinlock, QSPINLOCK, qspin_lock_body, qspin_trylock_body, qspin_unlock_body, ZERO, \
 	  qspin_value_waiters, 0, qspin_lock_busted, qspin_unlock_busted)                          \
-	X(arg, tas, TAS, tas_lock_body, tas_trylock_body, tas_unlock_body, ZERO,                   \
+	X(arg, tas, TAS, tas_lock_body, qspin_trylock_body, tas_unlock_body, ZERO,                 \
 	  tas_value_waiters, 0, tas_lock_busted, tas_unlock_busted)
 
 /* SPIN_KIND_LIST(X): X(name, ID, ...) per kind, without the pass-through argument. */

@@ -44,21 +44,24 @@
 
 #include "atomic.h"
 #include "platform.h"
+#include "qspinlock.h"
 #include "spinlock.h"
 #include "spinlock_wait.h"
 #include "trace.h"
 
-#define TAS_LOCKED 1u /* the word while held */
+#define TAS_LOCKED QSPIN_LOCKED /* the word while held: the queued kind's locked byte */
 
-/* L1 and L2 after a first compare-exchange failed, having seen @val; out of line. */
-static __attribute__((noinline)) void tas_lock_slow(spinlock_t *lock, uint32_t val, bool traced)
+/*
+ * L1 and L2 after a first compare-exchange failed, having seen @val; out
+ * of line, recording its events whenever spin events are recorded.
+ */
+static __attribute__((noinline)) void tas_lock_slow(spinlock_t *lock, uint32_t val)
 {
 	struct spin_wait w;
 	uint32_t seen_free = 0;
 
 	spin_wait_start(&w, lock);
-	if (traced)
-		trace_ev(TR_QSPIN_WAIT, lock, val);
+	trace_ev(TR_QSPIN_WAIT, lock, val);
 	for (;;) {
 		val = atomic_load32(&lock->val); /* L1 */
 		if (val == 0) {
@@ -70,32 +73,23 @@ static __attribute__((noinline)) void tas_lock_slow(spinlock_t *lock, uint32_t v
 		if (spin_wait_due(&w))
 			spin_wait_check(&w, seen_free, "the word to read free", -1);
 	}
-	if (traced)
-		trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
+	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
 }
 
-/* The bodies of the kind's SPIN_KIND_LIST line, for a constant @traced. */
+/*
+ * The lock body of the kind's SPIN_KIND_LIST line, for a constant @traced:
+ * L2 at once, L1 only if that failed.  Its trylock is the queued kind's
+ * (qspin_trylock_body: the same compare-exchange of a word read 0, as
+ * Linux's queued_spin_trylock serves virt_spin_lock's lock too).
+ */
 static inline __attribute__((always_inline)) void tas_lock_body(spinlock_t *lock, bool traced)
 {
 	uint32_t val = 0;
 
-	if (__builtin_expect(atomic_cmpxchg32(&lock->val, &val, TAS_LOCKED), 1)) { /* L2 */
-		if (traced)
-			trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
-		return;
-	}
-	tas_lock_slow(lock, val, traced);
-}
-
-static inline __attribute__((always_inline)) bool tas_trylock_body(spinlock_t *lock, bool traced)
-{
-	uint32_t val = atomic_load32(&lock->val);
-
-	if (val != 0 || !atomic_cmpxchg32(&lock->val, &val, TAS_LOCKED))
-		return false;
-	if (traced)
-		trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_TRYLOCK);
-	return true;
+	if (__builtin_expect(!atomic_cmpxchg32(&lock->val, &val, TAS_LOCKED), 0)) /* L2 */
+		tas_lock_slow(lock, val);
+	else if (traced)
+		trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
 }
 
 static inline __attribute__((always_inline)) void tas_unlock_body(spinlock_t *lock, bool traced)
