@@ -265,7 +265,7 @@ static unsigned ticket_value_waiters(spinlock_t copy)
 	_Static_assert(sizeof(#value) > 1,                                                         \
 		       "spinlock kind '" #kind "': " column                                        \
 		       " missing from its SPIN_KIND_LIST line (lib/spinlock.h)")
-#define SPIN_KIND_CHECK(kind, ID, lock, trylock, unlock, free, waiters, fifo, busted_lock,         \
+#define SPIN_KIND_CHECK(kind, ID, lock, trylock, unlock, free, waiters, fifo, pv, busted_lock,     \
 			busted_unlock)                                                             \
 	SPIN_KIND_REQUIRE(kind, "the lock body", lock);                                            \
 	SPIN_KIND_REQUIRE(kind, "the trylock body", trylock);                                      \
@@ -273,6 +273,7 @@ static unsigned ticket_value_waiters(spinlock_t copy)
 	SPIN_KIND_REQUIRE(kind, "the free test (TICKET or ZERO)", free);                           \
 	SPIN_KIND_REQUIRE(kind, "the waiters function", waiters);                                  \
 	SPIN_KIND_REQUIRE(kind, "the fifo flag (0 or 1)", fifo);                                   \
+	SPIN_KIND_REQUIRE(kind, "the pv flag (0 or 1)", pv);                                       \
 	SPIN_KIND_REQUIRE(kind, "the busted lock (the negative control)", busted_lock);            \
 	SPIN_KIND_REQUIRE(kind, "the busted unlock", busted_unlock);
 SPIN_KIND_LIST(SPIN_KIND_CHECK)

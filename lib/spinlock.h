@@ -186,7 +186,7 @@ bool spin_is_held(const spinlock_t *lock);
  * keys below); SPIN_KINDS_SWITCHED(X, arg) are the others, which a boot or
  * a benchmark switches to (spin_kind_set).  Each line is
  *
- *   X(arg, name, ID, lock, trylock, unlock, free, waiters, fifo, busted_lock, busted_unlock)
+ *   X(arg, name, ID, lock, trylock, unlock, free, waiters, fifo, pv, busted_lock, busted_unlock)
  *
  *   name     a bare word: the kind's name on the command line, in logs and
  *            benchmark impls ("lockref-<name>"); SPIN_KIND_<ID> its index
@@ -205,6 +205,9 @@ bool spin_is_held(const spinlock_t *lock);
  *            behind a holder, a lower bound (0: the word cannot tell)
  *   fifo     1 if waiters are served in arrival order: the torture's fifo
  *            invariant is judged for the kind
+ *   pv       1 if the kind waits paravirtually when spinlock.pv= is on (its
+ *            bodies call spinlock_pv.h's or qspinlock_pv.h's steps); 0: it
+ *            only spins, whatever spinlock.pv= says (the boot log says so)
  *   busted_lock, busted_unlock   the kind broken on purpose, for
  *            torture.busted=<name>: defined with the tests (kernel/test/
  *            *_busted.h), only the torture expands this column
@@ -217,13 +220,13 @@ bool spin_is_held(const spinlock_t *lock);
  */
 #define SPIN_KIND_LIST_ARG(X, arg)                                                                 \
 	X(arg, ticket, TICKET, ticket_lock, ticket_trylock, ticket_unlock, TICKET,                 \
-	  ticket_value_waiters, 1, spin_lock_busted, spin_unlock_busted)                           \
+	  ticket_value_waiters, 1, 1, spin_lock_busted, spin_unlock_busted)                        \
 	SPIN_KINDS_SWITCHED(X, arg)
 #define SPIN_KINDS_SWITCHED(X, arg)                                                                \
 	X(arg, qspinlock, QSPINLOCK, qspin_lock_body, qspin_trylock_body, qspin_unlock_body, ZERO, \
-	  qspin_value_waiters, 0, qspin_lock_busted, qspin_unlock_busted)                          \
+	  qspin_value_waiters, 0, 1, qspin_lock_busted, qspin_unlock_busted)                       \
 	X(arg, tas, TAS, tas_lock_body, qspin_trylock_body, tas_unlock_body, ZERO,                 \
-	  tas_value_waiters, 0, tas_lock_busted, tas_unlock_busted)
+	  tas_value_waiters, 0, 0, tas_lock_busted, tas_unlock_busted)
 
 /* SPIN_KIND_LIST(X): X(name, ID, ...) per kind, without the pass-through argument. */
 #define SPIN_KIND_CALL(X, ...) X(__VA_ARGS__)
@@ -265,6 +268,15 @@ static inline bool spin_kind_fifo(enum spin_kind kind)
 	kind == SPIN_KIND_##ID ? (fifo) != 0:
 	return SPIN_KIND_LIST(SPIN_KIND_FIFO) false;
 #undef SPIN_KIND_FIFO
+}
+
+/* @kind's pv column: whether it waits paravirtually while spinlock.pv= is on. */
+static inline bool spin_kind_pv(enum spin_kind kind)
+{
+#define SPIN_KIND_PV(name, ID, lock, trylock, unlock, free, waiters, fifo, pv, ...)                \
+	kind == SPIN_KIND_##ID ? (pv) != 0:
+	return SPIN_KIND_LIST(SPIN_KIND_PV) false;
+#undef SPIN_KIND_PV
 }
 
 /*

@@ -284,7 +284,7 @@ static const struct {
 	void (*lock)(spinlock_t *lock);
 	void (*unlock)(spinlock_t *lock);
 } spin_busted_kinds[SPIN_KINDS] = {
-#define SPIN_BUSTED_OF(name, ID, lock_body, trylock_body, unlock_body, free, waiters, fifo,        \
+#define SPIN_BUSTED_OF(name, ID, lock_body, trylock_body, unlock_body, free, waiters, fifo, pv,    \
 		       busted_lock, busted_unlock)                                                 \
 	[SPIN_KIND_##ID] = {busted_lock, busted_unlock},
     SPIN_KIND_LIST(SPIN_BUSTED_OF)

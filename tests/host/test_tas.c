@@ -55,6 +55,7 @@ static void test_value_unlocked(void)
 	CHECK(!spin_value_unlocked(held), "TAS_LOCKED is held");
 	CHECK(!spin_value_unlocked(ticket_free), "head == tail is not free for this kind");
 	CHECK(!spin_kind_fifo(SPIN_KIND_TAS), "the kind promises no order");
+	CHECK(!spin_kind_pv(SPIN_KIND_TAS), "the kind has no paravirtual waiting");
 }
 
 static void test_stress(unsigned threads)
