@@ -5,5 +5,5 @@
 # (kernel/test/spinlock_busted.h) was caught in only 3 runs of 5; the
 # kernel's boot with torture.busted= of the kind (tools/test.sh) is its negative control.
 HOST_TESTS += test_tas
-test_tas_SRCS := tests/host/test_tas.c lib/spinlock.c lib/spinlock_debug.c lib/lockdep.c lib/lockdep_graph.c lib/spinlock_pv.c lib/qspinlock.c lib/qspinlock_pv.c lib/pv_stats.c lib/trace.c lib/printf.c
+test_tas_SRCS := tests/host/test_tas.c $(LOCK_SRCS)
 test_tas_FLAVOURS := plain tsan
