@@ -17,9 +17,22 @@
 #define KERNEL_BENCH_CASES_H
 
 #include "bench.h"
+#include "spinlock.h"
 
 #define BENCH_ONE_CPU  0
 #define BENCH_ALL_CPUS 1
+
+/*
+ * Each lock kind after the default (lib/spinlock.h's SPIN_KINDS_SWITCHED)
+ * adds its refcount and convoy rows, "<bench>-<kind>" and
+ * "<bench>-lockref-<kind>" (bench_refcount.c defines their functions).
+ */
+#define BENCH_KIND_REFCOUNT(X, name, ...)                                                          \
+	X(refcount_##name, "refcount-" #name, BENCH_ALL_CPUS)                                      \
+	X(refcount_lockref_##name, "refcount-lockref-" #name, BENCH_ALL_CPUS)
+#define BENCH_KIND_CONVOY(X, name, ...)                                                            \
+	X(convoy_##name, "convoy-" #name, BENCH_ALL_CPUS)                                          \
+	X(convoy_lockref_##name, "convoy-lockref-" #name, BENCH_ALL_CPUS)
 
 #define BENCH_CASES(X)                                                                             \
 	X(uncontended, "uncontended", BENCH_ONE_CPU)                                               \
@@ -33,8 +46,7 @@
 	X(refcount_lockref_other_cas, "refcount-lockref-other-cas", BENCH_ALL_CPUS)                \
 	X(refcount_spinlock_pv, "refcount-spinlock-pv", BENCH_ALL_CPUS)                            \
 	X(refcount_lockref_pv, "refcount-lockref-pv", BENCH_ALL_CPUS)                              \
-	X(refcount_qspinlock, "refcount-qspinlock", BENCH_ALL_CPUS)                                \
-	X(refcount_lockref_qspinlock, "refcount-lockref-qspinlock", BENCH_ALL_CPUS)                \
+	SPIN_KINDS_SWITCHED(BENCH_KIND_REFCOUNT, X)                                                \
 	X(refcount_qspinlock_pv, "refcount-qspinlock-pv", BENCH_ALL_CPUS)                          \
 	X(convoy_xadd, "convoy-xadd", BENCH_ALL_CPUS)                                              \
 	X(convoy_spinlock, "convoy-spinlock", BENCH_ALL_CPUS)                                      \
@@ -44,8 +56,7 @@
 	X(convoy_lockref16, "convoy-lockref16", BENCH_ALL_CPUS)                                    \
 	X(convoy_spinlock_pv, "convoy-spinlock-pv", BENCH_ALL_CPUS)                                \
 	X(convoy_lockref_pv, "convoy-lockref-pv", BENCH_ALL_CPUS)                                  \
-	X(convoy_qspinlock, "convoy-qspinlock", BENCH_ALL_CPUS)                                    \
-	X(convoy_lockref_qspinlock, "convoy-lockref-qspinlock", BENCH_ALL_CPUS)                    \
+	SPIN_KINDS_SWITCHED(BENCH_KIND_CONVOY, X)                                                  \
 	X(pathwalk_same_lockref, "pathwalk-same-path-lockref", BENCH_ALL_CPUS)                     \
 	X(pathwalk_same_spinlock, "pathwalk-same-path-spinlock", BENCH_ALL_CPUS)                   \
 	X(pathwalk_own_lockref, "pathwalk-own-file-lockref", BENCH_ALL_CPUS)                       \

@@ -34,6 +34,7 @@
 #include "atomic.h"
 #include "bench.h"
 #include "bench_cases.h"
+#include "bench_ref.h"
 #include "fs.h"
 #include "lockref.h"
 #include "limits.h"
@@ -293,12 +294,13 @@ static void pathwalk_sweep(struct bench_ctx *t, const char *impl,
 /*
  * The impl names on this boot's lock kind: the fs's locks (its nodes', its
  * slots', its RCU's) are all spinlock_t, so the walk runs on whichever kind
- * spinlock.kind= chose, and a qspinlock boot reports as the qspinlock impls.
+ * spinlock.kind= chose, and a boot of another kind reports as that kind's
+ * impls ("<kind>", "lockref-<kind>").
  */
 static const char *pathwalk_impl(bool locked)
 {
-	if (spin_kind() == SPIN_KIND_QSPINLOCK)
-		return locked ? "qspinlock" : "lockref-qspinlock";
+	if (spin_kind() != SPIN_KIND_TICKET)
+		return bench_ref_impls[bench_impl_of_kind(spin_kind(), !locked)].name;
 	return locked ? "spinlock" : "lockref";
 }
 

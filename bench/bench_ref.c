@@ -30,14 +30,17 @@ const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
     [BENCH_IMPL_LOCKREF_OTHER_CAS] = {.name = NULL, .kind = BENCH_REF_LOCKREF},
     [BENCH_IMPL_SPINLOCK_PV] = {.name = "spinlock-pv", .kind = BENCH_REF_SPINLOCK, .pv = true},
     [BENCH_IMPL_LOCKREF_PV] = {.name = "lockref-pv", .kind = BENCH_REF_LOCKREF, .pv = true},
-    [BENCH_IMPL_QSPINLOCK] = {.name = "qspinlock", .kind = BENCH_REF_SPINLOCK, .qspin = true},
-    [BENCH_IMPL_LOCKREF_QSPINLOCK] = {.name = "lockref-qspinlock",
-				      .kind = BENCH_REF_LOCKREF,
-				      .qspin = true},
-    [BENCH_IMPL_QSPINLOCK_PV] = {.name = "qspinlock-pv",
-				 .kind = BENCH_REF_SPINLOCK,
-				 .pv = true,
-				 .qspin = true},
+#define BENCH_IMPLS_OF_KIND(arg, kname, ID, ...)                                                   \
+	[BENCH_IMPL_##                                                                             \
+	    ID] = {.name = #kname, .kind = BENCH_REF_SPINLOCK, .lock_kind = SPIN_KIND_##ID},       \
+	  [BENCH_IMPL_LOCKREF_##ID] = {                                                            \
+	      .name = "lockref-" #kname, .kind = BENCH_REF_LOCKREF, .lock_kind = SPIN_KIND_##ID},
+    SPIN_KINDS_SWITCHED(BENCH_IMPLS_OF_KIND, _)
+#undef BENCH_IMPLS_OF_KIND
+	[BENCH_IMPL_QSPINLOCK_PV] = {.name = "qspinlock-pv",
+				     .kind = BENCH_REF_SPINLOCK,
+				     .pv = true,
+				     .lock_kind = SPIN_KIND_QSPINLOCK},
 };
 
 /*
@@ -48,7 +51,7 @@ const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
  * so there the loops time the fixed copies, which run what the kernel's
  * default runs, unless tracing is on (their fast path has no hook).
  */
-enum ref_call { REF_LIVE, REF_FIXED, REF_FIXED_QUEUED };
+enum ref_call { REF_LIVE, REF_FIXED, REF_FIXED_ZERO };
 
 #ifdef PLATFORM_STATIC_KEYS_PATCHED
 #define REF_FIXED_COPIES 0 /* the kernel: the public calls are the patched default */
@@ -73,8 +76,8 @@ static inline __attribute__((always_inline)) void ref_get(enum bench_ref_kind ki
 	case BENCH_REF_LOCKREF:
 		if (call == REF_FIXED)
 			lockref_get_fixed(&o->lr, p);
-		else if (call == REF_FIXED_QUEUED)
-			lockref_get_fixed_queued(&o->lr, p);
+		else if (call == REF_FIXED_ZERO)
+			lockref_get_fixed_zero(&o->lr, p);
 		else
 			lockref_get_p(&o->lr, p);
 		break;
@@ -110,8 +113,8 @@ static inline __attribute__((always_inline)) bool ref_put(enum bench_ref_kind ki
 			lockref_unlock(&o->lr);
 			return false;
 		}
-		if (call == REF_FIXED_QUEUED) {
-			if (lockref_put_or_lock_fixed_queued(&o->lr, p))
+		if (call == REF_FIXED_ZERO) {
+			if (lockref_put_or_lock_fixed_zero(&o->lr, p))
 				return true;
 			lockref_unlock(&o->lr);
 			return false;
@@ -190,13 +193,13 @@ static const struct ref_loops ref_loops[] = {
 
 /* The native program's timed lockref loops (REF_FIXED_COPIES). */
 DEFINE_REF_LOOPS(lockref_fixed, BENCH_REF_LOCKREF, REF_FIXED)
-DEFINE_REF_LOOPS(lockref_fixed_queued, BENCH_REF_LOCKREF, REF_FIXED_QUEUED)
+DEFINE_REF_LOOPS(lockref_fixed_zero, BENCH_REF_LOCKREF, REF_FIXED_ZERO)
 DEFINE_REF_LOOPS(lockref16_fixed, BENCH_REF_LOCKREF16, REF_FIXED)
 
 static const struct ref_loops lockref_fixed_loops = {lockref_fixed_gets, lockref_fixed_puts,
 						     lockref_fixed_pairs};
-static const struct ref_loops lockref_fixed_queued_loops = {
-    lockref_fixed_queued_gets, lockref_fixed_queued_puts, lockref_fixed_queued_pairs};
+static const struct ref_loops lockref_fixed_zero_loops = {
+    lockref_fixed_zero_gets, lockref_fixed_zero_puts, lockref_fixed_zero_pairs};
 static const struct ref_loops lockref16_fixed_loops = {lockref16_fixed_gets, lockref16_fixed_puts,
 						       lockref16_fixed_pairs};
 
@@ -206,8 +209,10 @@ static const struct ref_loops *ref_loops_of(const struct bench_ref_impl *impl)
 	if (!REF_FIXED_COPIES || static_key_on(&trace_key))
 		return &ref_loops[impl->kind];
 	if (impl->kind == BENCH_REF_LOCKREF)
-		return impl->qspin ? &lockref_fixed_queued_loops : &lockref_fixed_loops;
-	if (impl->kind == BENCH_REF_LOCKREF16 && !impl->qspin && platform_facts().cx16)
+		return spin_kind_free(impl->lock_kind) == SPIN_FREE_ZERO ? &lockref_fixed_zero_loops
+									 : &lockref_fixed_loops;
+	if (impl->kind == BENCH_REF_LOCKREF16 &&
+	    spin_kind_free(impl->lock_kind) == SPIN_FREE_TICKET && platform_facts().cx16)
 		return &lockref16_fixed_loops;
 	return &ref_loops[impl->kind];
 }
@@ -268,7 +273,7 @@ static void ref_reset(void *arg)
 	struct bench_ref *r = arg;
 	struct bench_ref_obj *o = r->obj;
 
-	spin_kind_set(r->impl->qspin ? SPIN_KIND_QSPINLOCK : SPIN_KIND_TICKET);
+	spin_kind_set(r->impl->lock_kind);
 	spin_pv_set(r->impl->pv);
 	switch (r->impl->kind) {
 	case BENCH_REF_XADD:

@@ -3,7 +3,7 @@
  * bench_ref.h - the reference counts the benchmarks compare, behind one
  * interface: a plain atomic counter, a ticket lock guarding a count, the
  * 8-byte lockref under any policy, and the 16-byte lockref; the locked
- * ones on either kind of spinlock (ticket or qspinlock, spin_kind_set).
+ * ones on any kind of spinlock (spinlock.h's SPIN_KIND_LIST, spin_kind_set).
  *
  * Why one file for all of them: the uncontended, refcount, convoy and
  * retry-table benchmarks must run the very same get and put code, or their
@@ -45,8 +45,8 @@ struct bench_ref_impl {
 	const struct lockref_policy *policy;
 	/* The ticket lock inside: paravirtual (spin, then halt) if true, else plain. */
 	bool pv;
-	/* The lock inside (and the lockref's): the queued spinlock if true, else the ticket lock. */
-	bool qspin;
+	/* The kind of the lock inside (and the lockref's): spinlock.h's; 0 the default kind. */
+	enum spin_kind lock_kind;
 };
 
 /* The docs/interface.md implementations, in the order tables list them. */
@@ -60,11 +60,27 @@ enum {
 	BENCH_IMPL_LOCKREF_OTHER_CAS, /* "lockref-cmpxchgq", or "lockref-cmpxchg8b" */
 	BENCH_IMPL_SPINLOCK_PV,
 	BENCH_IMPL_LOCKREF_PV,
-	BENCH_IMPL_QSPINLOCK,	      /* "qspinlock": BENCH_REF_SPINLOCK on the queued kind */
-	BENCH_IMPL_LOCKREF_QSPINLOCK, /* "lockref-qspinlock": the boot policy on the queued kind */
+	/*
+	 * Two per kind after the default (SPIN_KINDS_SWITCHED): "<kind>", the lock
+	 * and a count (BENCH_REF_SPINLOCK), and "lockref-<kind>", the boot policy
+	 * over it; BENCH_IMPL_<ID> and BENCH_IMPL_LOCKREF_<ID> (bench_impl_of_kind).
+	 */
+	BENCH_IMPL_KINDS,
+	BENCH_IMPL_KINDS_END = BENCH_IMPL_KINDS + 2 * (SPIN_KINDS - 1) - 1,
 	BENCH_IMPL_QSPINLOCK_PV, /* "qspinlock-pv": the queued kind, paravirtual (qspinlock_pv.c) */
 	BENCH_IMPLS
 };
+
+/* The impls of a kind other than the default: its lock and a count, or (@lockref) its lockref. */
+static inline unsigned bench_impl_of_kind(enum spin_kind kind, bool lockref)
+{
+	return BENCH_IMPL_KINDS + 2 * ((unsigned)kind - 1) + lockref;
+}
+#define BENCH_IMPL_OF_KIND(arg, name, ID, ...)                                                     \
+	BENCH_IMPL_##ID = BENCH_IMPL_KINDS + 2 * (SPIN_KIND_##ID - 1),                             \
+	BENCH_IMPL_LOCKREF_##ID = BENCH_IMPL_##ID + 1,
+enum { SPIN_KINDS_SWITCHED(BENCH_IMPL_OF_KIND, _) };
+#undef BENCH_IMPL_OF_KIND
 extern const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS];
 
 /* One implementation's shared object, alone in its line pair. */

@@ -141,25 +141,20 @@ void convoy_lockref_pv(struct bench_ctx *t)
 	refcount_sweep(t, BENCH_IMPL_LOCKREF_PV, true);
 }
 
-void refcount_qspinlock(struct bench_ctx *t)
-{
-	refcount_sweep(t, BENCH_IMPL_QSPINLOCK, false);
-}
-
-void refcount_lockref_qspinlock(struct bench_ctx *t)
-{
-	refcount_sweep(t, BENCH_IMPL_LOCKREF_QSPINLOCK, false);
-}
-
-void convoy_qspinlock(struct bench_ctx *t)
-{
-	refcount_sweep(t, BENCH_IMPL_QSPINLOCK, true);
-}
-
-void convoy_lockref_qspinlock(struct bench_ctx *t)
-{
-	refcount_sweep(t, BENCH_IMPL_LOCKREF_QSPINLOCK, true);
-}
+/* Each kind after the default: its refcount and convoy rows (bench_cases.h's BENCH_KIND_*). */
+#define BENCH_SWEEP_FN(fn, impl, convoy)                                                           \
+	void fn(struct bench_ctx *t)                                                               \
+	{                                                                                          \
+		refcount_sweep(t, impl, convoy);                                                   \
+	}
+#define BENCH_KIND_SWEEPS(arg, name, ID, ...)                                                      \
+	BENCH_SWEEP_FN(refcount_##name, BENCH_IMPL_##ID, false)                                    \
+	BENCH_SWEEP_FN(refcount_lockref_##name, BENCH_IMPL_LOCKREF_##ID, false)                    \
+	BENCH_SWEEP_FN(convoy_##name, BENCH_IMPL_##ID, true)                                       \
+	BENCH_SWEEP_FN(convoy_lockref_##name, BENCH_IMPL_LOCKREF_##ID, true)
+SPIN_KINDS_SWITCHED(BENCH_KIND_SWEEPS, _)
+#undef BENCH_KIND_SWEEPS
+#undef BENCH_SWEEP_FN
 
 void refcount_qspinlock_pv(struct bench_ctx *t)
 {

@@ -236,11 +236,14 @@ static bool parse_run(const char *v)
 
 enum opt_kind { OPT_FLAG, OPT_NUMBER, OPT_CHOICE, OPT_SPECIAL };
 
+/* Room for a choice list's "a, b or c" (expected_text): torture.busted='s is the longest. */
+#define CMDLINE_EXPECTED_MAX 512
+
 struct option {
 	const char *key;
 	enum opt_kind kind;
-	const char *expected;	    /* for the error line */
-	uint64_t lo, hi;	    /* OPT_NUMBER */
+	const char *expected; /* for the error line; NULL: the choices listed (choices_text) */
+	uint64_t lo, hi;      /* OPT_NUMBER */
 	const char *const *choices; /* OPT_CHOICE: value index stored */
 	void (*store)(uint64_t v);
 };
@@ -275,9 +278,9 @@ static void set_torture_s(uint64_t v)
 	opts.torture_ms = (unsigned)v * 1000;
 }
 
+#define BUSTED_KIND_NAME(name, ...) #name,
 static const char *const busted_names[] = {"lockref",
 					   "spinlock",
-					   "qspinlock",
 					   "abba",
 					   "unfair",
 					   "qspinlock-lost-kick",
@@ -286,7 +289,8 @@ static const char *const busted_names[] = {"lockref",
 					   "qspinlock-early-handoff",
 					   "qspinlock-plain-tail",
 					   "race",
-					   NULL};
+					   SPIN_KIND_LIST(BUSTED_KIND_NAME) NULL};
+#undef BUSTED_KIND_NAME
 static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
 /* Indexed by enum exit_kind; power.c names the choice in its last line. */
 const char *const exit_names[] = {
@@ -461,16 +465,13 @@ static const struct option options[] = {
     {"lockref.wait", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_wait},
     {"lockref.cas", OPT_CHOICE, "cmpxchg8b or cmpxchgq", 0, 0, lockref_cas_names, set_cas},
     {"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
-    {"torture.busted", OPT_CHOICE,
-     "lockref, spinlock, qspinlock, abba, unfair, qspinlock-lost-kick, spinlock-lost-kick, "
-     "qspinlock-skip-head, qspinlock-early-handoff, qspinlock-plain-tail or race",
-     0, 0, busted_names, set_busted},
+    {"torture.busted", OPT_CHOICE, NULL, 0, 0, busted_names, set_busted},
     {"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
     {"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
     {"exit", OPT_CHOICE, "auto, halt, reboot or poweroff", 0, 0, exit_names, set_exit},
     {"spinlock.pv", OPT_CHOICE, "auto, on or off", 0, 0, pv_names, set_spinlock_pv},
     {"screen.dump", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_screen_dump},
-    {"spinlock.kind", OPT_CHOICE, "ticket or qspinlock", 0, 0, spin_kind_names, set_spinlock_kind},
+    {"spinlock.kind", OPT_CHOICE, NULL, 0, 0, spin_kind_names, set_spinlock_kind},
     {"trace", OPT_SPECIAL, "off, all, or a comma list of spin, lockref, pv, barrier, test", 0, 0,
      NULL, NULL},
     {"trace.events", OPT_NUMBER, "events per CPU from 16 to 65536", TRACE_EVENTS_MIN,
@@ -498,6 +499,38 @@ static const struct option options[] = {
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
+
+/*
+ * What an option expects, for its error line: its text, or for a choice
+ * without one its choices as "a, b or c", so a list derived from another
+ * (spinlock.kind= from the lock kinds) is named as it is.
+ */
+static const char *expected_text(const struct option *o)
+{
+	static char text[CMDLINE_EXPECTED_MAX];
+	size_t len = 0;
+
+	if (o->expected || !o->choices)
+		return o->expected ? o->expected : "a value";
+	text[0] = '\0';
+	for (unsigned i = 0; o->choices[i]; i++) {
+		const char *parts[2] = {i == 0		    ? ""
+					: o->choices[i + 1] ? ", "
+							    : " or ",
+					o->choices[i]};
+
+		for (unsigned p = 0; p < 2; p++) {
+			size_t n = strlen(parts[p]);
+
+			if (len + n >= sizeof(text))
+				return text; /* cut short, still a string */
+			memcpy(text + len, parts[p], n);
+			len += n;
+			text[len] = '\0';
+		}
+	}
+	return text;
+}
 
 /* Every key of options[], space-separated, for the unknown-option line. */
 static const char *known_keys(void)
@@ -576,7 +609,7 @@ static void parse_word(char *word, const char **seen)
 		}
 		if (!ok) {
 			platform_log("cmdline: '%s%s%s': expected %s; keeping the %s", word,
-				     value ? "=" : "", value ? value : "", o->expected,
+				     value ? "=" : "", value ? value : "", expected_text(o),
 				     seen[i] ? "earlier word's value" : "default");
 			note(word, value,
 			     seen[i] ? "not understood; the earlier word's value used"

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "spinlock.h"
 #include "trace.h"
 
 /* The longest command line kept, with its NUL; the rest is ignored, with one line saying so. */
@@ -32,12 +33,16 @@
 /* Planted lock-order mistakes the checker must report (kernel/test/test_lockdep.c): by name only. */
 #define SUITE_LOCKDEP (1u << 5)
 
-/* The queue's three (kernel/test/qspinlock_busted.h) come last: the torture tests >= SKIP_HEAD. */
+/*
+ * torture.busted=, in busted_names' order (kernel/cmdline.c).  The queue's
+ * three (kernel/test/qspinlock_busted.h) are one range; each lock kind's own
+ * broken variant (spinlock.h's busted columns) comes last, one per kind,
+ * named after the kind: BUSTED_KIND + its enum spin_kind.
+ */
 enum busted_kind {
 	BUSTED_NONE,
 	BUSTED_LOCKREF,
 	BUSTED_SPINLOCK,
-	BUSTED_QSPINLOCK,
 	BUSTED_ABBA,
 	BUSTED_UNFAIR,
 	BUSTED_QSPINLOCK_LOST_KICK,
@@ -46,7 +51,11 @@ enum busted_kind {
 	BUSTED_QSPINLOCK_EARLY_HANDOFF,
 	BUSTED_QSPINLOCK_PLAIN_TAIL,
 	BUSTED_RACE, /* plain shared counter and flag (kernel/test/test_race.c) */
+	BUSTED_KIND, /* torture.busted=<kind>: this + enum spin_kind, SPIN_KINDS of them */
+	BUSTED_LAST = BUSTED_KIND + SPIN_KINDS - 1,
 };
+/* torture.busted=qspinlock: the queued kind's pending waiter that does not wait. */
+#define BUSTED_QSPINLOCK (BUSTED_KIND + SPIN_KIND_QSPINLOCK)
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
 enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */

@@ -34,13 +34,16 @@ void cmdline_apply_spinlock(bool auto_on, const char *why, void (*locks_reinit)(
 	spin_pv_set(on);
 	platform_log("spinlock: kind %s (spinlock.kind=%s): every lock, the lockrefs' included",
 		     spin_kind_names[opts.spinlock_kind], spin_kind_names[opts.spinlock_kind]);
-	platform_log("spinlock: paravirtual (spin, then halt until kicked) %s (spinlock.pv=%s%s%s)",
-		     on ? "on" : "off",
-		     opts.spinlock_pv == PV_ON	  ? "on"
-		     : opts.spinlock_pv == PV_OFF ? "off"
-						  : "auto",
-		     opts.spinlock_pv == PV_AUTO ? ": " : "",
-		     opts.spinlock_pv == PV_AUTO ? why : "");
+	platform_log(
+	    "spinlock: paravirtual (spin, then halt until kicked) %s (spinlock.pv=%s%s%s)%s",
+	    on ? "on" : "off",
+	    opts.spinlock_pv == PV_ON	 ? "on"
+	    : opts.spinlock_pv == PV_OFF ? "off"
+					 : "auto",
+	    opts.spinlock_pv == PV_AUTO ? ": " : "", opts.spinlock_pv == PV_AUTO ? why : "",
+	    on && !spin_kind_pv(spin_kind())
+		? "; the kind in force has no paravirtual waiting: its locks only spin"
+		: "");
 }
 
 void cmdline_apply_lockref(void)
@@ -123,7 +126,7 @@ void cmdline_apply_keys(void)
 	if (opts.run & SUITE_BENCH) {
 		/* The benchmarks switch the lock kind and pv mode between trials. */
 		(void)static_key_enable(&spin_switched_key);
-		(void)static_key_enable(&spin_queued_key);
+		(void)static_key_enable(&spin_kinds_key);
 	}
 	/* The lockref torture's lockless counts and the BENCH lines' lockref_ops of pathwalk. */
 	if (opts.run & (SUITE_LOCKREF | SUITE_BENCH))

@@ -378,17 +378,17 @@ LOCKREF_FAST_PATH bool lockref_put_or_lock_fixed(struct lockref *ref,
 			   LOCKREF_COPY_TICKET);
 }
 
-LOCKREF_FAST_PATH void lockref_get_fixed_queued(struct lockref *ref,
-						const struct lockref_policy *policy)
+LOCKREF_FAST_PATH void lockref_get_fixed_zero(struct lockref *ref,
+					      const struct lockref_policy *policy)
 {
-	lockref_run(ref, LOCKREF_GET, policy, lockref_mode_of(policy), LOCKREF_COPY_QUEUED);
+	lockref_run(ref, LOCKREF_GET, policy, lockref_mode_of(policy), LOCKREF_COPY_ZERO);
 }
 
-LOCKREF_FAST_PATH bool lockref_put_or_lock_fixed_queued(struct lockref *ref,
-							const struct lockref_policy *policy)
+LOCKREF_FAST_PATH bool lockref_put_or_lock_fixed_zero(struct lockref *ref,
+						      const struct lockref_policy *policy)
 {
 	return lockref_run(ref, LOCKREF_PUT_OR_LOCK, policy, lockref_mode_of(policy),
-			   LOCKREF_COPY_QUEUED);
+			   LOCKREF_COPY_ZERO);
 }
 
 int lockref_get_locked(struct lockref *ref)

@@ -24,15 +24,15 @@
 #include "lockref.h"
 #include "lockref16.h"
 
-/* The ticket kind's copies of lockref_get_p and lockref_put_or_lock_p. */
+/* lockref_get_p and lockref_put_or_lock_p for the kinds whose free column is TICKET. */
 void lockref_get_fixed(struct lockref *ref, const struct lockref_policy *policy);
 MUST_CHECK bool lockref_put_or_lock_fixed(struct lockref *ref, const struct lockref_policy *policy)
     TRY_ACQUIRES(false, ref->lock);
 
-/* The queued kind's (spinlock.kind=qspinlock). */
-void lockref_get_fixed_queued(struct lockref *ref, const struct lockref_policy *policy);
-MUST_CHECK bool lockref_put_or_lock_fixed_queued(struct lockref *ref,
-						 const struct lockref_policy *policy)
+/* The copies of the kinds whose free word is 0 (spinlock.h's free column ZERO). */
+void lockref_get_fixed_zero(struct lockref *ref, const struct lockref_policy *policy);
+MUST_CHECK bool lockref_put_or_lock_fixed_zero(struct lockref *ref,
+					       const struct lockref_policy *policy)
     TRY_ACQUIRES(false, ref->lock);
 
 /* The 16-byte form's, ticket kind, CMPXCHG16B (the caller checked the CPU has it). */

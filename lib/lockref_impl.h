@@ -64,8 +64,8 @@ enum lockref_mode {
  */
 enum lockref_copy {
 	LOCKREF_COPY_LIVE,
-	LOCKREF_COPY_TICKET,
-	LOCKREF_COPY_QUEUED,
+	LOCKREF_COPY_TICKET, /* a kind whose free column is TICKET (spinlock.h) */
+	LOCKREF_COPY_ZERO,   /* a kind whose free column is ZERO */
 };
 
 /*

@@ -51,8 +51,8 @@ static inline __attribute__((always_inline)) bool form_val_unlocked_as(FORM_VAL 
 {
 	if (copy == LOCKREF_COPY_TICKET)
 		return spin_value_unlocked_ticket(form_val_lock(v));
-	if (copy == LOCKREF_COPY_QUEUED)
-		return spin_value_unlocked_queued(form_val_lock(v));
+	if (copy == LOCKREF_COPY_ZERO)
+		return spin_value_unlocked_zero(form_val_lock(v));
 	return form_val_unlocked(v);
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * qspinlock.h - the queued spinlock, the lock under Linux's lockref since
- * 4.2, as the second kind of spinlock_t (spinlock.h, spin_kind_set).
+ * 4.2, a kind of spinlock_t (spinlock.h's SPIN_KIND_LIST, spin_kind_set).
  *
  * Why a second kind: a ticket lock makes every waiter spin on the one
  * shared word, so each unlock sends that line to every waiter; the queued
@@ -122,6 +122,12 @@ static inline __attribute__((always_inline)) bool qspin_trylock_body(spinlock_t 
 	if (traced)
 		trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_TRYLOCK);
 	return true;
+}
+
+/* The waiters column (spinlock.h): what the word shows, a pending waiter and a queue. */
+static inline unsigned qspin_value_waiters(spinlock_t copy)
+{
+	return (copy.queued.pending != 0) + (copy.queued.tail != 0);
 }
 
 /*

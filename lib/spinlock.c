@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * spinlock.c - the ticket spinlock of spinlock.h, with the debug build's owner
- * checks (spinlock_debug.h) and the trace events of docs/tracing.md.
+ * spinlock.c - the lock layer's one switch over the kinds of spinlock.h's
+ * SPIN_KIND_LIST, and the ticket spinlock, its default kind, with the debug
+ * build's owner checks (spinlock_debug.h) and the trace events of
+ * docs/tracing.md.
  *
  * Taking the lock is one XADD on the whole 32-bit word that adds one ticket
  * to the tail and returns the old word: its tail half (less the sleepers
@@ -16,13 +18,15 @@
  *
  * The lock layer's decisions live here: the switch word of spinlock.h
  * (kind, tracing, paravirtual mode) and the one dispatch of each entry
- * point over {ticket, ticket traced, queued, queued traced}.  Each kind has
- * one always_inline body per operation taking a constant @traced (ticket_*
- * below, qspin_*_body in qspinlock.h), instantiated twice: the untraced
- * copy inline in the entry point, without a trace hook, the traced one out
- * of line.  Each entry point has one hook point for checks common to both
- * kinds (spinlock_debug.h): before the lock is taken, once it is held, and
- * before it is released.
+ * point over every kind, untraced and traced, generated from the kind list
+ * (grep SPIN_KIND_LIST: SPIN_LOCK_CASES, SPIN_UNLOCK_CASES,
+ * SPIN_TRYLOCK_CASE).  Each kind has one always_inline body per operation
+ * taking a constant @traced (ticket_* below, qspin_*_body in qspinlock.h,
+ * tas_*_body in spinlock_tas.h), instantiated twice: the untraced copy
+ * inline in the entry point, without a trace hook, the traced one out of
+ * line.  Each entry point has one hook point for checks common to every
+ * kind (spinlock_debug.h, and lockdep): before the lock is taken, once it
+ * is held, and before it is released.
  *
  * Paravirtual mode (spin, then halt until kicked) lives in spinlock_pv.c,
  * whose file comment names its steps W0-W5 (a waiter) and U0-U5 (an
@@ -35,32 +39,39 @@
 #include "atomic.h"
 #include "lockdep.h"
 #include "platform.h"
-#include "qspinlock.h"
 #include "spinlock_debug.h"
 #include "spinlock_pv.h"
 #include "spinlock_wait.h"
 #include "trace.h"
 
+/* The kinds' bodies (spinlock.h's SPIN_KIND_LIST names them; the ticket lock's are below). */
+#include "qspinlock.h"
+#include "spinlock_tas.h"
+
 struct spin_switches spin_switches;
 struct static_key spin_switched_key = STATIC_KEY_INIT("spinlock.switched");
-struct static_key spin_queued_key = STATIC_KEY_INIT("spinlock.queued");
+struct static_key spin_kinds_key = STATIC_KEY_INIT("spinlock.kinds");
 
 /*
- * Set or clear @bits of the dispatch byte; a compare-exchange, as the
+ * Make the dispatch byte's @mask bits @value; a compare-exchange, as the
  * tracer may set at any time.  Setting a bit needs spin_switched_key on
  * (spinlock.h); false, nothing changed, if the platform refused it.
  */
-static bool spin_mode_update(uint8_t bits, bool on)
+static bool spin_mode_write(uint8_t mask, uint8_t value)
 {
 	uint8_t old = atomic_load8(&spin_switches.mode);
 
-	if (on && !static_key_enable(&spin_switched_key))
+	if (value && !static_key_enable(&spin_switched_key))
 		return false;
 
-	while (!atomic_cmpxchg8(&spin_switches.mode, &old,
-				on ? (uint8_t)(old | bits) : (uint8_t)(old & ~bits)))
+	while (!atomic_cmpxchg8(&spin_switches.mode, &old, (uint8_t)((old & ~mask) | value)))
 		;
 	return true;
+}
+
+static bool spin_mode_update(uint8_t bits, bool on)
+{
+	return spin_mode_write(bits, on ? bits : 0);
 }
 
 /* The locks that outlive a kind switch (spin_init_global); written by CPU 0 at boot. */
@@ -82,7 +93,7 @@ void spin_init_global_key(spinlock_t *lock, struct lock_class_key *key)
 
 void spin_kind_set(enum spin_kind kind)
 {
-	if (kind == spin_kind())
+	if (kind == spin_kind() || kind >= SPIN_KINDS)
 		return;
 	for (unsigned i = 0; i < spin_nglobals; i++)
 		if (spin_is_locked(spin_globals[i]))
@@ -91,12 +102,12 @@ void spin_kind_set(enum spin_kind kind)
 				       (void *)spin_globals[i],
 				       atomic_load32(&spin_globals[i]->val), platform_cpu_id(),
 				       spin_kind_names[kind]);
-	if (kind == SPIN_KIND_QSPINLOCK && !static_key_enable(&spin_queued_key))
-		return; /* the key's line said why; every lock stays a ticket lock */
-	if (!spin_mode_update(SPIN_MODE_QUEUED, kind == SPIN_KIND_QSPINLOCK))
+	if (kind != SPIN_KIND_TICKET && !static_key_enable(&spin_kinds_key))
+		return; /* the key's line said why; every lock stays of the default kind */
+	if (!spin_mode_write(SPIN_MODE_KIND, (uint8_t)kind))
 		return;
 	for (unsigned i = 0; i < spin_nglobals; i++)
-		atomic_store32(&spin_globals[i]->val, 0); /* free under either kind; class kept */
+		atomic_store32(&spin_globals[i]->val, 0); /* free under every kind; class kept */
 }
 
 void spin_trace_set(bool traced)
@@ -237,53 +248,107 @@ static inline __attribute__((always_inline)) bool ticket_trylock(spinlock_t *loc
 	return true;
 }
 
-static void spin_lock_checked(spinlock_t *lock, enum spin_mode mode, unsigned subclass,
-			      uintptr_t site);
-static void spin_unlock_checked(spinlock_t *lock, enum spin_mode mode, uintptr_t site);
+/* The ticket lock's waiters column: the tickets handed out past the holder's. */
+static unsigned ticket_value_waiters(spinlock_t copy)
+{
+	uint16_t queued = (uint16_t)((copy.tickets.tail & ~SPIN_TAIL_SLEEPERS) - copy.tickets.head);
+
+	return queued ? queued / SPIN_TICKET_STEP - 1 : 0;
+}
 
 /*
- * The one dispatch, written once for lock and unlock: for operation @op it
- * defines the traced copies of both kinds' bodies, out of line, and
- * spin_@op_kinds(lock, mode, subclass, site), which picks one of {ticket, queued} x
- * {untraced, traced}; the untraced bodies are inline in it, without a trace
- * hook, so the common case makes no call.  The plain ticket lock (mode 0)
- * is the expected case, so it costs one test of the mode byte; any mode
- * with SPIN_MODE_CHECKED set is the default case, @checked_call (lock
- * orders checked, then this dispatch again without the bit).
+ * Each line of SPIN_KIND_LIST checked whole: an empty column fails the
+ * build here, naming the kind and the column, instead of a lock that does
+ * nothing at boot.
  */
-#define SPIN_DISPATCH(op, ticket_body, queued_body, checked_call)                                  \
-	static __attribute__((noinline)) void ticket_##op##_traced(spinlock_t *lock)               \
-	{                                                                                          \
-		ticket_body(lock, true);                                                           \
-	}                                                                                          \
-	static __attribute__((noinline)) void queued_##op##_traced(spinlock_t *lock)               \
-	{                                                                                          \
-		queued_body(lock, true);                                                           \
-	}                                                                                          \
-	static inline __attribute__((always_inline)) void spin_##op##_kinds(                       \
-	    spinlock_t *lock, enum spin_mode mode, unsigned subclass, uintptr_t site)              \
-	{                                                                                          \
-		(void)subclass; /* unlock's checked_call has none */                               \
-		switch (__builtin_expect(mode, SPIN_TICKET)) {                                     \
-		case SPIN_TICKET:                                                                  \
-			ticket_body(lock, false);                                                  \
-			break;                                                                     \
-		case SPIN_QUEUED:                                                                  \
-			queued_body(lock, false);                                                  \
-			break;                                                                     \
-		case SPIN_TICKET_TRACED:                                                           \
-			ticket_##op##_traced(lock);                                                \
-			break;                                                                     \
-		case SPIN_QUEUED_TRACED:                                                           \
-			queued_##op##_traced(lock);                                                \
-			break;                                                                     \
-		default:                                                                           \
-			checked_call;                                                              \
-		}                                                                                  \
-	}
+#define SPIN_KIND_REQUIRE(kind, column, value)                                                     \
+	_Static_assert(sizeof(#value) > 1,                                                         \
+		       "spinlock kind '" #kind "': " column                                        \
+		       " missing from its SPIN_KIND_LIST line (lib/spinlock.h)")
+#define SPIN_KIND_CHECK(kind, ID, lock, trylock, unlock, free, waiters, fifo, pv, busted_lock,     \
+			busted_unlock)                                                             \
+	SPIN_KIND_REQUIRE(kind, "the lock body", lock);                                            \
+	SPIN_KIND_REQUIRE(kind, "the trylock body", trylock);                                      \
+	SPIN_KIND_REQUIRE(kind, "the unlock body", unlock);                                        \
+	SPIN_KIND_REQUIRE(kind, "the free test (TICKET or ZERO)", free);                           \
+	SPIN_KIND_REQUIRE(kind, "the waiters function", waiters);                                  \
+	SPIN_KIND_REQUIRE(kind, "the fifo flag (0 or 1)", fifo);                                   \
+	SPIN_KIND_REQUIRE(kind, "the pv flag (0 or 1)", pv);                                       \
+	SPIN_KIND_REQUIRE(kind, "the busted lock (the negative control)", busted_lock);            \
+	SPIN_KIND_REQUIRE(kind, "the busted unlock", busted_unlock);
+SPIN_KIND_LIST(SPIN_KIND_CHECK)
+#undef SPIN_KIND_CHECK
 
-SPIN_DISPATCH(lock, ticket_lock, qspin_lock_body, spin_lock_checked(lock, mode, subclass, site))
-SPIN_DISPATCH(unlock, ticket_unlock, qspin_unlock_body, spin_unlock_checked(lock, mode, site))
+unsigned spin_value_waiters(spinlock_t copy)
+{
+	switch (spin_kind()) {
+#define SPIN_KIND_WAITERS(name, ID, lock, trylock, unlock, free, waiters, ...)                     \
+	case SPIN_KIND_##ID:                                                                       \
+		return waiters(copy);
+		SPIN_KIND_LIST(SPIN_KIND_WAITERS)
+#undef SPIN_KIND_WAITERS
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Each kind's traced copies, out of line: @name_lock_traced and
+ * @name_unlock_traced run its bodies with @traced true.
+ */
+#define SPIN_KIND_TRACED(name, ID, lock, trylock, unlock, ...)                                     \
+	static __attribute__((noinline)) void name##_lock_traced(spinlock_t *l)                    \
+	{                                                                                          \
+		lock(l, true);                                                                     \
+	}                                                                                          \
+	static __attribute__((noinline)) void name##_unlock_traced(spinlock_t *l)                  \
+	{                                                                                          \
+		unlock(l, true);                                                                   \
+	}
+SPIN_KIND_LIST(SPIN_KIND_TRACED)
+#undef SPIN_KIND_TRACED
+
+static void spin_lock_checked(spinlock_t *lock, unsigned mode, unsigned subclass, uintptr_t site);
+static void spin_unlock_checked(spinlock_t *lock, unsigned mode, uintptr_t site);
+
+/*
+ * The one dispatch of lock and unlock: two cases per kind, the body inline
+ * without a trace hook (mode = the kind) and its traced copy (the kind |
+ * SPIN_MODE_TRACED), so the common case makes no call.  The default kind
+ * untraced (mode 0) is the expected case, so it costs one test of the
+ * mode byte; any mode with SPIN_MODE_CHECKED set is the default case
+ * (lock orders checked, then this dispatch again without the bit).
+ */
+#define SPIN_OP_CASES(op, name, ID, body)                                                          \
+	case SPIN_KIND_##ID:                                                                       \
+		body(l, false);                                                                    \
+		break;                                                                             \
+	case SPIN_KIND_##ID | SPIN_MODE_TRACED:                                                    \
+		name##_##op##_traced(l);                                                           \
+		break;
+#define SPIN_LOCK_CASES(name, ID, lock_body, ...) SPIN_OP_CASES(lock, name, ID, lock_body)
+#define SPIN_UNLOCK_CASES(name, ID, lock_body, trylock_body, unlock_body, ...)                     \
+	SPIN_OP_CASES(unlock, name, ID, unlock_body)
+
+static inline __attribute__((always_inline)) void spin_lock_kinds(spinlock_t *l, unsigned mode,
+								  unsigned subclass, uintptr_t site)
+{
+	switch (__builtin_expect(mode, 0)) {
+		SPIN_KIND_LIST(SPIN_LOCK_CASES)
+	default:
+		spin_lock_checked(l, mode, subclass, site);
+	}
+}
+
+static inline __attribute__((always_inline)) void spin_unlock_kinds(spinlock_t *l, unsigned mode,
+								    uintptr_t site)
+{
+	switch (__builtin_expect(mode, 0)) {
+		SPIN_KIND_LIST(SPIN_UNLOCK_CASES)
+	default:
+		spin_unlock_checked(l, mode, site);
+	}
+}
 
 /*
  * The dispatch's default case: SPIN_MODE_CHECKED is set in @mode (every
@@ -292,18 +357,18 @@ SPIN_DISPATCH(unlock, ticket_unlock, qspin_unlock_body, spin_unlock_checked(lock
  * then the kind's body as the entry point would run it.  @site is the
  * acquisition's code address.
  */
-static __attribute__((noinline)) void spin_lock_checked(spinlock_t *lock, enum spin_mode mode,
+static __attribute__((noinline)) void spin_lock_checked(spinlock_t *lock, unsigned mode,
 							unsigned subclass, uintptr_t site)
 {
 	lockdep_acquire(lock, subclass, false, site);
-	spin_lock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED), subclass, site);
+	spin_lock_kinds(lock, mode & ~SPIN_MODE_CHECKED, subclass, site);
 }
 
-static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, enum spin_mode mode,
+static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, unsigned mode,
 							  uintptr_t site)
 {
 	lockdep_release(lock, site);
-	spin_unlock_kinds(lock, (enum spin_mode)(mode & ~SPIN_MODE_CHECKED), 0, site);
+	spin_unlock_kinds(lock, mode & ~SPIN_MODE_CHECKED, site);
 }
 
 /*
@@ -315,7 +380,7 @@ static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, enum
  */
 LOCK_RULES_EXEMPT("the lock itself") void spin_lock(spinlock_t *lock)
 {
-	enum spin_mode mode = spin_mode();
+	unsigned mode = spin_mode();
 
 	spin_debug_before_lock(lock);
 	spin_lock_kinds(lock, mode, 0, LOCKDEP_SITE());
@@ -326,7 +391,7 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_lock(spinlock_t *lock)
 LOCK_RULES_EXEMPT("the lock itself")
 void spin_lock_at(spinlock_t *lock, unsigned subclass, uintptr_t site)
 {
-	enum spin_mode mode = spin_mode();
+	unsigned mode = spin_mode();
 
 	spin_debug_before_lock(lock);
 	spin_lock_kinds(lock, mode, subclass, site);
@@ -340,30 +405,36 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_lock_nested(spinlock_t *lock, uns
 
 LOCK_RULES_EXEMPT("the lock itself") void spin_unlock_at(spinlock_t *lock, uintptr_t site)
 {
-	enum spin_mode mode = spin_mode();
+	unsigned mode = spin_mode();
 
 	spin_debug_release(lock);
-	spin_unlock_kinds(lock, mode, 0, site);
+	spin_unlock_kinds(lock, mode, site);
 }
 
 LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
 {
-	enum spin_mode mode = spin_mode();
+	unsigned mode = spin_mode();
 
 	spin_debug_release(lock);
-	spin_unlock_kinds(lock, mode, 0, LOCKDEP_SITE());
+	spin_unlock_kinds(lock, mode, LOCKDEP_SITE());
 }
 
 /* Not on a hot path: the bodies inline with @traced read at run time. */
 LOCK_RULES_EXEMPT("the lock itself") bool spin_trylock(spinlock_t *lock)
 {
-	enum spin_mode mode = spin_mode();
+	unsigned mode = spin_mode();
 	bool traced = mode & SPIN_MODE_TRACED, taken;
 
-	if (mode & SPIN_MODE_QUEUED)
-		taken = qspin_trylock_body(lock, traced);
-	else
-		taken = ticket_trylock(lock, traced);
+	switch (mode & SPIN_MODE_KIND) {
+#define SPIN_TRYLOCK_CASE(name, ID, lock_body, trylock_body, ...)                                  \
+	case SPIN_KIND_##ID:                                                                       \
+		taken = trylock_body(lock, traced);                                                \
+		break;
+		SPIN_KIND_LIST(SPIN_TRYLOCK_CASE)
+#undef SPIN_TRYLOCK_CASE
+	default:
+		taken = false; /* no such kind: spin_kind_set stores only the list's */
+	}
 	if (!taken)
 		return false;
 	/* A trylock never waits: onto the checker's stack, with no order. */

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * spinlock.h - a 4-byte ticket spinlock that can sleep when CPUs are virtual.
+ * spinlock.h - the 4-byte spinlock_t of every lock and lockref, and its kinds
+ * (SPIN_KIND_LIST below: one line each, chosen at boot by spinlock.kind=).
+ * This comment is the default kind's, a ticket lock that can sleep when CPUs
+ * are virtual; the others have a header each (qspinlock.h, spinlock_tas.h).
  *
  * Why tickets: a CPU takes a ticket (one XADD on the tail) and waits until
  * the head reaches it, so waiters are served in arrival order and nobody
@@ -175,18 +178,106 @@ bool spin_is_locked(const spinlock_t *lock);
 bool spin_is_held(const spinlock_t *lock);
 
 /*
- * The kind of every spinlock_t: the ticket lock above (the seeds' lock, the
- * default) or the queued spinlock of qspinlock.h (Linux's since 4.2), chosen
- * at boot (spinlock.kind=).  Its names, for the command line, logs and # ENV,
- * are spin_kind_names (NULL-terminated; a static copy per user keeps the
- * parsers' tests free of the lock's code).
+ * The kinds of spinlock_t, one line each: the one list every other place
+ * derives a kind from (spinlock.c's dispatch, spinlock.kind='s names, its
+ * option text and error line, # ENV, the benchmark impls and rows, the
+ * torture's negative control torture.busted=<kind>).  The default kind
+ * comes first and is the only one a lock costs nothing to be (the static
+ * keys below); SPIN_KINDS_SWITCHED(X, arg) are the others, which a boot or
+ * a benchmark switches to (spin_kind_set).  Each line is
+ *
+ *   X(arg, name, ID, lock, trylock, unlock, free, waiters, fifo, pv, busted_lock, busted_unlock)
+ *
+ *   name     a bare word: the kind's name on the command line, in logs and
+ *            benchmark impls ("lockref-<name>"); SPIN_KIND_<ID> its index
+ *   lock, trylock, unlock   the bodies: (spinlock_t *, bool traced), always
+ *            inline, @traced a constant (spinlock.c makes an untraced copy
+ *            inline in each entry point and a traced one out of line); they
+ *            record the kind's trace events (docs/tracing.md): a FIFO kind
+ *            TR_SPIN_WAIT/ACQ with its ticket, which trace_check.py holds to
+ *            ticket order, any other kind the word lock's TR_QSPIN_WAIT/ACQ,
+ *            which it judges for overlap only (and queue order where the
+ *            kind also stamps TR_QSPIN_QUEUED).  Paravirtual waiting, where a
+ *            kind has it, is inside them (spinlock_pv.h, qspinlock_pv.h)
+ *   free     TICKET or ZERO: which test of a copy of the word says "free"
+ *            (spin_value_free), the lockref's lockless test
+ *   waiters  (spinlock_t copy) -> unsigned: CPUs the word shows queued
+ *            behind a holder, a lower bound (0: the word cannot tell)
+ *   fifo     1 if waiters are served in arrival order: the torture's fifo
+ *            invariant is judged for the kind
+ *   pv       1 if the kind waits paravirtually when spinlock.pv= is on (its
+ *            bodies call spinlock_pv.h's or qspinlock_pv.h's steps); 0: it
+ *            only spins, whatever spinlock.pv= says (the boot log says so)
+ *   busted_lock, busted_unlock   the kind broken on purpose, for
+ *            torture.busted=<name>: defined with the tests (kernel/test/
+ *            *_busted.h), only the torture expands this column
+ *
+ * Every lock starts as the word 0, which must be free under every kind
+ * (SPINLOCK_INIT, spin_init, spin_kind_set's reset of the global locks).
+ * A line with an empty column fails the build naming the kind and column
+ * (SPIN_KIND_REQUIRE in spinlock.c).  The bodies are declared where the
+ * dispatch sees them: spinlock.c includes each kind's header.
  */
-enum spin_kind { SPIN_KIND_TICKET, SPIN_KIND_QSPINLOCK, SPIN_KINDS };
-static const char *const spin_kind_names[] = {
-    [SPIN_KIND_TICKET] = "ticket",
-    [SPIN_KIND_QSPINLOCK] = "qspinlock",
-    [SPIN_KINDS] = NULL,
-};
+#define SPIN_KIND_LIST_ARG(X, arg)                                                                 \
+	X(arg, ticket, TICKET, ticket_lock, ticket_trylock, ticket_unlock, TICKET,                 \
+	  ticket_value_waiters, 1, 1, spin_lock_busted, spin_unlock_busted)                        \
+	SPIN_KINDS_SWITCHED(X, arg)
+#define SPIN_KINDS_SWITCHED(X, arg)                                                                \
+	X(arg, qspinlock, QSPINLOCK, qspin_lock_body, qspin_trylock_body, qspin_unlock_body, ZERO, \
+	  qspin_value_waiters, 0, 1, qspin_lock_busted, qspin_unlock_busted)                       \
+	X(arg, tas, TAS, tas_lock_body, qspin_trylock_body, tas_unlock_body, ZERO,                 \
+	  tas_value_waiters, 0, 0, tas_lock_busted, tas_unlock_busted)
+
+/* SPIN_KIND_LIST(X): X(name, ID, ...) per kind, without the pass-through argument. */
+#define SPIN_KIND_CALL(X, ...) X(__VA_ARGS__)
+#define SPIN_KIND_LIST(X)      SPIN_KIND_LIST_ARG(SPIN_KIND_CALL, X)
+
+#define SPIN_KIND_ENUM(name, ID, ...) SPIN_KIND_##ID,
+enum spin_kind { SPIN_KIND_LIST(SPIN_KIND_ENUM) SPIN_KINDS };
+#undef SPIN_KIND_ENUM
+
+/*
+ * The kinds' names, for the command line, logs and # ENV (NULL-terminated;
+ * a static copy per user keeps the parsers' tests free of the lock's code).
+ */
+#define SPIN_KIND_NAME(name, ...) #name,
+static const char *const spin_kind_names[] = {SPIN_KIND_LIST(SPIN_KIND_NAME) NULL};
+#undef SPIN_KIND_NAME
+
+/* The two tests of a free word a kind can choose (its free column). */
+enum spin_free { SPIN_FREE_TICKET, SPIN_FREE_ZERO };
+
+/* @kind's free column. */
+static inline __attribute__((always_inline)) enum spin_free spin_kind_free(enum spin_kind kind)
+{
+	switch (kind) {
+#define SPIN_KIND_FREE(name, ID, lock, trylock, unlock, free, ...)                                 \
+	case SPIN_KIND_##ID:                                                                       \
+		return SPIN_FREE_##free;
+		SPIN_KIND_LIST(SPIN_KIND_FREE)
+#undef SPIN_KIND_FREE
+	default:
+		return SPIN_FREE_TICKET;
+	}
+}
+
+/* @kind's fifo column: whether it serves waiters in arrival order. */
+static inline bool spin_kind_fifo(enum spin_kind kind)
+{
+#define SPIN_KIND_FIFO(name, ID, lock, trylock, unlock, free, waiters, fifo, ...)                  \
+	kind == SPIN_KIND_##ID ? (fifo) != 0:
+	return SPIN_KIND_LIST(SPIN_KIND_FIFO) false;
+#undef SPIN_KIND_FIFO
+}
+
+/* @kind's pv column: whether it waits paravirtually while spinlock.pv= is on. */
+static inline bool spin_kind_pv(enum spin_kind kind)
+{
+#define SPIN_KIND_PV(name, ID, lock, trylock, unlock, free, waiters, fifo, pv, ...)                \
+	kind == SPIN_KIND_##ID ? (pv) != 0:
+	return SPIN_KIND_LIST(SPIN_KIND_PV) false;
+#undef SPIN_KIND_PV
+}
 
 /*
  * The lock layer's switches, owned here and read by every spin_* call: the
@@ -197,48 +288,44 @@ static const char *const spin_kind_names[] = {
  * and the one arming of sleep (spinlock_pv.c); read-mostly and in a
  * cache-line pair of its own, so each read hits.
  */
-#define SPIN_MODE_QUEUED 1u /* bit of spin_switches.mode: the queued kind */
-#define SPIN_MODE_TRACED 2u /* bit of spin_switches.mode: spin events are recorded */
+#define SPIN_MODE_KIND	 3u /* bits of spin_switches.mode: the enum spin_kind in force */
+#define SPIN_MODE_TRACED 4u /* bit of spin_switches.mode: spin events are recorded */
 /* Bit of spin_switches.mode: lock orders are checked (lib/lockdep.h); out of line, each kind. */
-#define SPIN_MODE_CHECKED 4u
-enum spin_mode {
-	SPIN_TICKET = 0, /* the plain ticket lock, the case the dispatch tests first */
-	SPIN_QUEUED = SPIN_MODE_QUEUED,
-	SPIN_TICKET_TRACED = SPIN_MODE_TRACED,
-	SPIN_QUEUED_TRACED = SPIN_MODE_QUEUED | SPIN_MODE_TRACED,
-};
+#define SPIN_MODE_CHECKED 8u
+_Static_assert(SPIN_KINDS <= SPIN_MODE_KIND + 1, "every kind must fit SPIN_MODE_KIND's bits");
+_Static_assert(SPIN_KIND_TICKET == 0, "mode 0 (every switch at its default) is the first kind");
 
 struct spin_switches {
-	uint8_t mode; /* enum spin_mode */
+	uint8_t mode; /* SPIN_MODE_*: the kind, traced, checked */
 	uint8_t pv;   /* enum spin_pv_mode (spinlock_pv.h) */
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 extern struct spin_switches spin_switches;
 
 /*
  * The switch word is read only behind a static key (lib/static_key.h), so
- * that while every switch is at its default (ticket, no pv, unchecked,
- * untraced) a lock call and the lockref's lockless test read no switch at
- * all: spin_switched_key guards every read of spin_switches,
- * spin_queued_key (on only where the queued kind may be chosen) the
- * lockref's "is this word free" test.  The setters turn the keys on before
- * they move a switch off its default, and leave the switch alone if the
- * platform refuses (the kernel: after the other CPUs started).
+ * that while every switch is at its default (the first kind, no pv,
+ * unchecked, untraced) a lock call and the lockref's lockless test read no
+ * switch at all: spin_switched_key guards every read of spin_switches,
+ * spin_kinds_key (on only where another kind may be chosen) the lockref's
+ * "is this word free" test.  The setters turn the keys on before they move
+ * a switch off its default, and leave the switch alone if the platform
+ * refuses (the kernel: after the other CPUs started).
  */
 extern struct static_key spin_switched_key;
-extern struct static_key spin_queued_key;
+extern struct static_key spin_kinds_key;
 
 /* The dispatch of every spin_* call; plain load, it changes only while no lock is in use. */
-static inline __attribute__((always_inline)) enum spin_mode spin_mode(void)
+static inline __attribute__((always_inline)) unsigned spin_mode(void)
 {
 	if (!static_key_guard(&spin_switched_key))
-		return SPIN_TICKET;
-	return (enum spin_mode)atomic_load8_relaxed(&spin_switches.mode);
+		return 0;
+	return atomic_load8_relaxed(&spin_switches.mode);
 }
 
 /* The kind in force. */
 static inline enum spin_kind spin_kind(void)
 {
-	return (spin_mode() & SPIN_MODE_QUEUED) ? SPIN_KIND_QSPINLOCK : SPIN_KIND_TICKET;
+	return (enum spin_kind)(spin_mode() & SPIN_MODE_KIND);
 }
 
 /*
@@ -278,42 +365,44 @@ void spin_trace_set(bool traced);
  * Decide from a copy of the lock word, not the live lock, whether that value
  * is free.  Ticket: unlocked iff head == tail; a CPU waiting in the queue
  * leaves tail ahead of head, and a sleeper's flag makes the tail odd, so
- * both count as locked.  Queued spinlock: unlocked iff the word is 0 (a
- * holder, a pending waiter or a queue each set bits).  Used by the lockref,
- * which reads the lock and its count in one load.
+ * both count as locked.  Zero: unlocked iff the word is 0 (the queued
+ * spinlock's holder, pending waiter or queue each set bits; a test-and-set
+ * lock's holder sets the word).  Used by the lockref, which reads the lock
+ * and its count in one load.
  */
 static inline __attribute__((always_inline)) bool spin_value_unlocked_ticket(spinlock_t copy)
 {
 	return copy.tickets.head == copy.tickets.tail;
 }
 
-static inline __attribute__((always_inline)) bool spin_value_unlocked_queued(spinlock_t copy)
+static inline __attribute__((always_inline)) bool spin_value_unlocked_zero(spinlock_t copy)
 {
 	return copy.val == 0;
 }
 
-/* The test of the kind in force (the two above: a kind known at build time). */
+/* The test @free names (a kind's free column). */
+static inline __attribute__((always_inline)) bool spin_value_free(enum spin_free free,
+								  spinlock_t copy)
+{
+	return free == SPIN_FREE_ZERO ? spin_value_unlocked_zero(copy)
+				      : spin_value_unlocked_ticket(copy);
+}
+
+/* The test of the kind in force: the default kind's unless spin_kinds_key is on. */
 static inline __attribute__((always_inline)) bool spin_value_unlocked(spinlock_t copy)
 {
-	if (static_key_guard(&spin_queued_key) &&
-	    __builtin_expect(spin_mode() & SPIN_MODE_QUEUED, 0))
-		return spin_value_unlocked_queued(copy);
+	if (static_key_guard(&spin_kinds_key) && __builtin_expect(spin_mode() & SPIN_MODE_KIND, 0))
+		return spin_value_free(spin_kind_free(spin_kind()), copy);
 	return spin_value_unlocked_ticket(copy);
 }
 
 /*
- * From a copy of a held lock's word: how many CPUs queue behind the holder.
- * Queued spinlock: only what the word shows (a pending waiter, a queue),
- * so 0, 1 or 2, a lower bound.
+ * From a copy of a held lock's word: how many CPUs queue behind the holder,
+ * as the kind in force's waiters column reads it (a lower bound: the queued
+ * spinlock's word shows a pending waiter and a queue, so 0, 1 or 2; a
+ * test-and-set word shows none).
  */
-static inline unsigned spin_value_waiters(spinlock_t copy)
-{
-	if (static_key_guard(&spin_queued_key) && (spin_mode() & SPIN_MODE_QUEUED))
-		return (copy.queued.pending != 0) + (copy.queued.tail != 0);
-	uint16_t queued = (uint16_t)((copy.tickets.tail & ~SPIN_TAIL_SLEEPERS) - copy.tickets.head);
-
-	return queued ? queued / SPIN_TICKET_STEP - 1 : 0;
-}
+unsigned spin_value_waiters(spinlock_t copy);
 
 /*
  * Lock-order checking on or off for every lock (lockdep_set calls it): the

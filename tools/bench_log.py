@@ -10,7 +10,9 @@ figure is written.  Python 3 standard library only.
 """
 
 import os
+import pathlib
 import platform
+import re
 
 import kernel_log
 
@@ -19,8 +21,18 @@ IMPL_ORDER = ["xadd", "cas-loop-cmpxchg8b", "cas-loop-cmpxchgq", "ticket-inline"
               "qspinlock-inline", "spinlock", "spinlock-pv",
               "lockref", "lockref-pv", "lockref-v7", "lockref-locked", "lockref16", "lockref-cmpxchgq",
               "lockref-cmpxchg8b", "qspinlock", "lockref-qspinlock", "qspinlock-pv"]
-# The two lock kinds (spinlock.kind=): each kind's lock impl and lockref impl.
-LOCK_KINDS = [("ticket", "spinlock", "lockref"), ("qspinlock", "qspinlock", "lockref-qspinlock")]
+
+
+def spin_kinds():
+    """The lock kinds (spinlock.kind=) of lib/spinlock.h's SPIN_KIND_LIST, the one list, in order."""
+    text = (pathlib.Path(__file__).resolve().parent.parent / "lib" / "spinlock.h").read_text()
+    return re.findall(r"^\s*X\(arg, (\w+), \w+,", text, re.M)
+
+
+# Each lock kind's lock impl and lockref impl: the default kind's are the plain names, every
+# other kind's are named after it (bench_ref.h).
+LOCK_KINDS = [(k, k, f"lockref-{k}") if i else (k, "spinlock", "lockref")
+              for i, k in enumerate(spin_kinds())]
 INSN_ORDER = ["xadd", "cmpxchg8b", "cmpxchgq", "cmpxchg16b"]
 OP_ORDER = ["insn", "get", "put", "get+put"]
 BENCH_ORDER = ["uncontended", "refcount", "convoy", "retry-table", "pathwalk"]

@@ -197,8 +197,8 @@ def section_retry(results):
 
 
 def section_lock_kinds(results):
-    """Ticket and qspinlock side by side: each kind's lock, its lockref, and their ratio."""
-    if not any(k[1] in ("qspinlock", "lockref-qspinlock") for k in results):
+    """The lock kinds side by side: each kind's lock, its lockref, and their ratio."""
+    if not any(k[1] in (lock, lref) for _, lock, lref in LOCK_KINDS[1:] for k in results):
         return None
     rows = []
 
@@ -228,12 +228,12 @@ def section_lock_kinds(results):
             rows.append([f"refcount N={n}: lockref / xadd"]
                         + [fmt_ratio(rate(lref), xadd[n]["ops_per_sec"])
                            for _, _, lref in LOCK_KINDS])
-    return "\n".join(["## ticket and qspinlock side by side", "",
-                      "The same lock and lockref code on either kind of spinlock "
+    return "\n".join(["## the lock kinds side by side", "",
+                      "The same lock and lockref code on each kind of spinlock "
                       "(`spinlock.kind=`; the benchmarks select the kind per trial).  The "
-                      "lockref's lockless path is the same on both; only what it falls back "
+                      "lockref's lockless path is the same on all; only what it falls back "
                       "to, and how a held lock looks, differ.", "",
-                      table(["", "ticket", "qspinlock"], rows)])
+                      table([""] + [k for k, _, _ in LOCK_KINDS], rows)])
 
 
 def quality_warnings(results):

@@ -19,6 +19,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "interface.md"
 CODE = ROOT / "kernel" / "cmdline.c"
+KINDS = ROOT / "lib" / "spinlock.h"
 SECTION = "## Kernel command line"
 
 
@@ -39,11 +40,19 @@ def doc_rows(text):
     return rows, twice
 
 
+def spin_kinds():
+    """The lock kinds of lib/spinlock.h's SPIN_KIND_LIST: spin_kind_names, and what
+    an array that expands the list (torture.busted=<kind>) adds."""
+    return re.findall(r"^\s*X\(arg, (\w+), \w+,", KINDS.read_text(), re.M)
+
+
 def code_options(text):
     """kernel/cmdline.c's options: {key: [choices]} (empty for numbers and flags)."""
-    arrays = {}
+    arrays = {"spin_kind_names": spin_kinds()}
     for name, body in re.findall(r"const char \*const (\w+)\[\] = \{(.*?)\};", text, re.S):
         arrays[name] = re.findall(r'"([^"]*)"', body)
+        if "SPIN_KIND_LIST(" in body:
+            arrays[name] += spin_kinds()
     table = re.search(r"static const struct option options\[\] = \{(.*?)\n\};", text, re.S)
     options = {}
     for entry in re.findall(r"\{(\"[^\"]+\",.*?)\}", table.group(1), re.S):

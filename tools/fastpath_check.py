@@ -43,8 +43,8 @@ FUNCTIONS = [f"lockref_{op}{p}" for op in OPS for p in ("", "_p")] + [
     f"lockref16_{op}{p}" for op in OPS + ["get_if_gen"] for p in ("", "_p")
 ]
 # The native build's copies with the switches constant: held to the "only the algorithm" rule there.
-FIXED = ["lockref_get_fixed", "lockref_put_or_lock_fixed", "lockref_get_fixed_queued",
-         "lockref_put_or_lock_fixed_queued", "lockref16_get_fixed", "lockref16_put_or_lock_fixed"]
+FIXED = ["lockref_get_fixed", "lockref_put_or_lock_fixed", "lockref_get_fixed_zero",
+         "lockref_put_or_lock_fixed_zero", "lockref16_get_fixed", "lockref16_put_or_lock_fixed"]
 DEFAULT_KERNEL = "build/kernel.elf"
 DEFAULT_NATIVE = ["build/bench-native/obj/lib/lockref.o", "build/bench-native/obj/lib/lockref16.o"]
 

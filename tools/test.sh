@@ -280,9 +280,14 @@ check bad-bench-words-reported sh -c 'grep -q "^cmdline: .bench.cpus=0,4.: expec
 # Every spinlock (the lockrefs', the fs's, the kernel's own) as the queued spinlock, short.
 boot tcg-smp2-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=tests quick spinlock.kind=qspinlock spinlock.pv=on"
 check qspinlock-reported grep -q "spinlock: kind qspinlock (spinlock.kind=qspinlock)" "$LOGDIR/tcg-smp2-qspinlock.serial"
-check bad-kind-reported grep -q "cmdline: 'spinlock.kind=mcs': expected ticket or qspinlock; keeping the default" "$LOGDIR/bad-cmdline.serial"
+check bad-kind-reported grep -q "cmdline: 'spinlock.kind=mcs': expected ticket, qspinlock or tas; keeping the default" "$LOGDIR/bad-cmdline.serial"
 check pv-on-qspinlock-reported grep -q "spinlock: paravirtual (spin, then halt until kicked) on (spinlock.pv=on)" "$LOGDIR/tcg-smp2-qspinlock.serial"
 # ... and the fs suite with the ref-walk (fs.walk=ref; every other boot walks RCU-walk); its
+# The test-and-set kind (spinlock.kind=tas, lib/spinlock_tas.h) under every lock of the spinlock,
+# lockref and fs suites, its torture traced: # ENV names the kind, and the trace judge passes its
+# holds, which carry no ticket and so no order to judge (about 6 s).
+boot tcg-smp4-tas ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=tas trace=all trace.test=ticket_lock_torture"
+check tcg-smp4-tas-judged sh -c 'grep -q "\"spinlock_kind\":\"tas\"" "$0" || exit 1; tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq "\([1-9][0-9]* without tickets" "$0.check"' "$LOGDIR/tcg-smp4-tas.serial"
 # qspinlock torture traced: the queue order judged on 3 CPUs queueing, and the paravirtual
 # queue's halts (pv auto: on under TCG) each ended by a kick or the time bound.
 boot tcg-smp4-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=qspinlock fs.walk=ref trace=all trace.test=qspinlock_torture"
@@ -371,6 +376,12 @@ boot busted-spinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=spinlo
     --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
 boot busted-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=qspinlock quick" -- \
     --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
+# torture.busted=<kind>: the test-and-set kind's broken variant (a test, then a plain store;
+# lib/spinlock.h's busted columns), which the spinlock torture must catch, naming the invariant,
+# and the trace judge must catch on its own as overlapping holds (about 4 s).
+boot busted-tas ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=tas quick trace=all trace.test=ticket_lock_torture trace.events=16384" -- \
+    --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
+check busted-tas-trace sh -c '! tools/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -q "FAIL overlap: lock torture:spinlock held by cpu [0-9] " "$0.check"' "$LOGDIR/busted-tas.serial"
 # A lock that excludes but starves (odd CPUs stand back after each miss): only the
 # torture's starvation check, judged in runs of 2 s or more, can fail it.
 boot busted-unfair ACCEL=tcg SMP=4 CMDLINE="run=spinlock quick torture.secs=2 torture.busted=unfair" -- \
@@ -422,7 +433,7 @@ check traced-lockref-converted sh -c 'tools/trace_convert.py "$0" "$1" && tools/
 check traced-lockref-window grep -Eq "trace_convert: window .* shows: fallbacks=[1-9][0-9]* sleeps=[1-9][0-9]* kicked_sleeps=[1-9]" "$LOGDIR/traced-lockref-converted.log"
 # The queued spinlock traced under every lock: overlap, lockless-in-hold and queue order judged.
 boot traced-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=lockref quick spinlock.kind=qspinlock trace=all trace.events=65536"
-check traced-qspinlock-judged sh -c 'tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq "of a qspinlock.* [1-9][0-9]* queued acquisitions judged" "$0.check"' "$LOGDIR/traced-qspinlock.serial"
+check traced-qspinlock-judged sh -c 'tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq "without tickets.* [1-9][0-9]* queued acquisitions judged" "$0.check"' "$LOGDIR/traced-qspinlock.serial"
 boot traced-spinlock-pv ACCEL=tcg SMP=2 CMDLINE="run=spinlock quick trace=all spinlock.pv=on"
 check traced-spinlock-judged tools/trace_check.py "$LOGDIR/traced-spinlock-pv.serial"
 for fault in ud gp pf; do

@@ -4,8 +4,8 @@
 
 Reads the "# TRACE" lines of a serial log and checks, trusting no counter
 the kernel printed, only the stamped events (docs/tracing.md):
-  1. hold intervals of one lock never overlap between CPUs (ticket and
-     queued spinlocks alike);
+  1. hold intervals of one lock never overlap between CPUs (every lock
+     kind alike: a ticket lock's "A"/"R", a word lock's "h"/"R");
   2. a ticket lock is granted in ticket order (the next grant's ticket is
      the last one's plus a step; a gap is allowed only on a lock where a
      paravirtual waiter slept: the documented pass-over);
@@ -25,6 +25,9 @@ the kernel printed, only the stamped events (docs/tracing.md):
      hold of the same lockref;
   5. a qspinlock's queue is FIFO: a CPU that queued behind CPU p takes the
      lock only after p took it at the end of the wait p queued in.
+Checks 2 and 5 apply only where a lock's events carry an order (a ticket,
+a "q" queued stamp): a word lock that promises none (lib/spinlock.h's kinds
+without fifo, e.g. the test-and-set lock) is judged by 1, 3 and 4 alone.
 Why these are sound with the kernel's stamps: an acquisition is stamped
 after the load that saw the turn (LFENCE;RDTSC), a release before the
 store that hands the lock on, and the TSC is one clock for every CPU, so
@@ -254,8 +257,8 @@ def main(argv):
     n_queue = check_queue_order(r, t, queued_waits)
     nev = sum(len(v) for v in t.events.values())
     print(f"trace_check: {nev} events on {len(t.events)} CPUs; {len(holds)} holds of "
-          f"{len({h.obj for h in holds})} locks ({len(holds) - len(ticket_holds)} of a "
-          f"qspinlock), {n_lockless} lockless successes, "
+          f"{len({h.obj for h in holds})} locks ({len(holds) - len(ticket_holds)} without "
+          f"tickets: a qspinlock or another word lock), {n_lockless} lockless successes, "
           f"{len(sleeps)} pv sleeps ({kicked} kicked, {timed} time bound, {early} early return; "
           f"{len(q_sleeps)} on a qspinlock), "
           f"{n_queue} queued acquisitions judged for queue order")

@@ -72,6 +72,9 @@
  * (qspinlock_busted.h), whose pending waiter does not wait for the holder;
  * torture.busted=qspinlock-skip-head, -early-handoff and -plain-tail on
  * queued locks with one queue step broken each (same file).
+ * torture.busted=<kind> (any name of spinlock.h's SPIN_KIND_LIST) runs
+ * ticket_lock_torture on that kind's broken variant, its busted columns;
+ * fifo is judged there only if the kind's fifo column says it is FIFO.
  * torture.busted=unfair runs qspinlock_torture on spin_lock_unfair
  * (spinlock_busted.h), which excludes but starves odd CPUs: only the
  * starvation check can fail it, so it proves that check.
@@ -276,14 +279,31 @@ static bool busted_drop_kick(unsigned cpu)
 	return atomic_xadd64(&busted_kicks, 1) % BUSTED_KICK_DROP_EVERY == 0;
 }
 
+/* torture.busted=<kind>: each kind's broken variant, its busted columns (spinlock.h). */
+static const struct {
+	void (*lock)(spinlock_t *lock);
+	void (*unlock)(spinlock_t *lock);
+} spin_busted_kinds[SPIN_KINDS] = {
+#define SPIN_BUSTED_OF(name, ID, lock_body, trylock_body, unlock_body, free, waiters, fifo, pv,    \
+		       busted_lock, busted_unlock)                                                 \
+	[SPIN_KIND_##ID] = {busted_lock, busted_unlock},
+    SPIN_KIND_LIST(SPIN_BUSTED_OF)
+#undef SPIN_BUSTED_OF
+};
+
 /*
  * CPU 0, before the others look: a fresh lock and zeroed results; the
- * queued spinlock's own calls if @queued, else spin_lock (the boot's kind).
+ * queued spinlock's own calls if @queued, else spin_lock (the boot's kind),
+ * or a kind's broken variant (torture.busted=<kind>).
  */
 static void spin_setup(struct ktest_ctx *t, bool queued)
 {
 	bool abba = !queued && opts.busted == BUSTED_ABBA;
-	bool busted = abba || opts.busted == (queued ? BUSTED_QSPINLOCK : BUSTED_SPINLOCK);
+	bool kind_busted = !queued && opts.busted >= BUSTED_KIND && opts.busted <= BUSTED_LAST;
+	enum spin_kind kind =
+	    kind_busted ? (enum spin_kind)(opts.busted - BUSTED_KIND) : spin_kind();
+	bool busted = abba || (queued && opts.busted == BUSTED_QSPINLOCK) ||
+		      (!queued && opts.busted == BUSTED_SPINLOCK);
 	bool busted_queue = queued && opts.busted >= BUSTED_QSPINLOCK_SKIP_HEAD &&
 			    opts.busted <= BUSTED_QSPINLOCK_PLAIN_TAIL;
 	bool unfair = queued && opts.busted == BUSTED_UNFAIR;
@@ -312,12 +332,16 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 		spin_init_named(&spin_abba_other, "torture:spinlock-abba");
 		spin_torture.acquire = spin_lock_abba;
 		spin_torture.release = spin_unlock_abba;
+	} else if (kind_busted) {
+		spin_torture.acquire = spin_busted_kinds[kind].lock;
+		spin_torture.release = spin_busted_kinds[kind].unlock;
 	} else {
 		spin_torture.acquire = busted ? spin_lock_busted : spin_lock;
 		spin_torture.release = busted ? spin_unlock_busted : spin_unlock;
 	}
 	spin_torture.label = queued ? "qspinlock" : "spinlock";
-	spin_torture.fifo = !queued && spin_kind() == SPIN_KIND_TICKET;
+	spin_torture.fifo = !queued && spin_kind_fifo(kind);
+	busted = busted || kind_busted;
 	spin_torture.busted = busted || busted_queue || unfair || lost_kick;
 	spin_torture.lost_kick = lost_kick;
 	spin_torture.busted_queue = busted_queue;
@@ -330,6 +354,11 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 			   "torture.busted=abba: a second lock taken inside the first on even "
 			   "CPUs and outside it on odd ones, which can deadlock; lockdep=on must "
 			   "report it first");
+	else if (kind_busted)
+		ktest_diag(t,
+			   "torture.busted=%s: running on that kind's broken variant (its busted "
+			   "columns in spinlock.h's SPIN_KIND_LIST); this test must fail",
+			   spin_kind_names[kind]);
 	else if (busted && queued)
 		ktest_diag(t, "torture.busted=qspinlock: running on qspin_lock_busted, whose "
 			      "pending waiter does not wait for the holder; this test must fail");

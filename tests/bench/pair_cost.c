@@ -152,7 +152,7 @@ static void batch(unsigned v)
 	case V_FIXED_V7:
 	case V_FIXED_LOCKED:
 		if (v == V_FIXED && spin_kind() == SPIN_KIND_QSPINLOCK)
-			LOCKREF_PAIRS(lockref_get_fixed_queued, lockref_put_or_lock_fixed_queued,
+			LOCKREF_PAIRS(lockref_get_fixed_zero, lockref_put_or_lock_fixed_zero,
 				      &o->lr, p);
 		else
 			LOCKREF_PAIRS(lockref_get_fixed, lockref_put_or_lock_fixed, &o->lr, p);

@@ -185,7 +185,7 @@ class TestGoodLog(ReportCase):
     def test_lock_kinds_side_by_side(self):
         """Ticket and qspinlock columns, each lockref over its own lock, and the qspinlock goals."""
         self.run_tool(good_lines())
-        self.assertNotIn("## ticket and qspinlock", self.report)  # no qspinlock lines, no section
+        self.assertNotIn("## the lock kinds side by side", self.report)  # no qspinlock lines, no section
         self.assertNotIn("lockref-qspinlock >=", self.report)
         lines = good_lines()
         extra = [bench_line("uncontended", "qspinlock", 1, int(1e9 / 20.0), ns_per_op=20.0),
@@ -197,7 +197,7 @@ class TestGoodLog(ReportCase):
             extra.append(bench_line("refcount", "lockref-qspinlock", cpus, int(lq)))
         lines[-3:-3] = extra
         self.assertEqual(self.run_tool(lines), 0, self.stderr)
-        self.assertIn("## ticket and qspinlock side by side", self.report)
+        self.assertIn("## the lock kinds side by side", self.report)
         self.assertIn("| uncontended lockref get+put, ns | 21.00 | 23.00 |", self.report)
         self.assertIn("| uncontended lockref / its lock | 1.05x | 1.15x |", self.report)
         self.assertIn("| refcount N=2: lockref / its lock | 2.00x | 1.54x |", self.report)

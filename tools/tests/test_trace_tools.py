@@ -173,7 +173,7 @@ class Tools(unittest.TestCase):
         good = qholds((0, 3, None, 100, 200), (1, 1, 150, 300, 400), (0, 0, 450, 500, 600))
         rc, out, _ = self.run_tool(log(good))
         self.assertEqual(rc, 0, out)
-        self.assertIn("3 holds of 1 locks (3 of a qspinlock)", out)
+        self.assertIn("3 holds of 1 locks (3 without tickets: a qspinlock or another word lock)", out)
         rc, out, _ = self.run_tool(log(qholds((0, 0, 50, 100, 300), (1, 1, 60, 200, 400))))
         self.assertEqual(rc, 1, out)
         self.assertIn("overlap: lock torture:lockref-hot held by cpu 0", out)
