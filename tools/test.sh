@@ -231,6 +231,10 @@ boot tcg-smp2 ACCEL=tcg SMP=2 CMDLINE="run=tests spinlock.pv=off"
 check pv-off-reported grep -q "spinlock: paravirtual .* off (spinlock.pv=off)" "$LOGDIR/tcg-smp2.serial"
 boot tcg-smp4-default ACCEL=tcg SMP=4
 boot tcg-smp3-pc-quick ACCEL=tcg SMP=3 MACHINE=pc CMDLINE="quick seed=7"
+# README's boot sample against the boot of the command it names (about 4 s): its # ENV keys,
+# test plan, tally and kinds of line; planted drifts must be caught (tools/readme_sample_check.py).
+boot readme-boot ACCEL=tcg SMP=4 CMDLINE="run=boot"
+check readme-boot-sample tools/readme_sample_check.py --self-test README.md "$LOGDIR/readme-boot.serial"
 boot tcg-acpi-off ACCEL=tcg SMP=2 QEMU_EXTRA="-machine acpi=off" CMDLINE="run=boot"
 # No ACPI on an i440FX board: SeaBIOS's Intel MP table lists the CPUs (one per package,
 # the rest from CPUID), and all 4 come online, the source named.
