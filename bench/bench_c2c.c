@@ -273,8 +273,9 @@ void c2c(struct bench_ctx *t)
 		print_matrix(t);
 }
 
-uint64_t c2c_plan_ms(unsigned ncpus, unsigned ms)
+uint64_t c2c_estimate(const struct bench_estimate *e)
 {
+	unsigned ncpus = e->ncpus;
 	static bool lead[MAX_CPUS];
 	uint64_t pairs = 0;
 
@@ -282,5 +283,5 @@ uint64_t c2c_plan_ms(unsigned ncpus, unsigned ms)
 	for (unsigned a = 0; a < ncpus; a++)
 		for (unsigned b = a + 1; b < ncpus; b++)
 			pairs += lead[a] || lead[b];
-	return pairs * ms; /* the budget: a pair on hardware is done well before */
+	return pairs * e->ms; /* the budget: a pair on hardware is done well before */
 }

@@ -8,10 +8,14 @@
  * entries on pinned threads).  One list keeps the names, the order and the
  * CPU counts the same in both.
  *
- * BENCH_CASES(X) calls X(fn, "name", cpus) once per benchmark: fn is
- * `void fn(struct bench_ctx *t)` in one of the bench_*.c files, "name" is
- * its test name, and cpus is BENCH_ONE_CPU or BENCH_ALL_CPUS (every CPU
- * of the runner calls fn at once).
+ * BENCH_CASES(X) calls X(fn, "name", cpus, estimate) once per benchmark:
+ * fn is `void fn(struct bench_ctx *t)` in one of the bench_*.c files,
+ * "name" is its test name, cpus is BENCH_ONE_CPU or BENCH_ALL_CPUS (every
+ * CPU of the runner calls fn at once), and estimate is how bench_plan.c
+ * foresees its time (struct bench_estimate below): bench_estimate_sweep
+ * (one bench_run per CPU count of the plan, the common case) or the
+ * benchmark's own function beside fn.  A new benchmark is one line here
+ * and its function.
  */
 #ifndef KERNEL_BENCH_CASES_H
 #define KERNEL_BENCH_CASES_H
@@ -28,55 +32,72 @@
  * "<bench>-lockref-<kind>" (bench_refcount.c defines their functions).
  */
 #define BENCH_KIND_REFCOUNT(X, name, ...)                                                          \
-	X(refcount_##name, "refcount-" #name, BENCH_ALL_CPUS)                                      \
-	X(refcount_lockref_##name, "refcount-lockref-" #name, BENCH_ALL_CPUS)
+	X(refcount_##name, "refcount-" #name, BENCH_ALL_CPUS, bench_estimate_sweep)                \
+	X(refcount_lockref_##name, "refcount-lockref-" #name, BENCH_ALL_CPUS, bench_estimate_sweep)
 #define BENCH_KIND_CONVOY(X, name, ...)                                                            \
-	X(convoy_##name, "convoy-" #name, BENCH_ALL_CPUS)                                          \
-	X(convoy_lockref_##name, "convoy-lockref-" #name, BENCH_ALL_CPUS)
+	X(convoy_##name, "convoy-" #name, BENCH_ALL_CPUS, bench_estimate_sweep)                    \
+	X(convoy_lockref_##name, "convoy-lockref-" #name, BENCH_ALL_CPUS, bench_estimate_sweep)
 
 #define BENCH_CASES(X)                                                                             \
-	X(uncontended, "uncontended", BENCH_ONE_CPU)                                               \
-	X(c2c, "c2c", BENCH_ALL_CPUS)                                                              \
-	X(refcount_xadd, "refcount-xadd", BENCH_ALL_CPUS)                                          \
-	X(refcount_spinlock, "refcount-spinlock", BENCH_ALL_CPUS)                                  \
-	X(refcount_lockref, "refcount-lockref", BENCH_ALL_CPUS)                                    \
-	X(refcount_lockref_v7, "refcount-lockref-v7", BENCH_ALL_CPUS)                              \
-	X(refcount_lockref_locked, "refcount-lockref-locked", BENCH_ALL_CPUS)                      \
-	X(refcount_lockref16, "refcount-lockref16", BENCH_ALL_CPUS)                                \
-	X(refcount_lockref_other_cas, "refcount-lockref-other-cas", BENCH_ALL_CPUS)                \
-	X(refcount_spinlock_pv, "refcount-spinlock-pv", BENCH_ALL_CPUS)                            \
-	X(refcount_lockref_pv, "refcount-lockref-pv", BENCH_ALL_CPUS)                              \
+	X(uncontended, "uncontended", BENCH_ONE_CPU, uncontended_estimate)                         \
+	X(c2c, "c2c", BENCH_ALL_CPUS, c2c_estimate)                                                \
+	X(refcount_xadd, "refcount-xadd", BENCH_ALL_CPUS, bench_estimate_sweep)                    \
+	X(refcount_spinlock, "refcount-spinlock", BENCH_ALL_CPUS, bench_estimate_sweep)            \
+	X(refcount_lockref, "refcount-lockref", BENCH_ALL_CPUS, bench_estimate_sweep)              \
+	X(refcount_lockref_v7, "refcount-lockref-v7", BENCH_ALL_CPUS, bench_estimate_sweep)        \
+	X(refcount_lockref_locked, "refcount-lockref-locked", BENCH_ALL_CPUS,                      \
+	  bench_estimate_sweep)                                                                    \
+	X(refcount_lockref16, "refcount-lockref16", BENCH_ALL_CPUS, bench_estimate_sweep)          \
+	X(refcount_lockref_other_cas, "refcount-lockref-other-cas", BENCH_ALL_CPUS,                \
+	  bench_estimate_sweep)                                                                    \
+	X(refcount_spinlock_pv, "refcount-spinlock-pv", BENCH_ALL_CPUS, bench_estimate_sweep)      \
+	X(refcount_lockref_pv, "refcount-lockref-pv", BENCH_ALL_CPUS, bench_estimate_sweep)        \
 	SPIN_KINDS_SWITCHED(BENCH_KIND_REFCOUNT, X)                                                \
-	X(refcount_qspinlock_pv, "refcount-qspinlock-pv", BENCH_ALL_CPUS)                          \
-	X(convoy_xadd, "convoy-xadd", BENCH_ALL_CPUS)                                              \
-	X(convoy_spinlock, "convoy-spinlock", BENCH_ALL_CPUS)                                      \
-	X(convoy_lockref, "convoy-lockref", BENCH_ALL_CPUS)                                        \
-	X(convoy_lockref_v7, "convoy-lockref-v7", BENCH_ALL_CPUS)                                  \
-	X(convoy_lockref_locked, "convoy-lockref-locked", BENCH_ALL_CPUS)                          \
-	X(convoy_lockref16, "convoy-lockref16", BENCH_ALL_CPUS)                                    \
-	X(convoy_spinlock_pv, "convoy-spinlock-pv", BENCH_ALL_CPUS)                                \
-	X(convoy_lockref_pv, "convoy-lockref-pv", BENCH_ALL_CPUS)                                  \
+	X(refcount_qspinlock_pv, "refcount-qspinlock-pv", BENCH_ALL_CPUS, bench_estimate_sweep)    \
+	X(convoy_xadd, "convoy-xadd", BENCH_ALL_CPUS, bench_estimate_sweep)                        \
+	X(convoy_spinlock, "convoy-spinlock", BENCH_ALL_CPUS, bench_estimate_sweep)                \
+	X(convoy_lockref, "convoy-lockref", BENCH_ALL_CPUS, bench_estimate_sweep)                  \
+	X(convoy_lockref_v7, "convoy-lockref-v7", BENCH_ALL_CPUS, bench_estimate_sweep)            \
+	X(convoy_lockref_locked, "convoy-lockref-locked", BENCH_ALL_CPUS, bench_estimate_sweep)    \
+	X(convoy_lockref16, "convoy-lockref16", BENCH_ALL_CPUS, bench_estimate_sweep)              \
+	X(convoy_spinlock_pv, "convoy-spinlock-pv", BENCH_ALL_CPUS, bench_estimate_sweep)          \
+	X(convoy_lockref_pv, "convoy-lockref-pv", BENCH_ALL_CPUS, bench_estimate_sweep)            \
 	SPIN_KINDS_SWITCHED(BENCH_KIND_CONVOY, X)                                                  \
-	X(pathwalk_same_lockref, "pathwalk-same-path-lockref", BENCH_ALL_CPUS)                     \
-	X(pathwalk_same_spinlock, "pathwalk-same-path-spinlock", BENCH_ALL_CPUS)                   \
-	X(pathwalk_own_lockref, "pathwalk-own-file-lockref", BENCH_ALL_CPUS)                       \
-	X(pathwalk_own_spinlock, "pathwalk-own-file-spinlock", BENCH_ALL_CPUS)                     \
-	X(pathwalk_same_lockref_refwalk, "pathwalk-same-path-lockref-refwalk", BENCH_ALL_CPUS)     \
-	X(pathwalk_same_spinlock_refwalk, "pathwalk-same-path-spinlock-refwalk", BENCH_ALL_CPUS)   \
-	X(pathwalk_own_lockref_refwalk, "pathwalk-own-file-lockref-refwalk", BENCH_ALL_CPUS)       \
-	X(pathwalk_own_spinlock_refwalk, "pathwalk-own-file-spinlock-refwalk", BENCH_ALL_CPUS)     \
-	X(pathwalk_mixed_lockref, "pathwalk-mixed-lockref", BENCH_ALL_CPUS)                        \
-	X(pathwalk_mixed_lockref_refwalk, "pathwalk-mixed-lockref-refwalk", BENCH_ALL_CPUS)        \
-	X(retry_table, "retry-table", BENCH_ALL_CPUS)
+	X(pathwalk_same_lockref, "pathwalk-same-path-lockref", BENCH_ALL_CPUS,                     \
+	  bench_estimate_sweep)                                                                    \
+	X(pathwalk_same_spinlock, "pathwalk-same-path-spinlock", BENCH_ALL_CPUS,                   \
+	  bench_estimate_sweep)                                                                    \
+	X(pathwalk_own_lockref, "pathwalk-own-file-lockref", BENCH_ALL_CPUS, bench_estimate_sweep) \
+	X(pathwalk_own_spinlock, "pathwalk-own-file-spinlock", BENCH_ALL_CPUS,                     \
+	  bench_estimate_sweep)                                                                    \
+	X(pathwalk_same_lockref_refwalk, "pathwalk-same-path-lockref-refwalk", BENCH_ALL_CPUS,     \
+	  bench_estimate_sweep)                                                                    \
+	X(pathwalk_same_spinlock_refwalk, "pathwalk-same-path-spinlock-refwalk", BENCH_ALL_CPUS,   \
+	  bench_estimate_sweep)                                                                    \
+	X(pathwalk_own_lockref_refwalk, "pathwalk-own-file-lockref-refwalk", BENCH_ALL_CPUS,       \
+	  bench_estimate_sweep)                                                                    \
+	X(pathwalk_own_spinlock_refwalk, "pathwalk-own-file-spinlock-refwalk", BENCH_ALL_CPUS,     \
+	  bench_estimate_sweep)                                                                    \
+	X(pathwalk_mixed_lockref, "pathwalk-mixed-lockref", BENCH_ALL_CPUS, bench_estimate_sweep)  \
+	X(pathwalk_mixed_lockref_refwalk, "pathwalk-mixed-lockref-refwalk", BENCH_ALL_CPUS,        \
+	  bench_estimate_sweep)                                                                    \
+	X(retry_table, "retry-table", BENCH_ALL_CPUS, retry_table_estimate)
 
-#define BENCH_CASE_DECLARE(fn, name, cpus) void fn(struct bench_ctx *t);
+/* What a benchmark's estimate is told: the plan, and the time of one bench_run. */
+struct bench_estimate {
+	unsigned ncpus;	  /* CPUs the plan uses */
+	unsigned npoints; /* CPU counts a sweep runs at */
+	unsigned ms;	  /* bench.ms= */
+	uint64_t run_ms;  /* one bench_run: its trials and warm-up */
+};
+
+/* The common estimate: one bench_run at each CPU count of the plan. */
+uint64_t bench_estimate_sweep(const struct bench_estimate *e);
+
+#define BENCH_CASE_DECLARE(fn, name, cpus, estimate)                                               \
+	void fn(struct bench_ctx *t);                                                              \
+	uint64_t estimate(const struct bench_estimate *e);
 BENCH_CASES(BENCH_CASE_DECLARE)
 #undef BENCH_CASE_DECLARE
-
-/* The bench_run calls of the benchmarks that do not sweep: bench_plan.c's estimate. */
-unsigned uncontended_runs(void);
-unsigned retry_table_runs(void);
-/* c2c's time budget in ms: its pairs at @ncpus (bench_plan's topology) times bench.ms=. */
-uint64_t c2c_plan_ms(unsigned ncpus, unsigned ms);
 
 #endif /* KERNEL_BENCH_CASES_H */

@@ -18,9 +18,9 @@ struct bench_plan bench_plan;
 
 static const struct {
 	const char *name;
-	int cpus;
+	uint64_t (*estimate)(const struct bench_estimate *e);
 } plan_cases[] = {
-#define PLAN_CASE(fn, name, cpus) {name, cpus},
+#define PLAN_CASE(fn, name, cpus, estimate) {name, estimate},
     BENCH_CASES(PLAN_CASE)
 #undef PLAN_CASE
 };
@@ -110,21 +110,21 @@ size_t bench_plan_cpu_list(char *buf, size_t size, unsigned active)
 	return topology_format_list(buf, size, v, active);
 }
 
+uint64_t bench_estimate_sweep(const struct bench_estimate *e)
+{
+	return e->npoints * e->run_ms;
+}
+
 uint64_t bench_plan_case_ms(unsigned idx, unsigned ms, unsigned trials)
 {
-	uint64_t run = (uint64_t)trials * ms + ms / WARMUP_DIV, runs;
+	struct bench_estimate e = {
+	    .ncpus = bench_plan.ncpus,
+	    .npoints = bench_plan.npoints,
+	    .ms = ms,
+	    .run_ms = (uint64_t)trials * ms + ms / WARMUP_DIV,
+	};
 
-	if (idx >= NPLAN_CASES)
-		return 0;
-	if (strcmp(plan_cases[idx].name, "c2c") == 0)
-		return c2c_plan_ms(bench_plan.ncpus, ms);
-	if (strcmp(plan_cases[idx].name, "uncontended") == 0)
-		runs = uncontended_runs();
-	else if (strcmp(plan_cases[idx].name, "retry-table") == 0)
-		runs = retry_table_runs();
-	else
-		runs = plan_cases[idx].cpus == BENCH_ALL_CPUS ? bench_plan.npoints : 1;
-	return runs * run;
+	return idx < NPLAN_CASES ? plan_cases[idx].estimate(&e) : 0;
 }
 
 void bench_plan_print(unsigned ms, unsigned trials, void (*line)(const char *text))

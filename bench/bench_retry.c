@@ -60,7 +60,7 @@ void retry_table(struct bench_ctx *t)
 	}
 }
 
-unsigned retry_table_runs(void)
+uint64_t retry_table_estimate(const struct bench_estimate *e)
 {
-	return RETRY_POLICIES;
+	return RETRY_POLICIES * e->run_ms; /* one bench_run per policy, on every CPU */
 }

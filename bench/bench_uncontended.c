@@ -405,7 +405,7 @@ void uncontended(struct bench_ctx *t)
 			return;
 }
 
-unsigned uncontended_runs(void)
+uint64_t uncontended_estimate(const struct bench_estimate *e)
 {
-	return INSNS + 3 * BASELINES + 3 * BENCH_IMPLS; /* as uncontended() calls bench_run */
+	return (INSNS + 3 * BASELINES + 3 * BENCH_IMPLS) * e->run_ms; /* as uncontended() runs */
 }

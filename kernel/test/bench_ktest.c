@@ -29,7 +29,7 @@ static void bench_plan_line(const char *text)
 static uint64_t bench_expected_ms(const struct ktest *test)
 {
 	static const char *const names[] = {
-#define BENCH_NAME(fn, name, cpus) name,
+#define BENCH_NAME(fn, name, ...) name,
 	    BENCH_CASES(BENCH_NAME)
 #undef BENCH_NAME
 	};
@@ -95,7 +95,7 @@ bool bench_barrier(struct bench_ctx *t, unsigned timeout_ms)
 	return ktest_barrier(t->runner, timeout_ms);
 }
 
-#define BENCH_KTEST(fn, name, cpus)                                                                \
+#define BENCH_KTEST(fn, name, cpus, ...)                                                           \
 	static void ktest_##fn(struct ktest_ctx *t)                                                \
 	{                                                                                          \
 		bench_ktest(t, fn);                                                                \

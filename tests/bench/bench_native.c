@@ -110,7 +110,7 @@ static const struct {
 	const char *name;
 	int cpus;
 } cases[] = {
-#define NATIVE_CASE(fn, name, cpus) {fn, name, cpus},
+#define NATIVE_CASE(fn, name, cpus, ...) {fn, name, cpus},
     BENCH_CASES(NATIVE_CASE)
 #undef NATIVE_CASE
 };
