@@ -26,61 +26,53 @@
 #define BENCH_ONE_CPU  0
 #define BENCH_ALL_CPUS 1
 
+/* A benchmark on every CPU, estimated as a sweep: most of the list. */
+#define BENCH_SWEEP(X, fn, name) X(fn, name, BENCH_ALL_CPUS, bench_estimate_sweep)
+
 /*
- * Each lock kind after the default (lib/spinlock.h's SPIN_KINDS_SWITCHED)
- * adds its refcount and convoy rows, "<bench>-<kind>" and
- * "<bench>-lockref-<kind>" (bench_refcount.c defines their functions).
+ * The rows the refcount and convoy benchmarks share, one per lock and
+ * lockref variant: "<bench>-xadd", "<bench>-spinlock", ...  @middle adds
+ * the rows only one of them has, after lockref16; @kind_rows the two rows
+ * of each lock kind after the default (lib/spinlock.h's
+ * SPIN_KINDS_SWITCHED), "<bench>-<kind>" and "<bench>-lockref-<kind>"
+ * (bench_refcount.c defines their functions).
  */
+#define BENCH_LOCK_ROWS(X, bench, middle, kind_rows)                                               \
+	BENCH_SWEEP(X, bench##_xadd, #bench "-xadd")                                               \
+	BENCH_SWEEP(X, bench##_spinlock, #bench "-spinlock")                                       \
+	BENCH_SWEEP(X, bench##_lockref, #bench "-lockref")                                         \
+	BENCH_SWEEP(X, bench##_lockref_v7, #bench "-lockref-v7")                                   \
+	BENCH_SWEEP(X, bench##_lockref_locked, #bench "-lockref-locked")                           \
+	BENCH_SWEEP(X, bench##_lockref16, #bench "-lockref16")                                     \
+	middle(X) BENCH_SWEEP(X, bench##_spinlock_pv, #bench "-spinlock-pv")                       \
+	    BENCH_SWEEP(X, bench##_lockref_pv, #bench "-lockref-pv")                               \
+		SPIN_KINDS_SWITCHED(kind_rows, X)
+#define BENCH_REFCOUNT_ONLY(X)                                                                     \
+	BENCH_SWEEP(X, refcount_lockref_other_cas, "refcount-lockref-other-cas")
+#define BENCH_CONVOY_ONLY(X)
 #define BENCH_KIND_REFCOUNT(X, name, ...)                                                          \
-	X(refcount_##name, "refcount-" #name, BENCH_ALL_CPUS, bench_estimate_sweep)                \
-	X(refcount_lockref_##name, "refcount-lockref-" #name, BENCH_ALL_CPUS, bench_estimate_sweep)
+	BENCH_SWEEP(X, refcount_##name, "refcount-" #name)                                         \
+	BENCH_SWEEP(X, refcount_lockref_##name, "refcount-lockref-" #name)
 #define BENCH_KIND_CONVOY(X, name, ...)                                                            \
-	X(convoy_##name, "convoy-" #name, BENCH_ALL_CPUS, bench_estimate_sweep)                    \
-	X(convoy_lockref_##name, "convoy-lockref-" #name, BENCH_ALL_CPUS, bench_estimate_sweep)
+	BENCH_SWEEP(X, convoy_##name, "convoy-" #name)                                             \
+	BENCH_SWEEP(X, convoy_lockref_##name, "convoy-lockref-" #name)
 
 #define BENCH_CASES(X)                                                                             \
 	X(uncontended, "uncontended", BENCH_ONE_CPU, uncontended_estimate)                         \
 	X(c2c, "c2c", BENCH_ALL_CPUS, c2c_estimate)                                                \
-	X(refcount_xadd, "refcount-xadd", BENCH_ALL_CPUS, bench_estimate_sweep)                    \
-	X(refcount_spinlock, "refcount-spinlock", BENCH_ALL_CPUS, bench_estimate_sweep)            \
-	X(refcount_lockref, "refcount-lockref", BENCH_ALL_CPUS, bench_estimate_sweep)              \
-	X(refcount_lockref_v7, "refcount-lockref-v7", BENCH_ALL_CPUS, bench_estimate_sweep)        \
-	X(refcount_lockref_locked, "refcount-lockref-locked", BENCH_ALL_CPUS,                      \
-	  bench_estimate_sweep)                                                                    \
-	X(refcount_lockref16, "refcount-lockref16", BENCH_ALL_CPUS, bench_estimate_sweep)          \
-	X(refcount_lockref_other_cas, "refcount-lockref-other-cas", BENCH_ALL_CPUS,                \
-	  bench_estimate_sweep)                                                                    \
-	X(refcount_spinlock_pv, "refcount-spinlock-pv", BENCH_ALL_CPUS, bench_estimate_sweep)      \
-	X(refcount_lockref_pv, "refcount-lockref-pv", BENCH_ALL_CPUS, bench_estimate_sweep)        \
-	SPIN_KINDS_SWITCHED(BENCH_KIND_REFCOUNT, X)                                                \
-	X(refcount_qspinlock_pv, "refcount-qspinlock-pv", BENCH_ALL_CPUS, bench_estimate_sweep)    \
-	X(convoy_xadd, "convoy-xadd", BENCH_ALL_CPUS, bench_estimate_sweep)                        \
-	X(convoy_spinlock, "convoy-spinlock", BENCH_ALL_CPUS, bench_estimate_sweep)                \
-	X(convoy_lockref, "convoy-lockref", BENCH_ALL_CPUS, bench_estimate_sweep)                  \
-	X(convoy_lockref_v7, "convoy-lockref-v7", BENCH_ALL_CPUS, bench_estimate_sweep)            \
-	X(convoy_lockref_locked, "convoy-lockref-locked", BENCH_ALL_CPUS, bench_estimate_sweep)    \
-	X(convoy_lockref16, "convoy-lockref16", BENCH_ALL_CPUS, bench_estimate_sweep)              \
-	X(convoy_spinlock_pv, "convoy-spinlock-pv", BENCH_ALL_CPUS, bench_estimate_sweep)          \
-	X(convoy_lockref_pv, "convoy-lockref-pv", BENCH_ALL_CPUS, bench_estimate_sweep)            \
-	SPIN_KINDS_SWITCHED(BENCH_KIND_CONVOY, X)                                                  \
-	X(pathwalk_same_lockref, "pathwalk-same-path-lockref", BENCH_ALL_CPUS,                     \
-	  bench_estimate_sweep)                                                                    \
-	X(pathwalk_same_spinlock, "pathwalk-same-path-spinlock", BENCH_ALL_CPUS,                   \
-	  bench_estimate_sweep)                                                                    \
-	X(pathwalk_own_lockref, "pathwalk-own-file-lockref", BENCH_ALL_CPUS, bench_estimate_sweep) \
-	X(pathwalk_own_spinlock, "pathwalk-own-file-spinlock", BENCH_ALL_CPUS,                     \
-	  bench_estimate_sweep)                                                                    \
-	X(pathwalk_same_lockref_refwalk, "pathwalk-same-path-lockref-refwalk", BENCH_ALL_CPUS,     \
-	  bench_estimate_sweep)                                                                    \
-	X(pathwalk_same_spinlock_refwalk, "pathwalk-same-path-spinlock-refwalk", BENCH_ALL_CPUS,   \
-	  bench_estimate_sweep)                                                                    \
-	X(pathwalk_own_lockref_refwalk, "pathwalk-own-file-lockref-refwalk", BENCH_ALL_CPUS,       \
-	  bench_estimate_sweep)                                                                    \
-	X(pathwalk_own_spinlock_refwalk, "pathwalk-own-file-spinlock-refwalk", BENCH_ALL_CPUS,     \
-	  bench_estimate_sweep)                                                                    \
-	X(pathwalk_mixed_lockref, "pathwalk-mixed-lockref", BENCH_ALL_CPUS, bench_estimate_sweep)  \
-	X(pathwalk_mixed_lockref_refwalk, "pathwalk-mixed-lockref-refwalk", BENCH_ALL_CPUS,        \
-	  bench_estimate_sweep)                                                                    \
+	BENCH_LOCK_ROWS(X, refcount, BENCH_REFCOUNT_ONLY, BENCH_KIND_REFCOUNT)                     \
+	BENCH_SWEEP(X, refcount_qspinlock_pv, "refcount-qspinlock-pv")                             \
+	BENCH_LOCK_ROWS(X, convoy, BENCH_CONVOY_ONLY, BENCH_KIND_CONVOY)                           \
+	BENCH_SWEEP(X, pathwalk_same_lockref, "pathwalk-same-path-lockref")                        \
+	BENCH_SWEEP(X, pathwalk_same_spinlock, "pathwalk-same-path-spinlock")                      \
+	BENCH_SWEEP(X, pathwalk_own_lockref, "pathwalk-own-file-lockref")                          \
+	BENCH_SWEEP(X, pathwalk_own_spinlock, "pathwalk-own-file-spinlock")                        \
+	BENCH_SWEEP(X, pathwalk_same_lockref_refwalk, "pathwalk-same-path-lockref-refwalk")        \
+	BENCH_SWEEP(X, pathwalk_same_spinlock_refwalk, "pathwalk-same-path-spinlock-refwalk")      \
+	BENCH_SWEEP(X, pathwalk_own_lockref_refwalk, "pathwalk-own-file-lockref-refwalk")          \
+	BENCH_SWEEP(X, pathwalk_own_spinlock_refwalk, "pathwalk-own-file-spinlock-refwalk")        \
+	BENCH_SWEEP(X, pathwalk_mixed_lockref, "pathwalk-mixed-lockref")                           \
+	BENCH_SWEEP(X, pathwalk_mixed_lockref_refwalk, "pathwalk-mixed-lockref-refwalk")           \
 	X(retry_table, "retry-table", BENCH_ALL_CPUS, retry_table_estimate)
 
 /* What a benchmark's estimate is told: the plan, and the time of one bench_run. */

@@ -153,34 +153,30 @@ def json_problems(lines):
     return out
 
 
-def env(lines):
-    """The object of the first `# ENV` line that is a JSON object, or None."""
-    for number, text in lines:
+def objects(lines, kind):
+    """The JSON objects of the `# KIND` lines (ENV, BENCH, KCSAN), in order, skipping
+    the lines that are not JSON objects (json_problems names those)."""
+    for _, text in lines:
         m = JSON_LINE.match(text)
-        if m and m.group(1) == "ENV":
+        if m and m.group(1) == kind:
             try:
                 value = json.loads(m.group(2))
             except ValueError:
                 continue
             if isinstance(value, dict):
-                return value
-    return None
+                yield value
+
+
+def env(lines):
+    """The object of the first `# ENV` line that is a JSON object, or None."""
+    return next(objects(lines, "ENV"), None)
 
 
 def kcsan(lines):
     """The object of the last `# KCSAN` line (make kcsan's summary, docs/kcsan.md), or None:
     a plain kernel prints none, and a cut log may lack it."""
-    found = None
-    for number, text in lines:
-        m = JSON_LINE.match(text)
-        if m and m.group(1) == "KCSAN":
-            try:
-                value = json.loads(m.group(2))
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                found = value
-    return found
+    found = list(objects(lines, "KCSAN"))
+    return found[-1] if found else None
 
 
 def verdict(lines):

@@ -141,9 +141,10 @@ def self_test(variables, shown, booted):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("readme")
-    ap.add_argument("serial")
-    ap.add_argument("--self-test", action="store_true")
+    ap.add_argument("--self-test", action="store_true",
+                    help="also plant drifts into the sample; each must be caught")
+    ap.add_argument("readme", help="README.md")
+    ap.add_argument("serial", help="the serial log of a boot of the command the sample names")
     args = ap.parse_args()
     try:
         variables, shown = sample(Path(args.readme).read_text())
