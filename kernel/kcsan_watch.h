@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "atomic.h"
 #include "random.h"
 
 /* The command line's kcsan.* bounds and defaults (kernel/cmdline.c checks them). */
@@ -177,11 +178,9 @@ static inline bool kcsan_site_tick(uint64_t *table, uintptr_t ip)
 
 	for (unsigned i = 0; i < KCSAN_SITE_PROBES; i++) {
 		uint64_t *e = &table[(h + i) % KCSAN_SITES];
-		uint64_t v = __atomic_load_n(e, __ATOMIC_RELAXED), free = 0;
+		uint64_t v = atomic_load64_relaxed(e), free = 0;
 
-		if (v == 0 &&
-		    __atomic_compare_exchange_n(e, &free, key | UINT64_C(1) << KCSAN_SITE_SHIFT,
-						false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		if (v == 0 && atomic_cmpxchg64_q(e, &free, key | UINT64_C(1) << KCSAN_SITE_SHIFT))
 			return true; /* its first execution */
 		if (v == 0)
 			v = free; /* another CPU claimed it first: maybe for this very site */
@@ -191,7 +190,7 @@ static inline bool kcsan_site_tick(uint64_t *table, uintptr_t ip)
 		if (count == KCSAN_SITE_COUNT_MAX)
 			return false;
 		count++;
-		__atomic_store_n(e, key | count << KCSAN_SITE_SHIFT, __ATOMIC_RELAXED);
+		atomic_store64_relaxed(e, key | count << KCSAN_SITE_SHIFT);
 		return count <= KCSAN_SITE_EVERY || (count & (count - 1)) == 0;
 	}
 	return false;
