@@ -176,8 +176,9 @@ static void note(const char *key, const char *value, const char *what, bool sele
 		first_selecting = n;
 }
 
-static const char *const suite_names[] = {"boot",  "spinlock", "lockref", "fs",
-					  "bench", "lockdep",  NULL};
+#define SUITE_X_NAME(name, id, group) #name,
+const char *const suite_names[SUITE_COUNT + 1] = {SUITE_LIST(SUITE_X_NAME) NULL};
+#undef SUITE_X_NAME
 
 /* A word of a comma list that stands for several bits at once ("all"). */
 struct word_mask {
