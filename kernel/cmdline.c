@@ -8,6 +8,7 @@
  * arguments with this same file, so both take the same words.
  */
 #include "cmdline.h"
+#include "fs.h"
 #include "kcsan_watch.h"
 
 #include "lockref.h"
@@ -327,7 +328,9 @@ DEFINE_SETTER(set_kcsan_delay, kcsan_delay_us, unsigned, 0)
 DEFINE_SETTER(set_kcsan_slots, kcsan_slots, unsigned, 0)
 
 /* fs.walk=: RCU-walk (the default) or a reference on every component (fs/fs.h). */
-const char *const fs_walk_names[] = {"rcu", "ref", NULL};
+#define FS_X_WALK_NAME(id, name) #name,
+const char *const fs_walk_names[] = {FS_WALK_LIST(FS_X_WALK_NAME) NULL};
+#undef FS_X_WALK_NAME
 
 /* The groups of trace=, in TRACE_GROUP_* bit order. */
 static const char *const trace_group_names[] = {"spin", "lockref", "pv", "barrier", "test", NULL};

@@ -22,6 +22,7 @@ DOC = ROOT / "docs" / "interface.md"
 CODE = ROOT / "kernel" / "cmdline.c"
 KINDS = ROOT / "lib" / "spinlock.h"
 SUITES = ROOT / "kernel" / "cmdline.h"
+WALKS = ROOT / "fs" / "fs.h"
 SECTION = "## Kernel command line"
 
 
@@ -48,6 +49,11 @@ def spin_kinds():
     return re.findall(r"^\s*X\(arg, (\w+), \w+,", KINDS.read_text(), re.M)
 
 
+def fs_walks():
+    """The walks of fs/fs.h's FS_WALK_LIST, which fs_walk_names expands."""
+    return re.findall(r"^\s*X\(\w+, (\w+)\)", WALKS.read_text(), re.M)
+
+
 def suites():
     """The suites of kernel/cmdline.h's SUITE_LIST, and run='s groups of them
     (kernel/cmdline.c's suite_groups): every word run= takes."""
@@ -63,6 +69,8 @@ def code_options(text):
         arrays[name] = re.findall(r'"([^"]*)"', body)
         if "SPIN_KIND_LIST(" in body:
             arrays[name] += spin_kinds()
+        if "FS_WALK_LIST(" in body:
+            arrays[name] += fs_walks()
     table = re.search(r"static const struct option options\[\] = \{(.*?)\n\};", text, re.S)
     options = {}
     for entry in re.findall(r"\{(\"[^\"]+\",.*?)\}", table.group(1), re.S):
