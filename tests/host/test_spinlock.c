@@ -461,13 +461,7 @@ static void test_pv_lost_kick(void)
  */
 static void test_pv_stats_line(void)
 {
-	struct pv_stats s = {.sleeps = 2,
-			     .kicks = 3,
-			     .passes = 4,
-			     .arms = 1,
-			     .hash_full = 5,
-			     .no_head = 6,
-			     .lost_kicks = 1};
+	struct pv_stats s = {2, 3, 4, 1, 5, 6, 1}; /* in PV_STAT_LIST's order */
 	char line[PV_STATS_LINE], cut[20];
 
 	pv_stats_format(line, sizeof(line), &s);
