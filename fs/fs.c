@@ -42,7 +42,8 @@ static uint32_t fs_walk_boot = FS_WALK_RCU;
 
 void fs_set_walk_default(enum fs_walk walk)
 {
-	atomic_store32(&fs_walk_boot, walk == FS_WALK_REF ? FS_WALK_REF : FS_WALK_RCU);
+	atomic_store32(&fs_walk_boot,
+		       walk > FS_WALK_BOOT && walk < FS_WALK_END ? walk : FS_WALK_RCU);
 }
 
 enum fs_walk fs_walk_default(void)
@@ -52,7 +53,11 @@ enum fs_walk fs_walk_default(void)
 
 const char *fs_walk_name(enum fs_walk walk)
 {
-	return walk == FS_WALK_REF ? "ref" : walk == FS_WALK_RCU ? "rcu" : "?";
+#define FS_X_WALK_NAME(id, name) [FS_WALK_##id] = #name,
+	static const char *const names[FS_WALK_END] = {FS_WALK_LIST(FS_X_WALK_NAME)};
+#undef FS_X_WALK_NAME
+
+	return walk > FS_WALK_BOOT && walk < FS_WALK_END ? names[walk] : "?";
 }
 
 const char *fs_errno_name(int err)
@@ -212,9 +217,9 @@ struct fs *fs_new(const struct fs_config *cfg)
 			     FS_DIR_BUCKETS_MAX);
 		return NULL;
 	}
-	if (cfg->walk != 0 && cfg->walk != FS_WALK_RCU && cfg->walk != FS_WALK_REF) {
-		platform_log("fs: walk %d: want FS_WALK_RCU (%d), FS_WALK_REF (%d) or 0", cfg->walk,
-			     FS_WALK_RCU, FS_WALK_REF);
+	if ((unsigned)cfg->walk >= FS_WALK_END) {
+		platform_log("fs: walk %d: want 0 (the boot's) or one of FS_WALK_LIST, 1 to %d",
+			     cfg->walk, FS_WALK_END - 1);
 		return NULL;
 	}
 	if (policy->retries > LOCKREF_RETRIES_MAX) {

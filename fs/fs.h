@@ -120,11 +120,22 @@ struct fs_node;
  *                as FS_WALK_REF (both counted in fs_stats).
  *   FS_WALK_REF  a reference taken and dropped on every component.
  * 0 in fs_config.walk means the boot's choice (fs_set_walk_default).
+ *
+ * Declared once, X(ID, name), the default first: the enum, fs_walk_name
+ * and fs.walk='s choices (kernel/cmdline.c, its i-th is FS_WALK_FIRST + i)
+ * derive from it.
  */
+#define FS_WALK_LIST(X)                                                                            \
+	X(RCU, rcu)                                                                                \
+	X(REF, ref)
+
+#define FS_X_WALK(id, name) FS_WALK_##id,
 enum fs_walk {
-	FS_WALK_RCU = 1,
-	FS_WALK_REF = 2,
+	FS_WALK_BOOT, /* 0: the boot's choice */
+	FS_WALK_LIST(FS_X_WALK) FS_WALK_END,
+	FS_WALK_FIRST = FS_WALK_BOOT + 1,
 };
+#undef FS_X_WALK
 
 /* RCU-walk tries of one lookup before it walks with references. */
 #define FS_WALK_RCU_TRIES 3
@@ -133,7 +144,7 @@ enum fs_walk {
 void fs_set_walk_default(enum fs_walk walk);
 enum fs_walk fs_walk_default(void);
 
-/* "rcu" or "ref". */
+/* Its name in FS_WALK_LIST ("rcu", "ref"), or "?". */
 const char *fs_walk_name(enum fs_walk walk);
 
 struct fs_config {

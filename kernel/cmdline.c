@@ -8,6 +8,7 @@
  * arguments with this same file, so both take the same words.
  */
 #include "cmdline.h"
+#include "fs.h"
 #include "kcsan_watch.h"
 
 #include "lockref.h"
@@ -176,8 +177,9 @@ static void note(const char *key, const char *value, const char *what, bool sele
 		first_selecting = n;
 }
 
-static const char *const suite_names[] = {"boot",  "spinlock", "lockref", "fs",
-					  "bench", "lockdep",  NULL};
+#define SUITE_X_NAME(name, id, group) #name,
+const char *const suite_names[SUITE_COUNT + 1] = {SUITE_LIST(SUITE_X_NAME) NULL};
+#undef SUITE_X_NAME
 
 /* A word of a comma list that stands for several bits at once ("all"). */
 struct word_mask {
@@ -242,8 +244,9 @@ enum opt_kind { OPT_FLAG, OPT_NUMBER, OPT_CHOICE, OPT_SPECIAL };
 struct option {
 	const char *key;
 	enum opt_kind kind;
-	const char *expected; /* for the error line; NULL: the choices listed (choices_text) */
-	uint64_t lo, hi;      /* OPT_NUMBER */
+	const char
+	    *expected;	 /* for the error line; NULL: the choices, "a, b or c" (expected_text) */
+	uint64_t lo, hi; /* OPT_NUMBER */
 	const char *const *choices; /* OPT_CHOICE: value index stored */
 	void (*store)(uint64_t v);
 };
@@ -306,7 +309,10 @@ static const char *const pv_names[] = {"auto", "on", "off", NULL};
 static const char *const console_names[] = {"serial", "screen", "both", NULL};
 static const char *const policy_names[] = {"mainline", "v7", "locked", NULL};
 static const char *const bool_names[] = {"0", "1", NULL};
-/* lockdep= and lockdep.panic=: index 1 is on. */
+/*
+ * lockdep=, lockdep.panic= and kcsan=: index 1 is on.  Their options
+ * write "on or off", the words' usual order, which this one cannot have.
+ */
 static const char *const on_off_names[] = {"off", "on", NULL};
 /* Indexed by enum lockref_cas (lib/lockref.h); the boot log and # ENV use it too. */
 const char *const lockref_cas_names[] = {
@@ -326,7 +332,9 @@ DEFINE_SETTER(set_kcsan_delay, kcsan_delay_us, unsigned, 0)
 DEFINE_SETTER(set_kcsan_slots, kcsan_slots, unsigned, 0)
 
 /* fs.walk=: RCU-walk (the default) or a reference on every component (fs/fs.h). */
-const char *const fs_walk_names[] = {"rcu", "ref", NULL};
+#define FS_X_WALK_NAME(id, name) #name,
+const char *const fs_walk_names[] = {FS_WALK_LIST(FS_X_WALK_NAME) NULL};
+#undef FS_X_WALK_NAME
 
 /* The groups of trace=, in TRACE_GROUP_* bit order. */
 static const char *const trace_group_names[] = {"spin", "lockref", "pv", "barrier", "test", NULL};
@@ -458,19 +466,19 @@ static const struct option options[] = {
     {"torture.secs", OPT_NUMBER, "seconds from 1 to 3600", 1, MAX_SECONDS, NULL, set_torture_s},
     {"bench.ms", OPT_NUMBER, "milliseconds from 1 to 60000", 1, 60000, NULL, set_bench_ms},
     {"bench.trials", OPT_NUMBER, "a count from 1 to 101", 1, 101, NULL, set_trials},
-    {"lockref.policy", OPT_CHOICE, "mainline, v7 or locked", 0, 0, policy_names, set_policy},
+    {"lockref.policy", OPT_CHOICE, NULL, 0, 0, policy_names, set_policy},
     /* The library's own limit (lockref_set_policy refuses more): one range, checked here. */
     {"lockref.retries", OPT_NUMBER, "a count from 1 to 1000 (LOCKREF_RETRIES_MAX)", 1,
      LOCKREF_RETRIES_MAX, NULL, set_retries},
-    {"lockref.wait", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_wait},
-    {"lockref.cas", OPT_CHOICE, "cmpxchg8b or cmpxchgq", 0, 0, lockref_cas_names, set_cas},
+    {"lockref.wait", OPT_CHOICE, NULL, 0, 0, bool_names, set_wait},
+    {"lockref.cas", OPT_CHOICE, NULL, 0, 0, lockref_cas_names, set_cas},
     {"smp.max", OPT_NUMBER, "a CPU count from 1 to 256", 1, MAX_CPUS, NULL, set_smp_max},
     {"torture.busted", OPT_CHOICE, NULL, 0, 0, busted_names, set_busted},
-    {"selftest.fault", OPT_CHOICE, "ud, gp or pf", 0, 0, fault_names, set_fault},
-    {"console", OPT_CHOICE, "serial, screen or both", 0, 0, console_names, set_console},
-    {"exit", OPT_CHOICE, "auto, halt, reboot or poweroff", 0, 0, exit_names, set_exit},
-    {"spinlock.pv", OPT_CHOICE, "auto, on or off", 0, 0, pv_names, set_spinlock_pv},
-    {"screen.dump", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_screen_dump},
+    {"selftest.fault", OPT_CHOICE, NULL, 0, 0, fault_names, set_fault},
+    {"console", OPT_CHOICE, NULL, 0, 0, console_names, set_console},
+    {"exit", OPT_CHOICE, NULL, 0, 0, exit_names, set_exit},
+    {"spinlock.pv", OPT_CHOICE, NULL, 0, 0, pv_names, set_spinlock_pv},
+    {"screen.dump", OPT_CHOICE, NULL, 0, 0, bool_names, set_screen_dump},
     {"spinlock.kind", OPT_CHOICE, NULL, 0, 0, spin_kind_names, set_spinlock_kind},
     {"trace", OPT_SPECIAL, "off, all, or a comma list of spin, lockref, pv, barrier, test", 0, 0,
      NULL, NULL},
@@ -481,15 +489,15 @@ static const struct option options[] = {
     {"lockdep.panic", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_lockdep_panic},
     {"lockdep.classes", OPT_NUMBER, "a class count from 4 to 511", LOCKDEP_CLASSES_MIN,
      LOCKDEP_CLASSES - 1, NULL, set_lockdep_classes},
-    {"fs.walk", OPT_CHOICE, "rcu or ref", 0, 0, fs_walk_names, set_fs_walk},
+    {"fs.walk", OPT_CHOICE, NULL, 0, 0, fs_walk_names, set_fs_walk},
     {"selftest.stall", OPT_SPECIAL,
      "CPU:MS[:where]: a CPU from 1 to 255, milliseconds from 1 to 60000, where start, fs-start "
      "or deadline",
      0, 0, NULL, NULL},
-    {"bench.place", OPT_CHOICE, "cores, compact or spread", 0, 0, place_names, set_bench_place},
+    {"bench.place", OPT_CHOICE, NULL, 0, 0, place_names, set_bench_place},
     {"bench.cpus", OPT_SPECIAL, "geo, all, or a comma list of CPU counts from 1 to 256", 0, 0, NULL,
      NULL},
-    {"bench.plan", OPT_CHOICE, "0 or 1", 0, 0, bool_names, set_bench_plan},
+    {"bench.plan", OPT_CHOICE, NULL, 0, 0, bool_names, set_bench_plan},
     {"kcsan", OPT_CHOICE, "on or off", 0, 0, on_off_names, set_kcsan},
     {"kcsan.skip", OPT_NUMBER, "a count from 1 to 1000000", 1, KCSAN_SKIP_MAX, NULL,
      set_kcsan_skip},

@@ -21,17 +21,44 @@
 /* The longest command line kept, with its NUL; the rest is ignored, with one line saying so. */
 #define CMDLINE_MAX 1024
 
-/* Suites, in the order they run; run= takes their names. */
-#define SUITE_BOOT     (1u << 0)
-#define SUITE_SPINLOCK (1u << 1)
-#define SUITE_LOCKREF  (1u << 2)
-#define SUITE_FS       (1u << 3)
-#define SUITE_BENCH    (1u << 4)
-#define SUITES_TESTS   (SUITE_BOOT | SUITE_SPINLOCK | SUITE_LOCKREF | SUITE_FS)
-#define SUITES_ALL     (SUITES_TESTS | SUITE_BENCH)
+/*
+ * The suites, declared once: X(name, ID, group), in the order they run.
+ * run= takes the names, bit i of opts.run is the i-th suite, and the
+ * runner (ktest.c) walks them in this order; KTEST(name, ...) files a test
+ * under one.  group: TESTS are in run=tests and run=all, BENCH only in
+ * run=all, NAMED only when run= names it (lockdep: planted lock-order
+ * mistakes the checker must report, kernel/test/test_lockdep.c).  A new
+ * suite is one line here; the bits, names, order and groups follow, and
+ * tools/cmdline_doc_check.py holds docs/interface.md's run= row to it.
+ */
+#define SUITE_LIST(X)                                                                              \
+	X(boot, BOOT, TESTS)                                                                       \
+	X(spinlock, SPINLOCK, TESTS)                                                               \
+	X(lockref, LOCKREF, TESTS)                                                                 \
+	X(fs, FS, TESTS)                                                                           \
+	X(bench, BENCH, BENCH)                                                                     \
+	X(lockdep, LOCKDEP, NAMED)
 
-/* Planted lock-order mistakes the checker must report (kernel/test/test_lockdep.c): by name only. */
-#define SUITE_LOCKDEP (1u << 5)
+enum suite_group { SUITE_GROUP_TESTS, SUITE_GROUP_BENCH, SUITE_GROUP_NAMED };
+
+#define SUITE_X_INDEX(name, id, group) SUITE_INDEX_##id,
+enum suite_index { SUITE_LIST(SUITE_X_INDEX) SUITE_COUNT };
+#undef SUITE_X_INDEX
+
+#define SUITE_X_BIT(name, id, group)   SUITE_##id = 1u << SUITE_INDEX_##id,
+#define SUITE_X_TESTS(name, id, group) | (SUITE_GROUP_##group == SUITE_GROUP_TESTS ? SUITE_##id : 0)
+#define SUITE_X_ALL(name, id, group)   | (SUITE_GROUP_##group != SUITE_GROUP_NAMED ? SUITE_##id : 0)
+enum suite_bits {
+	SUITE_LIST(SUITE_X_BIT) SUITES_TESTS = 0 SUITE_LIST(SUITE_X_TESTS),
+	SUITES_ALL = 0 SUITE_LIST(SUITE_X_ALL),
+	SUITES_NAMED = (1u << SUITE_COUNT) - 1, /* every suite run= can name */
+};
+#undef SUITE_X_BIT
+#undef SUITE_X_TESTS
+#undef SUITE_X_ALL
+
+/* Suite i's name (run=, KTAP's "# Subtest:"), NULL after the last. */
+extern const char *const suite_names[SUITE_COUNT + 1];
 
 /*
  * torture.busted=, in busted_names' order (kernel/cmdline.c).  The queue's

@@ -4,7 +4,7 @@
  *
  * A test is a function registered with KTEST() into the .ktests linker
  * section; no central list exists.  The runner (ktest.c) groups tests by
- * suite (boot, spinlock, lockref, fs, bench: the names run= takes), prints
+ * suite (SUITE_LIST in cmdline.h: the names run= takes), prints
  * the whole plan before running anything, and checks at the end that every
  * registered test of the selected suites ran.
  *
@@ -17,6 +17,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "cmdline.h"
 
 #define KTEST_ALL_CPUS (1u << 0)
 
@@ -44,7 +46,13 @@ struct ktest_ctx {
 	struct ktest_shared *shared;
 };
 
+/* One constant per suite name, so KTEST() of a suite not in SUITE_LIST does not build. */
+#define KTEST_X_SUITE(name, id, group) KTEST_SUITE_##name,
+enum ktest_suite { SUITE_LIST(KTEST_X_SUITE) };
+#undef KTEST_X_SUITE
+
 #define KTEST(suite_, name_, fn_, flags_)                                                          \
+	_Static_assert(KTEST_SUITE_##suite_ >= 0, #suite_ " is not in SUITE_LIST (cmdline.h)");    \
 	static const struct ktest ktest_entry_##fn_                                                \
 	    __attribute__((used, section(".ktests"), aligned(8))) = {#suite_, name_, fn_, flags_}
 

@@ -82,38 +82,59 @@ void pv_halt(const uint32_t *addr, uint32_t expected, const void *lock)
 
 struct pv_stats pv_stats(void)
 {
-	return (struct pv_stats){
-	    .sleeps = atomic_load64_relaxed(&pv_counters.sleeps),
-	    .kicks = atomic_load64_relaxed(&pv_counters.kicks),
-	    .passes = atomic_load64_relaxed(&pv_counters.passes),
-	    .arms = atomic_load64_relaxed(&pv_counters.arms),
-	    .hash_full = atomic_load64_relaxed(&pv_counters.hash_full),
-	    .no_head = atomic_load64_relaxed(&pv_counters.no_head),
-	    .lost_kicks = atomic_load64_relaxed(&pv_counters.lost_kicks),
-	};
+#define PV_STAT_X_LOAD(field, group, before, after, plural)                                        \
+	.field = atomic_load64_relaxed(&pv_counters.field),
+	return (struct pv_stats){PV_STAT_LIST(PV_STAT_X_LOAD)};
+#undef PV_STAT_X_LOAD
 }
 
 struct pv_stats pv_stats_delta(struct pv_stats after, struct pv_stats before)
 {
-	return (struct pv_stats){
-	    .sleeps = after.sleeps - before.sleeps,
-	    .kicks = after.kicks - before.kicks,
-	    .passes = after.passes - before.passes,
-	    .arms = after.arms - before.arms,
-	    .hash_full = after.hash_full - before.hash_full,
-	    .no_head = after.no_head - before.no_head,
-	    .lost_kicks = after.lost_kicks - before.lost_kicks,
-	};
+#define PV_STAT_X_DIFF(field, group, before_, after_, plural) .field = after.field - before.field,
+	return (struct pv_stats){PV_STAT_LIST(PV_STAT_X_DIFF)};
+#undef PV_STAT_X_DIFF
 }
+
+uint64_t pv_stats_bad(const struct pv_stats *s)
+{
+#define PV_STAT_X_BAD(field, group, before, after, plural)                                         \
+	+(PV_STAT_##group == PV_STAT_BAD ? s->field : 0)
+	return 0 PV_STAT_LIST(PV_STAT_X_BAD);
+#undef PV_STAT_X_BAD
+}
+
+/* How each counter is printed, in PV_STAT_LIST's order. */
+static const struct {
+	enum pv_stat_group group;
+	const char *before, *after;
+	bool plural;
+} pv_stat_texts[PV_STATS_COUNT] = {
+#define PV_STAT_X_TEXT(field, group, before, after, plural)                                        \
+	{PV_STAT_##group, before, after, plural},
+    PV_STAT_LIST(PV_STAT_X_TEXT)
+#undef PV_STAT_X_TEXT
+};
 
 const char *pv_stats_format(char *buf, size_t size, const struct pv_stats *s)
 {
-	ksnprintf(buf, size,
-		  "%llu sleeps, %llu kicks, %llu turns passed over, armed %llu time%s; bad input: "
-		  "%llu hash full, %llu SLOW without a hashed head; %llu lost wake-up%s",
-		  (unsigned long long)s->sleeps, (unsigned long long)s->kicks,
-		  (unsigned long long)s->passes, (unsigned long long)s->arms, plural(s->arms),
-		  (unsigned long long)s->hash_full, (unsigned long long)s->no_head,
-		  (unsigned long long)s->lost_kicks, plural(s->lost_kicks));
+#define PV_STAT_X_VALUE(field, group, before, after, plural) s->field,
+	const uint64_t value[PV_STATS_COUNT] = {PV_STAT_LIST(PV_STAT_X_VALUE)};
+#undef PV_STAT_X_VALUE
+	size_t n = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (unsigned i = 0; i < PV_STATS_COUNT && n < size; i++) {
+		bool starts = i == 0 || pv_stat_texts[i].group != pv_stat_texts[i - 1].group;
+		const char *sep = i == 0 ? "" : starts ? "; " : ", ";
+		const char *heading =
+		    starts && pv_stat_texts[i].group == PV_STAT_BAD ? "bad input: " : "";
+		int w = ksnprintf(buf + n, size - n, "%s%s%s%llu%s%s", sep, heading,
+				  pv_stat_texts[i].before, (unsigned long long)value[i],
+				  pv_stat_texts[i].after,
+				  pv_stat_texts[i].plural ? plural(value[i]) : "");
+
+		n += w > 0 ? (size_t)w : 0;
+	}
 	return buf;
 }

@@ -21,23 +21,46 @@
 
 #include "platform.h"
 
+/*
+ * The counters, declared once: X(field, group, before, after, noun's
+ * plural?).  The struct, the snapshot, the difference, the printed line
+ * ("before N after", groups apart by "; ", the BAD ones after "bad input: ")
+ * and pv_stats_bad() all derive from it, so a new counter is one line.
+ * group: WORK is what waiting did; BAD is bad input, a failure where
+ * judged (the spinlock torture's pv-bad-input); LOST is lost wake-ups:
+ * halts that lasted to their time bound although the kick that should have
+ * ended them was due PV_LOST_KICK_NS or more before they ended (pv_halt),
+ * 0 in a working lock, a failure where judged (the spinlock torture,
+ * tools/trace_check.py).
+ *
+ * sleeps: waiters that gave the CPU up until kicked: ticket waiters (W4),
+ * queued nodes and heads; kicks: sent to them, at unlock or queue
+ * hand-off; passes: ticket, turns that went by a sleeping waiter to a
+ * running one; arms: waiters that armed sleeping, at most once per
+ * spin_pv_set; hash_full: queued, heads that found no free hash slot and
+ * spun on; no_head: queued, unlocks that found SLOW but no head hashed.
+ */
+#define PV_STAT_LIST(X)                                                                            \
+	X(sleeps, WORK, "", " sleeps", false)                                                      \
+	X(kicks, WORK, "", " kicks", false)                                                        \
+	X(passes, WORK, "", " turns passed over", false)                                           \
+	X(arms, WORK, "armed ", " time", true)                                                     \
+	X(hash_full, BAD, "", " hash full", false)                                                 \
+	X(no_head, BAD, "", " SLOW without a hashed head", false)                                  \
+	X(lost_kicks, LOST, "", " lost wake-up", true)
+
+enum pv_stat_group { PV_STAT_WORK, PV_STAT_BAD, PV_STAT_LOST };
+
 /* Counts since boot, summed over every lock. */
+#define PV_STAT_X_FIELD(field, group, before, after, plural) uint64_t field;
 struct pv_stats {
-	/* Waiters that gave the CPU up until kicked: ticket waiters (W4), queued nodes and heads. */
-	uint64_t sleeps;
-	uint64_t kicks;	    /* kicks sent to them, at unlock or queue hand-off */
-	uint64_t passes;    /* ticket: turns that went by a sleeping waiter to a running one */
-	uint64_t arms;	    /* waiters that armed sleeping, at most once per spin_pv_set */
-	uint64_t hash_full; /* queued, bad input: heads that found no free hash slot and spun on */
-	uint64_t no_head;   /* queued, bad input: unlocks that found SLOW but no head hashed */
-	/*
-	 * Lost wake-ups: halts that lasted to their time bound although the
-	 * kick that should have ended them was due PV_LOST_KICK_NS or more
-	 * before they ended (pv_halt).  0 in a working lock; a failure where
-	 * judged (the spinlock torture, tools/trace_check.py).
-	 */
-	uint64_t lost_kicks;
+	PV_STAT_LIST(PV_STAT_X_FIELD)
 };
+#undef PV_STAT_X_FIELD
+
+#define PV_STAT_X_ONE(field, group, before, after, plural) +1
+enum { PV_STATS_COUNT = 0 PV_STAT_LIST(PV_STAT_X_ONE) };
+#undef PV_STAT_X_ONE
 
 /*
  * A halt that ends on its time bound (PLATFORM_WAIT_MAX_NS, to 90%), with
@@ -77,12 +100,15 @@ struct pv_stats pv_stats(void);
 /* @after - @before, counter by counter: what happened between two snapshots. */
 struct pv_stats pv_stats_delta(struct pv_stats after, struct pv_stats before);
 
-/* Room for pv_stats_format's line: its words and seven counts of up to 20 digits. */
+/* The sum of @s's BAD counters: bad input the locks met, a failure where judged. */
+uint64_t pv_stats_bad(const struct pv_stats *s);
+
+/* Room for pv_stats_format's line: its words and PV_STATS_COUNT counts of up to 20 digits. */
 #define PV_STATS_LINE 256
 
 /*
  * @s as one line in @buf (@size bytes, NUL-terminated, cut to fit), every
- * counter named: "N sleeps, N kicks, N turns passed over, armed N times;
+ * counter of PV_STAT_LIST named, today: "N sleeps, N kicks, N turns passed over, armed N times;
  * bad input: N hash full, N SLOW without a hashed head; N lost wake-ups" (with
  * "1 time" and "1 lost wake-up").  Returns @buf, to be a %s argument.
  */

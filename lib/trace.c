@@ -56,27 +56,14 @@ static struct {
 } trace_names[TRACE_NAMES_MAX];
 static uint32_t trace_nnames;
 
-/* Letter of each event type in the text encoding, and its group. */
-static const char trace_letter[TR_NTYPES] = {
-    [TR_SPIN_WAIT] = 'W',  [TR_SPIN_ACQ] = 'A',	  [TR_SPIN_REL] = 'R',	   [TR_LR_START] = 's',
-    [TR_LR_OK] = 'L',	   [TR_LR_FAIL] = 'F',	  [TR_LR_LOCK] = 'B',	   [TR_LR_GIVEUP] = 'G',
-    [TR_PV_ARM] = 'a',	   [TR_PV_SLEEP] = 'S',	  [TR_PV_KICK] = 'K',	   [TR_PV_WOKEN] = 'Z',
-    [TR_BAR_ARRIVE] = 'b', [TR_BAR_LEAVE] = 'l',  [TR_TEST_START] = 'T',   [TR_TEST_END] = 'E',
-    [TR_SPIN_INIT] = 'I',  [TR_QSPIN_WAIT] = 'w', [TR_QSPIN_QUEUED] = 'q', [TR_QSPIN_ACQ] = 'h',
-};
+/* Letter of each event type in the text encoding, and its group (TRACE_EVENT_LIST). */
+#define TRACE_X_LETTER(id, letter, group, what) [TR_##id] = letter,
+static const char trace_letter[TR_NTYPES] = {TRACE_EVENT_LIST(TRACE_X_LETTER)};
+#undef TRACE_X_LETTER
 
-static const unsigned trace_group_of[TR_NTYPES] = {
-    [TR_SPIN_WAIT] = TRACE_GROUP_SPIN,	   [TR_SPIN_ACQ] = TRACE_GROUP_SPIN,
-    [TR_SPIN_REL] = TRACE_GROUP_SPIN,	   [TR_LR_START] = TRACE_GROUP_LOCKREF,
-    [TR_LR_OK] = TRACE_GROUP_LOCKREF,	   [TR_LR_FAIL] = TRACE_GROUP_LOCKREF,
-    [TR_LR_LOCK] = TRACE_GROUP_LOCKREF,	   [TR_LR_GIVEUP] = TRACE_GROUP_LOCKREF,
-    [TR_PV_ARM] = TRACE_GROUP_PV,	   [TR_PV_SLEEP] = TRACE_GROUP_PV,
-    [TR_PV_KICK] = TRACE_GROUP_PV,	   [TR_PV_WOKEN] = TRACE_GROUP_PV,
-    [TR_BAR_ARRIVE] = TRACE_GROUP_BARRIER, [TR_BAR_LEAVE] = TRACE_GROUP_BARRIER,
-    [TR_TEST_START] = TRACE_GROUP_TEST,	   [TR_TEST_END] = TRACE_GROUP_TEST,
-    [TR_SPIN_INIT] = TRACE_GROUP_SPIN,	   [TR_QSPIN_WAIT] = TRACE_GROUP_SPIN,
-    [TR_QSPIN_QUEUED] = TRACE_GROUP_SPIN,  [TR_QSPIN_ACQ] = TRACE_GROUP_SPIN,
-};
+#define TRACE_X_GROUP(id, letter, group, what) [TR_##id] = TRACE_GROUP_##group,
+static const unsigned trace_group_of[TR_NTYPES] = {TRACE_EVENT_LIST(TRACE_X_GROUP)};
+#undef TRACE_X_GROUP
 
 /*
  * Record @groups from now on (0: nothing), and tell the spinlock's fast

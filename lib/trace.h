@@ -31,31 +31,46 @@
 #include "platform.h"
 #include "static_key.h"
 
-/* The events; the letter each has in the text encoding is in trace.c. */
+/*
+ * The events, declared once: X(ID, letter, group, what).  TR_<ID> is the
+ * type, the letter its "# TRACE" text encoding, group its trace= group
+ * (TRACE_GROUP_*), what the words tools/trace_parse.py shows for it: that
+ * tool reads this list (its letters and words), so a new event is one line
+ * here for the kernel and the tools alike.  The comment says the arg.
+ */
+#define TRACE_EVENT_LIST(X)                                                                        \
+	X(SPIN_WAIT, 'W', SPIN, "spin wait")	      /* arg: ticket taken; the CPU waits */       \
+	X(SPIN_ACQ, 'A', SPIN, "acquired")	      /* arg: ticket; the CPU holds the lock */    \
+	X(SPIN_REL, 'R', SPIN, "released")	      /* the CPU holds it no more after here */    \
+	X(LR_START, 's', LOCKREF, "lockref start")    /* arg: enum lockref_op */                   \
+	X(LR_OK, 'L', LOCKREF, "lockless success")    /* arg: failed exchanges before */           \
+	X(LR_FAIL, 'F', LOCKREF, "exchange failed")   /* arg: TR_FAIL_*; failed or refused */      \
+	X(LR_LOCK, 'B', LOCKREF, "fallback to lock")  /* falls back to the lock */                 \
+	X(LR_GIVEUP, 'G', LOCKREF, "give up")	      /* put_return gives up */                    \
+	X(PV_ARM, 'a', PV, "pv arm")		      /* a waiter arms paravirtual sleeping */     \
+	X(PV_SLEEP, 'S', PV, "pv sleep")	      /* arg: ticket; the waiter halts */          \
+	X(PV_KICK, 'K', PV, "pv kick")		      /* arg: CPU kicked */                        \
+	X(PV_WOKEN, 'Z', PV, "pv woken")	      /* arg: two bits (below) */                  \
+	X(BAR_ARRIVE, 'b', BARRIER, "barrier arrive") /* at a barrier */                           \
+	X(BAR_LEAVE, 'l', BARRIER, "barrier leave")   /* past it */                                \
+	X(TEST_START, 'T', TEST, "test start")	      /* obj: the test's name */                   \
+	X(TEST_END, 'E', TEST, "test end")	      /* arg: 1 passed */                          \
+	X(SPIN_INIT, 'I', SPIN, "lock initialised")   /* the lock is made free: tickets restart */ \
+	X(QSPIN_WAIT, 'w', SPIN, "qspinlock wait") /* arg: the word seen; the slow path begins */  \
+	X(QSPIN_QUEUED, 'q', SPIN, "qspinlock queued") /* arg: predecessor's CPU + 1, 0 none */    \
+	X(QSPIN_ACQ, 'h', SPIN, "qspinlock acquired")  /* arg: TR_QACQ_*; the CPU holds it */
+
+/*
+ * TR_PV_WOKEN's arg: bit 0 the word was unchanged (time bound or
+ * spurious), bit 1 a kick reached the CPU during the sleep (pv_halt).
+ * TR_QSPIN_QUEUED comes once the tail XCHG is done.
+ */
+#define TRACE_X_TYPE(id, letter, group, what) TR_##id,
 enum trace_type {
-	TR_SPIN_WAIT = 1, /* arg: ticket taken; the CPU waits */
-	TR_SPIN_ACQ,	  /* arg: ticket; the CPU holds the lock from here */
-	TR_SPIN_REL,	  /* the CPU holds it no more after here */
-	TR_LR_START,	  /* arg: enum lockref_op; a lockref operation begins */
-	TR_LR_OK,	  /* arg: failed exchanges before; done without the lock */
-	TR_LR_FAIL,	  /* arg: TR_FAIL_*; an exchange failed or was refused */
-	TR_LR_LOCK,	  /* falls back to the lock */
-	TR_LR_GIVEUP,	  /* put_return gives up */
-	TR_PV_ARM,	  /* a waiter arms paravirtual sleeping */
-	TR_PV_SLEEP,	  /* arg: ticket; the waiter halts */
-	TR_PV_KICK,	  /* arg: CPU kicked */
-	TR_PV_WOKEN,	  /* arg: bit 0 the word was unchanged (time bound or spurious), bit 1 a
-			     kick reached the CPU during the sleep (pv_halt) */
-	TR_BAR_ARRIVE,	  /* at a barrier */
-	TR_BAR_LEAVE,	  /* past it */
-	TR_TEST_START,	  /* obj: the test's name */
-	TR_TEST_END,	  /* arg: 1 passed */
-	TR_SPIN_INIT,	  /* the lock is made free: its tickets start again */
-	TR_QSPIN_WAIT,	  /* arg: the lock word seen; a qspinlock's slow path begins */
-	TR_QSPIN_QUEUED,  /* arg: predecessor's CPU + 1, 0 none; the tail XCHG is done */
-	TR_QSPIN_ACQ,	  /* arg: TR_QACQ_*; the CPU holds the qspinlock from here */
-	TR_NTYPES
+	TR_NONE, /* 0: an event is never of it */
+	TRACE_EVENT_LIST(TRACE_X_TYPE) TR_NTYPES
 };
+#undef TRACE_X_TYPE
 
 /* Why a lockless attempt failed (TR_LR_FAIL). */
 #define TR_FAIL_HELD	1 /* the lock was held */

@@ -8,7 +8,8 @@ This check holds them together: the same keys in both, every value a choice
 option accepts named in its row, no other page (README.md, docs/*.md)
 carrying a table row of its own for a word, and the keys the page calls
 harmless (a word of theirs not understood does not fail the run) exactly
-kernel/cmdline.c's harmless_keys[].  It prints one line per problem
+kernel/cmdline.c's harmless_keys[]; run='s row names every suite of
+kernel/cmdline.h's SUITE_LIST and every group.  It prints one line per problem
 and exits 1 if there is any, so `make test` fails the moment one side
 changes without the other.
 """
@@ -20,6 +21,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "interface.md"
 CODE = ROOT / "kernel" / "cmdline.c"
 KINDS = ROOT / "lib" / "spinlock.h"
+SUITES = ROOT / "kernel" / "cmdline.h"
+WALKS = ROOT / "fs" / "fs.h"
 SECTION = "## Kernel command line"
 
 
@@ -46,6 +49,19 @@ def spin_kinds():
     return re.findall(r"^\s*X\(arg, (\w+), \w+,", KINDS.read_text(), re.M)
 
 
+def fs_walks():
+    """The walks of fs/fs.h's FS_WALK_LIST, which fs_walk_names expands."""
+    return re.findall(r"^\s*X\(\w+, (\w+)\)", WALKS.read_text(), re.M)
+
+
+def suites():
+    """The suites of kernel/cmdline.h's SUITE_LIST, and run='s groups of them
+    (kernel/cmdline.c's suite_groups): every word run= takes."""
+    names = re.findall(r"^\s*X\((\w+), \w+, \w+\)", SUITES.read_text(), re.M)
+    groups = re.search(r"suite_groups\[\] = \{(.*?)\};", CODE.read_text(), re.S)
+    return names + re.findall(r'\{"(\w+)",', groups.group(1))
+
+
 def code_options(text):
     """kernel/cmdline.c's options: {key: [choices]} (empty for numbers and flags)."""
     arrays = {"spin_kind_names": spin_kinds()}
@@ -53,6 +69,8 @@ def code_options(text):
         arrays[name] = re.findall(r'"([^"]*)"', body)
         if "SPIN_KIND_LIST(" in body:
             arrays[name] += spin_kinds()
+        if "FS_WALK_LIST(" in body:
+            arrays[name] += fs_walks()
     table = re.search(r"static const struct option options\[\] = \{(.*?)\n\};", text, re.S)
     options = {}
     for entry in re.findall(r"\{(\"[^\"]+\",.*?)\}", table.group(1), re.S):
@@ -60,6 +78,7 @@ def code_options(text):
         key = fields[0].strip('"')
         choices = fields[-2] if fields[1] == "OPT_CHOICE" else "NULL"
         options[key] = arrays.get(choices, [])
+    options["run"] = suites()
     return options
 
 

@@ -9,20 +9,30 @@ becomes a warning naming what is missing, and the rest is still returned,
 so a damaged log still shows what it holds.  Leading whitespace and any
 prefix before "# TRACE" are ignored (KTAP indentation, console prefixes).
 """
+import pathlib
 import re
 
 import kernel_log
 
-# The letters of lib/trace.c, and what each means.
-EVENT_NAMES = {
-    "W": "spin wait", "A": "acquired", "R": "released",
-    "s": "lockref start", "L": "lockless success", "F": "exchange failed",
-    "B": "fallback to lock", "G": "give up",
-    "a": "pv arm", "S": "pv sleep", "K": "pv kick", "Z": "pv woken",
-    "b": "barrier arrive", "l": "barrier leave",
-    "T": "test start", "E": "test end", "I": "lock initialised",
-    "w": "qspinlock wait", "q": "qspinlock queued", "h": "qspinlock acquired",
-}
+# The letters of the "# TRACE" encoding and what each means: read from
+# lib/trace.h's TRACE_EVENT_LIST, their one declaration, so the kernel and
+# the tools cannot disagree on an event.
+TRACE_H = pathlib.Path(__file__).resolve().parent.parent / "lib" / "trace.h"
+EVENT_RE = re.compile(r"^\s*X\((\w+), '(.)', (\w+), \"([^\"]*)\"\)", re.M)
+
+
+def event_list(text):
+    """TRACE_EVENT_LIST's rows in @text (lib/trace.h): [(ID, letter, group, what)]."""
+    m = re.search(r"#define TRACE_EVENT_LIST\(X\)(.*?)[^\\]\n(?!\s*X\()", text, re.S)
+    rows = EVENT_RE.findall(m.group(1) + "\n" if m else "")
+    lines = len(re.findall(r"^\s*X\(", m.group(1), re.M)) if m else 0
+    if not rows or len(rows) != lines:
+        raise SystemExit(f"trace_parse.py: {TRACE_H} has no TRACE_EVENT_LIST of X(ID, 'letter', "
+                         f"GROUP, \"what\") rows it can read ({len(rows)} of {lines} read)")
+    return rows
+
+
+EVENT_NAMES = {letter: what for _, letter, _, what in event_list(TRACE_H.read_text())}
 # The arg of "h" (TR_QACQ_* of lib/trace.h): how a qspinlock was taken.
 QACQ = {0: "fast path", 1: "pending waiter", 2: "queue head", 3: "trylock"}
 

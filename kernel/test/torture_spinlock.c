@@ -582,7 +582,7 @@ static void spin_report_pv(struct ktest_ctx *t)
 		    spin_torture.lost_kick
 			? (busted_kicks + BUSTED_KICK_DROP_EVERY - 1) / BUSTED_KICK_DROP_EVERY
 			: 0);
-	if (run.hash_full || run.no_head)
+	if (pv_stats_bad(&run))
 		spin_fail(
 		    t, &spin_torture.cpu[0], SPIN_PV_BAD_INPUT,
 		    "%lu head(s) found the halting heads' hash full, %lu unlock(s) found SLOW "

@@ -65,7 +65,7 @@ static void parse_and_check(const char *line)
 	cmdline_parse(line);
 	FUZZ_CHECK(strlen(opts.raw) == kept && memcmp(opts.raw, line, kept) == 0,
 		   "raw '%.40s' is not the line '%.40s'", opts.raw, line);
-	FUZZ_CHECK(opts.run && !(opts.run & ~(SUITES_ALL | SUITE_LOCKDEP)), "run %#x", opts.run);
+	FUZZ_CHECK(opts.run && !(opts.run & ~SUITES_NAMED), "run %#x", opts.run);
 	FUZZ_CHECK(opts.torture_ms >= 1 && opts.torture_ms <= 3600 * 1000, "torture_ms %u",
 		   opts.torture_ms);
 	FUZZ_CHECK(opts.bench_ms >= 1 && opts.bench_ms <= 60000, "bench_ms %u", opts.bench_ms);

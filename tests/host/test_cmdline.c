@@ -145,6 +145,35 @@ static void check_verdict(void)
 	      "no runner: '%s'", all_lines);
 }
 
+/*
+ * One suite of SUITE_LIST: run=<name> sets its bit alone, and its group
+ * says whether run=tests and run=all (the default) hold it.
+ */
+static void check_suite(const char *name, unsigned bit, enum suite_group group)
+{
+	char word[32];
+
+	snprintf(word, sizeof(word), "run=%s", name);
+	CHECK(parse(word) == 0 && opts.run == bit, "%s: run %#x, want %#x", word, opts.run, bit);
+	CHECK(!(SUITES_TESTS & bit) == (group != SUITE_GROUP_TESTS), "%s: run=tests is %#x", name,
+	      SUITES_TESTS);
+	CHECK(!(SUITES_ALL & bit) == (group == SUITE_GROUP_NAMED), "%s: run=all is %#x", name,
+	      SUITES_ALL);
+}
+
+static void test_suites(void)
+{
+#define TEST_X_SUITE(name, id, group) check_suite(#name, SUITE_##id, SUITE_GROUP_##group);
+	SUITE_LIST(TEST_X_SUITE)
+#undef TEST_X_SUITE
+	/* docs/interface.md: lockdep's planted mistakes run only when named. */
+	CHECK(!(SUITES_ALL & SUITE_LOCKDEP), "run=all %#x holds lockdep", SUITES_ALL);
+	CHECK(parse("run=lockref,lockdep") == 0 && opts.run == (SUITE_LOCKREF | SUITE_LOCKDEP),
+	      "run=lockref,lockdep: run %#x", opts.run);
+	CHECK(parse("run=lockdeps") == 1 && strstr(last_line, "'run=lockdeps'"),
+	      "an unknown suite: '%s'", last_line);
+}
+
 int main(void)
 {
 	char longline[1500];
@@ -154,6 +183,8 @@ int main(void)
 	CHECK(opts.run == SUITES_ALL && opts.seed == 1 && !opts.quick && opts.raw[0] == '\0',
 	      "defaults: run %#x seed %llu raw '%s'", opts.run, (unsigned long long)opts.seed,
 	      opts.raw);
+
+	test_suites();
 
 	/* Regression: the second, shorter line used to read "seed=7 quick". */
 	parse("run=fs quick");

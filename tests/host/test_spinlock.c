@@ -454,6 +454,36 @@ static void test_pv_lost_kick(void)
 	host_set_cpu_count(1);
 }
 
+/*
+ * pv_stats_format derives its line from PV_STAT_LIST; make test and the
+ * tortures' readers grep that line, so its words must stay as they are.
+ * Each counter a distinct value, 1 where a noun's plural shows.
+ */
+static void test_pv_stats_line(void)
+{
+	struct pv_stats s = {2, 3, 4, 1, 5, 6, 1}; /* in PV_STAT_LIST's order */
+	char line[PV_STATS_LINE], cut[20];
+
+	pv_stats_format(line, sizeof(line), &s);
+	CHECK(strcmp(line,
+		     "2 sleeps, 3 kicks, 4 turns passed over, armed 1 time; bad input: 5 hash "
+		     "full, 6 SLOW without a hashed head; 1 lost wake-up") == 0,
+	      "pv line: '%s'", line);
+	s = (struct pv_stats){.arms = 7, .lost_kicks = 0};
+	pv_stats_format(line, sizeof(line), &s);
+	CHECK(strcmp(line,
+		     "0 sleeps, 0 kicks, 0 turns passed over, armed 7 times; bad input: 0 hash "
+		     "full, 0 SLOW without a hashed head; 0 lost wake-ups") == 0,
+	      "pv line: '%s'", line);
+	CHECK(pv_stats_bad(&s) == 0, "no bad input counted %lu", pv_stats_bad(&s));
+	s.no_head = 2;
+	s.hash_full = 3;
+	CHECK(pv_stats_bad(&s) == 5, "bad input: hash full and no head, 5, counted %lu",
+	      pv_stats_bad(&s));
+	pv_stats_format(cut, sizeof(cut), &s);
+	CHECK(strcmp(cut, "0 sleeps, 0 kicks, ") == 0, "cut to %zu bytes: '%s'", sizeof(cut), cut);
+}
+
 int main(void)
 {
 	static const unsigned thread_counts[] = {2, 4, LOCK_STRESS_MAX_THREADS};
@@ -465,6 +495,7 @@ int main(void)
 #endif
 	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++)
 		test_stress(thread_counts[i]);
+	test_pv_stats_line();
 	test_stress_pv();
 	test_pv_handover();
 	test_pv_pass_over();

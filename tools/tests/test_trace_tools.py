@@ -10,6 +10,7 @@ writes a small "# TRACE" log and runs the tools as make test does.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -287,6 +288,38 @@ class Tools(unittest.TestCase):
         self.assertIn("missing ts", problems)
         self.assertIn("never ended", problems)
         self.assertIn("track 3: not one 'CPU n' name", problems)
+
+
+class EventList(unittest.TestCase):
+    """The event letters are declared once, in lib/trace.h's TRACE_EVENT_LIST:
+    trace_parse.py reads them from there, and every letter the tools match
+    an event against must be one of them."""
+
+    def test_letters_read_from_the_header(self):
+        import trace_parse
+        rows = trace_parse.event_list(trace_parse.TRACE_H.read_text())
+        letters = [letter for _, letter, _, _ in rows]
+        self.assertEqual(len(letters), len(set(letters)), f"a letter twice: {letters}")
+        self.assertEqual(list(trace_parse.EVENT_NAMES), letters)
+        groups = set(re.findall(r"#define TRACE_GROUP_(\w+)", trace_parse.TRACE_H.read_text()))
+        for ident, _, group, _ in rows:
+            self.assertIn(group, groups, f"TR_{ident}'s group {group} is no TRACE_GROUP_*")
+
+    def test_unreadable_row_is_refused(self):
+        import trace_parse
+        text = trace_parse.TRACE_H.read_text().replace("X(SPIN_ACQ, 'A',", "X(SPIN_ACQ, \"A\",")
+        with self.assertRaises(SystemExit):
+            trace_parse.event_list(text)
+
+    def test_tools_match_only_declared_letters(self):
+        import trace_parse
+        used = set(trace_parse.OPENERS) | set(trace_parse.CLOSERS)
+        for tool in ("trace_parse.py", "trace_check.py", "trace_convert.py", "trace_cost.py"):
+            with open(os.path.join(TOOLS, tool)) as f:
+                used |= set(re.findall(r'\b(?:kind|outcome) *[!=]= *"([A-Za-z])"', f.read()))
+        self.assertGreater(len(used), 10, "the scan of the tools found too few letters")
+        self.assertEqual(sorted(used - set(trace_parse.EVENT_NAMES)), [],
+                         "letters the tools match that lib/trace.h's TRACE_EVENT_LIST lacks")
 
 
 if __name__ == "__main__":
