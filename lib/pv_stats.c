@@ -9,18 +9,23 @@
  * slow paths already) and cannot accuse a busy host: at -smp 16 on 2
  * cores a kicked vCPU may wait over 100 ms for its host thread to run, so
  * a halt that lasted to its bound with a kick due long before is not yet
- * a lost kick.  A kick stores the time into the kicked CPU's words twice,
- * before it is sent (@before) and after (@sent); the halting CPU reads
- * platform_kicks_received, clears both words, halts, and on return judges
- * the halt lost only if no kick reached it meanwhile, both words were set
- * since it cleared them, and the kick was sent PV_LOST_KICK_NS or more
- * before it woke.  A kick sent then cannot still be in flight when the CPU
- * runs again (its interrupt is pending and taken with the timer's).  A
- * kick meant for an earlier halt, whose @sent lands after the clear, had
- * its @before before the send, before its receipt, before the clear: so
- * @before reads 0 and it is not judged.  A kick that reached the CPU for
- * another reason than this halt's hand-off hides a lost one: the judge
- * can miss, never accuse wrongly.
+ * a lost kick.  A kick stores the time into the kicked CPU's words: before
+ * it is sent (@before), and after it (@sent, then @sent_for, the @before
+ * of the kick that was sent); the halting CPU reads platform_kicks_received,
+ * clears the words, halts, and on return judges the halt lost only if no
+ * kick reached it meanwhile, @before was set since it cleared it, @sent_for
+ * says the @sent it reads is that same kick's, and that kick was sent
+ * PV_LOST_KICK_NS or more before it woke.  A kick sent then cannot still
+ * be in flight when the CPU runs again (its interrupt is pending and taken
+ * with the timer's).  A kick meant for an earlier halt, whose @sent lands
+ * after the clear, had its @before before the send, before its receipt,
+ * before the clear: so @before reads 0, or the @before of a later kick,
+ * whose @sent_for it is not.  Without @sent_for, that earlier kick's late
+ * @sent beside a later kick's @before, whose sender a busy host had not yet
+ * run to its send, was judged a lost wake-up (once in a make test, at
+ * -smp 16).  A kick that reached the CPU for another reason than this
+ * halt's hand-off hides a lost one: the judge can miss, never accuse
+ * wrongly.
  */
 #include "pv_stats.h"
 
@@ -35,9 +40,12 @@ struct pv_stats pv_counters __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 bool (*pv_kick_drop)(unsigned cpu);
 
-/* The last kick to each CPU, before and after it was sent (platform_now_ns); 0: none since. */
+/*
+ * The last kick to each CPU, before and after it was sent (platform_now_ns),
+ * and whose @before that @sent is; 0: none since.
+ */
 static struct {
-	uint64_t before, sent;
+	uint64_t before, sent, sent_for;
 } pv_due[MAX_CPUS];
 
 void pv_kick(unsigned cpu)
@@ -46,10 +54,13 @@ void pv_kick(unsigned cpu)
 
 	atomic_xadd64(&pv_counters.kicks, 1);
 	trace_ev(TR_PV_KICK, NULL, cpu);
-	atomic_store64(&pv_due[cpu].before, platform_now_ns());
+	uint64_t before = platform_now_ns();
+
+	atomic_store64(&pv_due[cpu].before, before);
 	if (!drop || !drop(cpu))
 		platform_cpu_kick(cpu); /* its full fence orders the store above before the IPI */
 	atomic_store64(&pv_due[cpu].sent, platform_now_ns());
+	atomic_store64(&pv_due[cpu].sent_for, before); /* after @sent: it vouches for it */
 }
 
 void pv_halt(const uint32_t *addr, uint32_t expected, const void *lock)
@@ -59,6 +70,7 @@ void pv_halt(const uint32_t *addr, uint32_t expected, const void *lock)
 
 	atomic_store64(&pv_due[cpu].before, 0);
 	atomic_store64(&pv_due[cpu].sent, 0);
+	atomic_store64(&pv_due[cpu].sent_for, 0);
 	atomic_full_fence(); /* the clears before the wait's own comparison */
 	began = platform_now_ns();
 	platform_cpu_wait(addr, expected);
@@ -68,8 +80,10 @@ void pv_halt(const uint32_t *addr, uint32_t expected, const void *lock)
 	trace_ev(TR_PV_WOKEN, lock, (atomic_load32(addr) == expected) | (unsigned)kicked << 1);
 	if (kicked)
 		return; /* a kick reached it: not lost, however late */
+	uint64_t before = atomic_load64(&pv_due[cpu].before);
+	uint64_t sent_for = atomic_load64(&pv_due[cpu].sent_for);
 	sent = atomic_load64(&pv_due[cpu].sent);
-	if (ended - began < PLATFORM_WAIT_MAX_NS / 10 * 9 || !atomic_load64(&pv_due[cpu].before) ||
+	if (ended - began < PLATFORM_WAIT_MAX_NS / 10 * 9 || !before || sent_for != before ||
 	    !sent || ended < sent || ended - sent < PV_LOST_KICK_NS)
 		return;
 	if (atomic_xadd64(&pv_counters.lost_kicks, 1) == 0)
