@@ -275,6 +275,15 @@ DEFINE_SETTER(set_spinlock_pv, spinlock_pv, enum pv_kind, 0)
 DEFINE_SETTER(set_console, console, unsigned, 1)
 DEFINE_SETTER(set_screen_dump, screen_dump, bool, 0)
 DEFINE_SETTER(set_spinlock_kind, spinlock_kind, unsigned, 0)
+DEFINE_SETTER(set_trace_events, trace_events, unsigned, 0)
+DEFINE_SETTER(set_lockdep, lockdep, int, 0)
+DEFINE_SETTER(set_lockdep_panic, lockdep_panic, bool, 0)
+DEFINE_SETTER(set_lockdep_classes, lockdep_classes, unsigned, 0)
+DEFINE_SETTER(set_fs_walk, fs_walk, unsigned, 0)
+DEFINE_SETTER(set_kcsan, kcsan, int, 0)
+DEFINE_SETTER(set_kcsan_skip, kcsan_skip, unsigned, 0)
+DEFINE_SETTER(set_kcsan_delay, kcsan_delay_us, unsigned, 0)
+DEFINE_SETTER(set_kcsan_slots, kcsan_slots, unsigned, 0)
 
 static void set_torture_s(uint64_t v)
 {
@@ -320,16 +329,6 @@ const char *const lockref_cas_names[] = {
     [LOCKREF_CAS_CMPXCHGQ] = "cmpxchgq",
     NULL,
 };
-
-DEFINE_SETTER(set_trace_events, trace_events, unsigned, 0)
-DEFINE_SETTER(set_lockdep, lockdep, int, 0)
-DEFINE_SETTER(set_lockdep_panic, lockdep_panic, bool, 0)
-DEFINE_SETTER(set_lockdep_classes, lockdep_classes, unsigned, 0)
-DEFINE_SETTER(set_fs_walk, fs_walk, unsigned, 0)
-DEFINE_SETTER(set_kcsan, kcsan, int, 0)
-DEFINE_SETTER(set_kcsan_skip, kcsan_skip, unsigned, 0)
-DEFINE_SETTER(set_kcsan_delay, kcsan_delay_us, unsigned, 0)
-DEFINE_SETTER(set_kcsan_slots, kcsan_slots, unsigned, 0)
 
 /* fs.walk=: RCU-walk (the default) or a reference on every component (fs/fs.h). */
 #define FS_X_WALK_NAME(id, name) #name,
