@@ -169,12 +169,21 @@ static inline bool kcsan_skip_tick(struct kcsan_skip *s, unsigned skip)
 #define KCSAN_SITE_COUNT_MAX 0xffffu
 #define KCSAN_SITE_EVERY     16u /* the first executions, all watched */
 
+/*
+ * The entry the site at @ip looks at first: Fibonacci hashing, whose top
+ * bits spread sites a few bytes apart.
+ */
+static inline unsigned kcsan_site_hash(uintptr_t ip)
+{
+	return (unsigned)((((uint64_t)ip & KCSAN_ADDR_MASK) * UINT64_C(0x9e3779b97f4a7c15)) >>
+			  (64 - KCSAN_SITE_BITS));
+}
+
 /* True when this execution of the site at @ip is one of its watched ones. */
 static inline bool kcsan_site_tick(uint64_t *table, uintptr_t ip)
 {
 	uint64_t key = (uint64_t)ip & KCSAN_ADDR_MASK;
-	/* Fibonacci hashing: sites are a few bytes apart, the top bits spread them. */
-	unsigned h = (unsigned)((key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - KCSAN_SITE_BITS));
+	unsigned h = kcsan_site_hash(ip);
 
 	for (unsigned i = 0; i < KCSAN_SITE_PROBES; i++) {
 		uint64_t *e = &table[(h + i) % KCSAN_SITES];

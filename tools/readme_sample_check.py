@@ -23,7 +23,6 @@ machine's.  --self-test plants a missing key, a renamed test and a line kind
 no boot prints into the sample, and each must be caught.
 """
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
@@ -53,14 +52,16 @@ def sample(readme_text):
     return variables, block.group(1).splitlines()
 
 
+def numbered(lines):
+    """The (number, text) pairs tools/kernel_log.py reads."""
+    return list(enumerate(lines, 1))
+
+
 def env_of(lines, where):
-    for text in lines:
-        if text.startswith("# ENV "):
-            try:
-                return json.loads(text[len("# ENV "):])
-            except ValueError as e:
-                raise ValueError(f"{where}: its # ENV line is not JSON ({e})")
-    raise ValueError(f"{where}: no # ENV line")
+    env = kernel_log.env(numbered(lines))
+    if env is None:
+        raise ValueError(f"{where}: no # ENV line that is a JSON object")
+    return env
 
 
 def plan_of(lines):
@@ -69,7 +70,7 @@ def plan_of(lines):
 
 
 def tally_counts(lines):
-    got = kernel_log.tally(list(enumerate(lines, 1)))
+    got = kernel_log.tally(numbered(lines))
     return None if got is None else (got["suites"], got["tests"], got["passed"], got["failed"])
 
 

@@ -172,8 +172,8 @@ static void rare_sites(void)
 	uintptr_t same[KCSAN_SITE_PROBES + 1];
 	unsigned found = 0, want_h = ~0u;
 	for (uintptr_t ip = 0x100000; found < KCSAN_SITE_PROBES + 1; ip++) {
-		unsigned h = (unsigned)(((uint64_t)ip * UINT64_C(0x9e3779b97f4a7c15)) >>
-					(64 - KCSAN_SITE_BITS));
+		unsigned h = kcsan_site_hash(ip);
+
 		if (want_h == ~0u)
 			want_h = h;
 		if (h == want_h)
