@@ -40,14 +40,15 @@ SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/tes
 	kernel/test/test_lockdep.c kernel/test/test_race.c kernel/test/torture_lockref.c \
 	kernel/test/torture_spinlock.c kernel/test/bench_ktest.c $(FS_SUITE_SRCS) $(BENCH_SRCS)
 
+# The command-line parser and what applies its words, on the host too.
+CMDLINE_SRCS := kernel/cmdline.c kernel/cmdline_apply.c
+
 # The x86-64 platform.
 PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/apic.c \
-	kernel/cmdline.c kernel/cmdline_apply.c kernel/console.c kernel/cpuinfo.c kernel/fence.c \
+	$(CMDLINE_SRCS) kernel/console.c kernel/cpuinfo.c kernel/fence.c \
 	kernel/font8x16.c kernel/heap.c kernel/idt.c kernel/kcsan.c kernel/ktest.c kernel/main.c \
 	kernel/memmap.c kernel/mp.c kernel/mptable.c kernel/multiboot2.c kernel/panic.c \
 	kernel/percpu.c kernel/platform.c kernel/power.c kernel/progress.c kernel/results.c \
 	kernel/screen.c kernel/serial.c kernel/smp.c kernel/static_key.c kernel/topology_read.c \
 	kernel/trap.c kernel/tsc.c kernel/vm.c
 
-# The command-line parser and what applies its words, on the host too.
-CMDLINE_SRCS := kernel/cmdline.c kernel/cmdline_apply.c
