@@ -4,15 +4,15 @@
 # no recipe is longer than three lines.  docs/interface.md states every target.
 #
 #   make               build/kernel.elf, build/lockref.iso (BIOS + UEFI), build/kernel.asm
-#   make run           boot under QEMU; exit 0 only if every test passed (tools/run.sh)
+#   make run           boot under QEMU; exit 0 only if every test passed (tools/boot/run.sh)
 #   make kcsan         the race-detecting kernel (build/kcsan), booted as make run (docs/kcsan.md)
 #   make test          every check, "N passed, N failed"; logs in build/test (tools/test.sh)
-#   make summary       the last make test as Markdown (tools/ci_summary.py)
-#   make bench         benchmarks in a guest: build/bench/report.md (tools/bench.sh)
+#   make summary       the last make test as Markdown (tools/log/ci_summary.py)
+#   make bench         benchmarks in a guest: build/bench/report.md (tools/bench/bench.sh)
 #   make bench-native  the same on this machine's cores (CPUS=N, TRACE=1): build/bench-native
-#   make trace         boot with tracing: build/trace/trace.json, timeline.png (tools/trace.sh)
-#   make bochs         boot under Bochs, serial on stdout (tools/run-bochs.sh)
-#   make debug         boot under QEMU stopped, with a gdb stub (tools/kernel.gdb attaches)
+#   make trace         boot with tracing: build/trace/trace.json, timeline.png (tools/trace/trace.sh)
+#   make bochs         boot under Bochs, serial on stdout (tools/boot/run-bochs.sh)
+#   make debug         boot under QEMU stopped, with a gdb stub (tools/boot/kernel.gdb attaches)
 #   make lock-rules    every source under clang -Wthread-safety (lib/lock_rules.h)
 #   make host-tests    build the host tests of tests/host (make test runs them)
 #   make fuzz          every libFuzzer harness of tests/fuzz, FUZZ_SECONDS (60) each
@@ -136,15 +136,15 @@ $(BUILD)/lock-rules/%.o: %.c Makefile
 lock-rules: $(LOCK_RULES_OBJS)
 	$(Q)$(MAKE) -s -C tests/host lock-rules
 
-$(ISO): $(KERNEL) iso/boot/grub/grub.cfg tools/mkiso.sh
+$(ISO): $(KERNEL) iso/boot/grub/grub.cfg tools/boot/mkiso.sh
 	$(quiet) ISO $@
-	$(Q)tools/mkiso.sh --menu $@
+	$(Q)tools/boot/mkiso.sh --menu $@
 
 run: $(KERNEL)
-	$(Q)tools/run.sh
+	$(Q)tools/boot/run.sh
 
 bochs: $(KERNEL)
-	$(Q)tools/run-bochs.sh
+	$(Q)tools/boot/run-bochs.sh
 
 # The data race detector (docs/kcsan.md): the same sources under GCC's
 # -fsanitize=thread in build/kcsan, with lib/atomic.h's __atomic form so the
@@ -172,19 +172,19 @@ $(KCSAN_KERNEL): $(KCSAN_OBJS) linker.ld
 	$(quiet) LD $@
 	$(Q)$(CC) $(KERNEL_LDFLAGS) -o $@ $(KCSAN_OBJS) -lgcc
 
-$(KCSAN_ISO): $(KCSAN_KERNEL) iso/boot/grub/grub.cfg tools/mkiso.sh
+$(KCSAN_ISO): $(KCSAN_KERNEL) iso/boot/grub/grub.cfg tools/boot/mkiso.sh
 	$(quiet) ISO $@
-	$(Q)KERNEL_ELF=$(KCSAN_KERNEL) tools/mkiso.sh --menu $@
+	$(Q)KERNEL_ELF=$(KCSAN_KERNEL) tools/boot/mkiso.sh --menu $@
 
 kcsan: $(KCSAN_ISO)
-	$(Q)KERNEL_ELF=$(KCSAN_KERNEL) tools/run.sh
+	$(Q)KERNEL_ELF=$(KCSAN_KERNEL) tools/boot/run.sh
 
 # QEMU stopped at the first instruction, gdb stub on localhost:1234.
 debug: $(KERNEL)
-	$(Q)DEBUG=1 tools/run-qemu.sh
+	$(Q)DEBUG=1 tools/boot/run-qemu.sh
 
 bench: $(KERNEL)
-	$(Q)tools/bench.sh guest
+	$(Q)tools/bench/bench.sh guest
 
 $(NATIVE)/obj/%.o: %.c Makefile
 	@mkdir -p $(@D)
@@ -215,10 +215,10 @@ $(NATIVE_PAIR_COST): tests/bench/pair_cost.c $(NATIVE_PAIR_COST_OBJS)
 	$(Q)$(CC) $(NATIVE_CFLAGS) -DPAIR_COST_FIXED -o $@ $< $(NATIVE_PAIR_COST_OBJS)
 
 bench-native: $(NATIVE_BIN) $(NATIVE_UNTRACED) $(NATIVE_PAIR_COST)
-	$(Q)tools/bench.sh native
+	$(Q)tools/bench/bench.sh native
 
 trace: $(KERNEL)
-	$(Q)tools/trace.sh
+	$(Q)tools/trace/trace.sh
 
 # The tools are checked first, then the ISO is built, then every check runs.
 test:
@@ -226,7 +226,7 @@ test:
 
 # The last make test as Markdown: what CI shows as the run's summary page.
 summary:
-	$(Q)python3 tools/ci_summary.py $(BUILD)/test
+	$(Q)python3 tools/log/ci_summary.py $(BUILD)/test
 
 host-tests:
 	$(MAKE) -C tests/host all

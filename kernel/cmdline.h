@@ -29,7 +29,7 @@
  * run=all, NAMED only when run= names it (lockdep: planted lock-order
  * mistakes the checker must report, kernel/test/test_lockdep.c).  A new
  * suite is one line here; the bits, names, order and groups follow, and
- * tools/cmdline_doc_check.py holds docs/interface.md's run= row to it.
+ * tools/house/cmdline_doc_check.py holds docs/interface.md's run= row to it.
  */
 #define SUITE_LIST(X)                                                                              \
 	X(boot, BOOT, TESTS)                                                                       \

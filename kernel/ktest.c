@@ -448,7 +448,7 @@ bool ktest_run(unsigned mask)
 		printk("# ktest: ran %u of %u registered tests\n", ran, planned);
 		all_ok = false;
 	}
-	/* Whenever the checker was on: tools/ktap_check.py requires this line of such a boot. */
+	/* Whenever the checker was on: tools/log/ktap_check.py requires this line of such a boot. */
 	if (opts.lockdep == 1) {
 		struct lockdep_stats ld = lockdep_stats();
 		char end[96] = "checking to the end";

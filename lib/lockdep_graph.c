@@ -13,7 +13,7 @@
  *
  * Report lines start with "lockdep:" and give every acquisition as
  * "'class' at 0xADDR": the address is the return address of the lock call,
- * which tools/lockdep_decode.py turns into file:line.
+ * which tools/log/lockdep_decode.py turns into file:line.
  */
 #include "atomic.h"
 #include "lockdep_impl.h"

@@ -180,7 +180,7 @@ lockref_decide(enum lockref_op op, int64_t count, bool gen_ok, int64_t max, int6
  * lockless path is straight-line, no call and no frame.  The
  * kernel keeps frame pointers for panic backtraces; a function that sets
  * up no frame and never writes %rbp only drops out of a backtrace (its
- * callees' frames link to its caller's), and tools/fastpath_check.py
+ * callees' frames link to its caller's), and tools/house/fastpath_check.py
  * checks that these functions never touch %rbp and make no call before
  * their success ret.
  */

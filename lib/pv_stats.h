@@ -31,7 +31,7 @@
  * halts that lasted to their time bound although the kick that should have
  * ended them was due PV_LOST_KICK_NS or more before they ended (pv_halt),
  * 0 in a working lock, a failure where judged (the spinlock torture,
- * tools/trace_check.py).
+ * tools/trace/trace_check.py).
  *
  * sleeps: waiters that gave the CPU up until kicked: ticket waiters (W4),
  * queued nodes and heads; kicks: sent to them, at unlock or queue

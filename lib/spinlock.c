@@ -375,7 +375,7 @@ static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, unsi
  * Exempt from the lock rules: this is the lock itself, taken by a locked
  * instruction the analysis cannot see.  The mode is read before that
  * instruction: after it, the load waited for the locked instruction and
- * made every uncontended acquisition slower (tools/trace_cost.py measured
+ * made every uncontended acquisition slower (tools/trace/trace_cost.py measured
  * it).  The spin_debug_* calls are the hook points common to both kinds.
  */
 LOCK_RULES_EXEMPT("the lock itself") void spin_lock(spinlock_t *lock)

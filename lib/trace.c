@@ -7,7 +7,7 @@
  * no line another CPU writes.  A full ring overwrites its own oldest event
  * (never memory past its end) and counts it as dropped: the last events
  * are the ones a crash or a time-bound torture needs, and the checker
- * judges only the span every CPU's ring still holds (tools/trace_check.py).
+ * judges only the span every CPU's ring still holds (tools/trace/trace_check.py).
  *
  * The dump (docs/interface.md, "# TRACE lines"): a header, one line per
  * named object, per CPU a line with its counts then its events, TRACE_PER_LINE

@@ -10,8 +10,8 @@
  * write to a shared line, so tracing disturbs the CPUs as little as it can.
  * A full ring overwrites its own oldest event and counts it as dropped; it
  * never writes outside its own memory.  At the end of a run (and from the panic path) the rings
- * are printed as "# TRACE" lines that tools/trace_convert.py and
- * tools/trace_check.py read.
+ * are printed as "# TRACE" lines that tools/trace/trace_convert.py and
+ * tools/trace/trace_check.py read.
  *
  * Off costs nothing in the kernel unless trace= was given: every hook sits
  * behind trace_key (lib/static_key.h), a 5-byte NOP at each hook until a
@@ -34,7 +34,7 @@
 /*
  * The events, declared once: X(ID, letter, group, what).  TR_<ID> is the
  * type, the letter its "# TRACE" text encoding, group its trace= group
- * (TRACE_GROUP_*), what the words tools/trace_parse.py shows for it: that
+ * (TRACE_GROUP_*), what the words tools/trace/trace_parse.py shows for it: that
  * tool reads this list (its letters and words), so a new event is one line
  * here for the kernel and the tools alike.  The comment says the arg.
  */

@@ -7,7 +7,7 @@
 # when usable, UEFI, no ACPI), negative controls that must fail, and Bochs.
 # Each check's output goes to build/test/NAME.log, its record to NAME.check
 # (verdict, time, and for a boot its serial log and variables: what
-# tools/ktap_junit.py and tools/ci_summary.py read; docs/ci.md), its name to
+# tools/log/ktap_junit.py and tools/log/ci_summary.py read; docs/ci.md), its name to
 # checks.list in run order.  The checks end with build/test/junit.xml and
 # the last line "N passed, N failed".
 set -u
@@ -91,7 +91,7 @@ boot() {
     note_boot "$name" "$LOGDIR/$name.serial" "${BOOT_TARGET:-run}" "${envs[@]}"
     [ "${1:-}" = --expect-fail ] && echo "expect_fail=$2" >>"$LOGDIR/$name.check"
     check "$name" env TIMEOUT=${TIMEOUT:-300} "${envs[@]}" sh -c \
-        'tools/run-qemu.sh "$0" >/dev/null 2>&1; tools/ktap_check.py "$0" "$@"' \
+        'tools/boot/run-qemu.sh "$0" >/dev/null 2>&1; tools/log/ktap_check.py "$0" "$@"' \
         "$LOGDIR/$name.serial" "$@"
 }
 
@@ -106,11 +106,11 @@ screen_boot() {
         TIMEOUT=${TIMEOUT:-300} QEMU_MONITOR="$LOGDIR/$name.monitor" \
         CMDLINE="$cmdline screen.dump=1" bash -c '
         base=$0; rm -f "$base.monitor" "$base.serial"
-        tools/run-qemu.sh "$base.serial" >/dev/null 2>&1 & qemu=$!
-        tools/screendump.py "$base.monitor" "$base.png" --quit --wait-log "$base.serial" \
+        tools/boot/run-qemu.sh "$base.serial" >/dev/null 2>&1 & qemu=$!
+        tools/boot/screendump.py "$base.monitor" "$base.png" --quit --wait-log "$base.serial" \
             --for "halted: result" --timeout "$TIMEOUT" --text; shot=$?
         wait $qemu
-        tools/screen_check.py "$base.serial" --halted --picture-text "$base.txt" "$@" &&
+        tools/log/screen_check.py "$base.serial" --halted --picture-text "$base.txt" "$@" &&
             [ $shot = 0 ]' \
         "$LOGDIR/$name" "$@"
 }
@@ -136,17 +136,17 @@ done < <(make -s -C tests/host list)
 batch_begin
 check lock-rules-planted tests/lock_rules/run.sh
 # Every command-line word documented once, in docs/interface.md, and parsed as documented.
-check cmdline-documented-once tools/cmdline_doc_check.py
+check cmdline-documented-once tools/house/cmdline_doc_check.py
 # Every Makefile recipe at most 3 lines (pipelines are scripts in tools/), every target in make help.
-check makefile-short tools/makefile_check.py
+check makefile-short tools/house/makefile_check.py
 # README's layout tables name every top-level folder and every lib/ file.
-check readme-layout tools/readme_check.py
+check readme-layout tools/house/readme_check.py
 # ...with the same verdict where git is missing and .git/ and build/ are in the tree.
 check readme-check-without-git python3 tools/tests/test_readme_check.py
 # Every benchmark figure of README.md comes from a committed log in docs/runs/ (0.3 s CPU each), and
 # the check catches a wrong figure, a prose figure no log gave and a missing column planted in it.
-check readme-figures python3 tools/readme_figures.py
-check readme-figures-self-test python3 tools/readme_figures.py --self-test
+check readme-figures python3 tools/house/readme_figures.py
+check readme-figures-self-test python3 tools/house/readme_figures.py --self-test
 # fs/ against the host's VFS (tests/diff): it chroots, so root only.
 if [ "$(id -u)" -eq 0 ]; then
     check fs-vs-linux make -s -C tests/diff run
@@ -174,8 +174,8 @@ batch_end
 echo "replay=build/bench-native/bench_native run=bench quick" >"$LOGDIR/bench-native.check"
 echo "serial=$LOGDIR/bench-native.serial" >>"$LOGDIR/bench-native.check"
 check bench-native sh -c 'make -s build/bench-native/bench_native && \
-    build/bench-native/bench_native run=bench quick > "$0" && tools/ktap_check.py "$0" && \
-    python3 tools/bench_report.py "$0" "$1"' \
+    build/bench-native/bench_native run=bench quick > "$0" && tools/log/ktap_check.py "$0" && \
+    python3 tools/bench/bench_report.py "$0" "$1"' \
     "$LOGDIR/bench-native.serial" "$LOGDIR/bench-native"
 # bench_native's options: --help exits 0, an unknown one 2 before running anything, and
 # --plan on the written 256-CPU fixture tree plans at most 24 counts and an estimate.
@@ -192,7 +192,7 @@ check bench-native-plan sh -c 'make -s build/bench-native/bench_native && \
 # turns, its table and goal line present and its ratios numbers; the figures are not judged.
 check trace-cost sh -c 'make -s build/bench-native/bench_native \
     build/bench-native/bench_native_untraced && \
-    tools/trace_cost.py --traced build/bench-native/bench_native \
+    tools/trace/trace_cost.py --traced build/bench-native/bench_native \
     --untraced build/bench-native/bench_native_untraced "$0" run=bench quick && \
     grep -Eq "^\| lockref \| get\+put \| yes( \| [0-9]+\.[0-9]+){5} \|$" "$0/trace-cost.md" && \
     grep -Eq "^goal \(informative, decides nothing: .*\): tracing off within 2% of the untraced build: (met|not met) \(worst row .*: [0-9]\.[0-9]{3}\)" \
@@ -200,9 +200,9 @@ check trace-cost sh -c 'make -s build/bench-native/bench_native \
 # The lockref's successful lockless calls make no call and set up no frame, in the
 # kernel and in the native build: read from their disassembly.
 check fastpath sh -c 'make -s build/kernel.elf build/bench-native/bench_native && \
-    tools/fastpath_check.py'
-if [ -f tools/mkfont.py ]; then
-    check font-up-to-date python3 tools/mkfont.py --check
+    tools/house/fastpath_check.py'
+if [ -f tools/house/mkfont.py ]; then
+    check font-up-to-date python3 tools/house/mkfont.py --check
 fi
 
 if [ -x tests/model/run.sh ]; then
@@ -214,7 +214,7 @@ fi
 echo "== kernel boots (QEMU)"
 make -s build/kernel.elf || { echo "kernel build failed"; exit 1; }
 # No include or call cycle among kernel/*.c except through the platform seam.
-check layering python3 tools/layering.py
+check layering python3 tools/house/layering.py
 # GRUB must find the loaded image's span free at 1 MiB: under 4 MiB (no big pools in .bss).
 image_span() {
     local s e
@@ -232,9 +232,9 @@ check pv-off-reported grep -q "spinlock: paravirtual .* off (spinlock.pv=off)" "
 boot tcg-smp4-default ACCEL=tcg SMP=4
 boot tcg-smp3-pc-quick ACCEL=tcg SMP=3 MACHINE=pc CMDLINE="quick seed=7"
 # README's boot sample against the boot of the command it names (about 4 s): its # ENV keys,
-# test plan, tally and kinds of line; planted drifts must be caught (tools/readme_sample_check.py).
+# test plan, tally and kinds of line; planted drifts must be caught (tools/house/readme_sample_check.py).
 boot readme-boot ACCEL=tcg SMP=4 CMDLINE="run=boot"
-check readme-boot-sample tools/readme_sample_check.py --self-test README.md "$LOGDIR/readme-boot.serial"
+check readme-boot-sample tools/house/readme_sample_check.py --self-test README.md "$LOGDIR/readme-boot.serial"
 boot tcg-acpi-off ACCEL=tcg SMP=2 QEMU_EXTRA="-machine acpi=off" CMDLINE="run=boot"
 # No ACPI on an i440FX board: SeaBIOS's Intel MP table lists the CPUs (one per package,
 # the rest from CPUID), and all 4 come online, the source named.
@@ -247,7 +247,7 @@ check mptable-cpus-online sh -c 'grep -q "^smp: 4 CPUs listed by the Intel MP ta
 for machine in q35,pit=off q35,pit=off,hpet=off; do
     name=tcg-$(echo "$machine" | tr ',=' '--')
     boot "$name" ACCEL=tcg SMP=2 MACHINE="$machine" CMDLINE="run=boot"
-    check "$name-tsc" tools/tsc_check.py "$LOGDIR/tcg-smp2.serial" "$LOGDIR/$name.serial"
+    check "$name-tsc" tools/log/tsc_check.py "$LOGDIR/tcg-smp2.serial" "$LOGDIR/$name.serial"
 done
 boot uefi-smp2-quick ACCEL=tcg SMP=2 FIRMWARE=uefi CMDLINE="quick"
 # Words not understood: each keeps its default with one cmdline: line, the tests still run
@@ -267,10 +267,10 @@ check bad-cmdline-harmless-beside-verdict sh -c 'grep -q "^# cmdline: .seed=3.: 
     grep -Eq "^# tally: .*; 3 command-line words ignored or not understood, 0 of them failing the run$" "$0" && \
     ! grep -q "$(printf "\r")" "$0"' "$LOGDIR/bad-cmdline-harmless.serial"
 check bad-cmdline-reported grep -q "cmdline: unknown option 'bogus=1'" "$LOGDIR/bad-cmdline.serial"
-# A spoiled static-key site (tools/static_key_plant.py: the first trace hook's NOP replaced):
+# A spoiled static-key site (tools/boot/static_key_plant.py: the first trace hook's NOP replaced):
 # one line names it, the trace key stays off (no event recorded), the boot goes on and passes.
 # The unspoiled kernel's traced boots (tcg-smp4-qspinlock below) print no such line and record.
-check static-key-plant python3 tools/static_key_plant.py build/kernel.elf trace_key \
+check static-key-plant python3 tools/boot/static_key_plant.py build/kernel.elf trace_key \
     "$LOGDIR/static-key-planted.elf"
 boot static-key-bad-site ACCEL=tcg SMP=2 KERNEL_ELF="$LOGDIR/static-key-planted.elf" \
     CMDLINE="run=boot quick trace=all"
@@ -291,12 +291,12 @@ check pv-on-qspinlock-reported grep -q "spinlock: paravirtual (spin, then halt u
 # lockref and fs suites, its torture traced: # ENV names the kind, and the trace judge passes its
 # holds, which carry no ticket and so no order to judge (about 6 s).
 boot tcg-smp4-tas ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=tas trace=all trace.test=ticket_lock_torture"
-check tcg-smp4-tas-judged sh -c 'grep -q "\"spinlock_kind\":\"tas\"" "$0" || exit 1; tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq "\([1-9][0-9]* without tickets" "$0.check"' "$LOGDIR/tcg-smp4-tas.serial"
+check tcg-smp4-tas-judged sh -c 'grep -q "\"spinlock_kind\":\"tas\"" "$0" || exit 1; tools/trace/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq "\([1-9][0-9]* without tickets" "$0.check"' "$LOGDIR/tcg-smp4-tas.serial"
 # qspinlock torture traced: the queue order judged on 3 CPUs queueing, and the paravirtual
 # queue's halts (pv auto: on under TCG) each ended by a kick or the time bound.
 boot tcg-smp4-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=spinlock,lockref,fs quick spinlock.kind=qspinlock fs.walk=ref trace=all trace.test=qspinlock_torture"
 check fs-walk-ref-reported sh -c 'grep -q "^fs: path walk ref (fs.walk=ref)" "$0" && grep -q "\"fs_walk\":\"ref\"" "$0"' "$LOGDIR/tcg-smp4-qspinlock.serial"
-check tcg-smp4-qspinlock-queue-judged sh -c 'tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq " [1-9][0-9]* queued acquisitions judged" "$0.check" && grep -Eq "; [1-9][0-9]* on a qspinlock\)" "$0.check" && grep -Eq "qspinlock: deepest queue: [3-9]" "$0"' "$LOGDIR/tcg-smp4-qspinlock.serial"
+check tcg-smp4-qspinlock-queue-judged sh -c 'tools/trace/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq " [1-9][0-9]* queued acquisitions judged" "$0.check" && grep -Eq "; [1-9][0-9]* on a qspinlock\)" "$0.check" && grep -Eq "qspinlock: deepest queue: [3-9]" "$0"' "$LOGDIR/tcg-smp4-qspinlock.serial"
 # 16 vCPUs on 2 cores, the pv ticket lock (the default kind) and the pv queue's torture:
 # no lost wake-up, no bad input (the tortures' lost-wakeup and pv-bad-input), about 11 s.
 boot tcg-smp16-pv ACCEL=tcg SMP=16 CMDLINE="run=spinlock,lockref,fs quick"
@@ -324,13 +324,13 @@ boot tcg-smp255-boot ACCEL=tcg SMP=255 MEM=4G CMDLINE="run=boot"
 # ABBA's four acquisitions must decode to test_lockdep.c lines, and no address to nothing.
 boot tcg-no-hv-bit ACCEL=tcg SMP=2 CPU=max,-hypervisor CMDLINE="run=boot,lockdep"
 check no-hv-bit-named grep -q '"hypervisor":"none"' "$LOGDIR/tcg-no-hv-bit.serial"
-check lockdep-planted-decoded sh -c 'tools/lockdep_decode.py build/kernel.elf "$0" > "$0.decoded" &&
+check lockdep-planted-decoded sh -c 'tools/log/lockdep_decode.py build/kernel.elf "$0" > "$0.decoded" &&
     [ "$(grep -c "at 0x[0-9a-f]* (abba_two_cpus test_lockdep.c:[0-9]*).* at 0x[0-9a-f]* (abba_two_cpus test_lockdep.c:[0-9]*)" "$0.decoded")" = 2 ] &&
     ! grep "lockdep:.*??" "$0.decoded"' "$LOGDIR/tcg-no-hv-bit.serial"
 # A CPU without long mode: boot/entry.asm says so and ends QEMU through debug-exit
 # with the failure value (run-qemu.sh status 1, QEMU's 35), not by a timeout.
 check no-long-mode env ACCEL=tcg SMP=1 CPU=max,-lm TIMEOUT=120 sh -c \
-    'tools/run-qemu.sh "$0" >/dev/null 2>&1; s=$?; grep -q "this CPU has no long mode" "$0" && [ $s = 1 ]' \
+    'tools/boot/run-qemu.sh "$0" >/dev/null 2>&1; s=$?; grep -q "this CPU has no long mode" "$0" && [ $s = 1 ]' \
     "$LOGDIR/no-long-mode.serial"
 # A PC's ending: no debug-exit device, so the results page stays up (BIOS and UEFI).
 screen_boot results-screen-bios bios "run=boot"
@@ -344,14 +344,14 @@ screen_boot results-screen-uefi uefi "run=boot"
 check progress-moves env ACCEL=tcg SMP=4 TIMEOUT=${TIMEOUT:-300} \
     QEMU_MONITOR="$LOGDIR/progress-moves.monitor" CMDLINE="run=spinlock torture.secs=15" bash -c '
     base=$0; rm -f "$base.monitor" "$base.serial"
-    tools/run-qemu.sh "$base.serial" >/dev/null 2>&1 & qemu=$!
-    tools/screendump.py "$base.monitor" "$base.png" --wait-log "$base.serial" \
+    tools/boot/run-qemu.sh "$base.serial" >/dev/null 2>&1 & qemu=$!
+    tools/boot/screendump.py "$base.monitor" "$base.png" --wait-log "$base.serial" \
         --for "# Subtest: spinlock" --timeout "$TIMEOUT" --first 4 --again 7 --text; shot=$?
     wait $qemu; status=$?
     secs() { sed -n "s/.* 1\/2 ticket_lock_torture \([0-9]*\) s of ~15 s\$/\1/p" "$1" | tail -1; }
     s1=$(secs "$base.txt"); s2=$(secs "$base-2.txt"); echo "status line: ${s1:-?} s, then ${s2:-?} s"
     grep -q "^lockref: policy" "$base.txt" && grep -q "^KTAP version 1" "$base.txt" &&
-        ! grep -q "# ENV" "$base.txt" && tools/ktap_check.py "$base.serial" &&
+        ! grep -q "# ENV" "$base.txt" && tools/log/ktap_check.py "$base.serial" &&
         [ -n "$s1" ] && [ -n "$s2" ] && [ "$s1" -ge 2 ] && [ "$s2" -ge 10 ] &&
         [ $status = 0 ] && [ $shot = 0 ]' "$LOGDIR/progress-moves"
 boot tcg-no-cx16 ACCEL=tcg SMP=2 CPU=max,-cx16 CMDLINE="run=lockref quick"
@@ -362,14 +362,14 @@ check no-cx16-reported grep -q "16-byte form on its lock (no CX16)" "$LOGDIR/tcg
 # and fail the run (8 s), each report's two sites decoded to test_race.c lines (3 s).
 check kcsan-build make -s -j2 build/kcsan/lockref.iso
 BOOT_TARGET=kcsan KERNEL_ELF=build/kcsan/kernel.elf boot kcsan-quick ACCEL=tcg SMP=4 CMDLINE="run=tests quick"
-# Its summary read back (tools/kernel_log.py): accesses seen, rare lines of the platform watched, no race.
+# Its summary read back (tools/log/kernel_log.py): accesses seen, rare lines of the platform watched, no race.
 check kcsan-quick-summary python3 -c 'import sys; sys.path.insert(0, "tools"); import kernel_log
 s = kernel_log.kcsan(kernel_log.read(sys.argv[1])[0]); print(s)
 sys.exit(not (s and s["accesses"] > 0 and s["rare_site_watchpoints"] > 0 and s["races"] == 0))' \
     "$LOGDIR/kcsan-quick.serial"
 BOOT_TARGET=kcsan KERNEL_ELF=build/kcsan/kernel.elf boot kcsan-busted-race ACCEL=tcg SMP=4 \
     CMDLINE="run=boot torture.busted=race quick" -- --expect-fail "FAIL: kcsan found [0-9]+ data race"
-check kcsan-busted-race-decoded sh -c 'tools/lockdep_decode.py build/kcsan/kernel.elf "$0" > "$0.decoded" &&
+check kcsan-busted-race-decoded sh -c 'tools/log/lockdep_decode.py build/kcsan/kernel.elf "$0" > "$0.decoded" &&
     grep "^kcsan: data race in .shared_counter_and_flag." "$0.decoded" &&
     grep -q "^kcsan: data race in .shared_counter_and_flag. on 0x[0-9a-f]* ([a-z_]*): cpu [0-9] [a-z]* [0-9] bytes at 0x[0-9a-f]* ([a-z_]* test_race.c:[0-9]*.*), cpu [0-9] [a-z]* [0-9] bytes at 0x[0-9a-f]* ([a-z_]* test_race.c:[0-9]*" "$0.decoded" &&
     ! grep "^kcsan:.*??" "$0.decoded"' "$LOGDIR/kcsan-busted-race.serial"
@@ -385,7 +385,7 @@ boot busted-qspinlock ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=qspin
 # and the trace judge must catch on its own as overlapping holds (about 4 s).
 boot busted-tas ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=tas quick trace=all trace.test=ticket_lock_torture trace.events=16384" -- \
     --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken"
-check busted-tas-trace sh -c '! tools/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -q "FAIL overlap: lock torture:spinlock held by cpu [0-9] " "$0.check"' "$LOGDIR/busted-tas.serial"
+check busted-tas-trace sh -c '! tools/trace/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -q "FAIL overlap: lock torture:spinlock held by cpu [0-9] " "$0.check"' "$LOGDIR/busted-tas.serial"
 # A lock that excludes but starves (odd CPUs stand back after each miss): only the
 # torture's starvation check, judged in runs of 2 s or more, can fail it.
 boot busted-unfair ACCEL=tcg SMP=4 CMDLINE="run=spinlock quick torture.secs=2 torture.busted=unfair" -- \
@@ -396,7 +396,7 @@ boot busted-unfair ACCEL=tcg SMP=4 CMDLINE="run=spinlock quick torture.secs=2 to
 # fails (lib/pv_stats.h), and the trace judge on its own (about 6 s each).
 boot busted-qspinlock-lost-kick ACCEL=tcg SMP=4 CMDLINE="run=spinlock quick torture.busted=qspinlock-lost-kick trace=all trace.test=qspinlock_torture trace.events=65536" -- \
     --expect-fail "invariant lost-wakeup broken"
-check busted-qspinlock-lost-kick-trace sh -c '! tools/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -q "FAIL lost wake-up: cpu [0-9]* slept on torture:spinlock" "$0.check"' "$LOGDIR/busted-qspinlock-lost-kick.serial"
+check busted-qspinlock-lost-kick-trace sh -c '! tools/trace/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -q "FAIL lost wake-up: cpu [0-9]* slept on torture:spinlock" "$0.check"' "$LOGDIR/busted-qspinlock-lost-kick.serial"
 boot busted-spinlock-lost-kick ACCEL=tcg SMP=4 CMDLINE="run=spinlock quick torture.busted=spinlock-lost-kick" -- \
     --expect-fail "invariant lost-wakeup broken"
 # The queue's three broken steps (kernel/test/qspinlock_busted.h) at SMP=4, where 3 CPUs queue:
@@ -412,7 +412,7 @@ for bug in skip-head early-handoff plain-tail; do
     boot "busted-qspinlock-$bug" ACCEL=tcg SMP=4 CMDLINE="run=spinlock torture.busted=qspinlock-$bug quick torture.secs=$secs $traced" -- \
         --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold|lost-waiter) broken"
 done
-check busted-qspinlock-skip-head-trace sh -c '! tools/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -Eq "FAIL (queue order|overlap): lock torture:spinlock" "$0.check"' "$LOGDIR/busted-qspinlock-skip-head.serial"
+check busted-qspinlock-skip-head-trace sh -c '! tools/trace/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -Eq "FAIL (queue order|overlap): lock torture:spinlock" "$0.check"' "$LOGDIR/busted-qspinlock-skip-head.serial"
 # A planted ABBA that can really deadlock: the lock-order checker must report it (and panic,
 # lockdep.panic=on) before the spinlock's 20-second "deadlock?" panic could come.
 boot busted-abba ACCEL=tcg SMP=2 CMDLINE="run=spinlock torture.busted=abba lockdep.panic=on quick" -- \
@@ -426,30 +426,30 @@ check lockdep-table-full-summary grep -q "^# lockdep: .*checking STOPPED: the cl
 # The trace, a second judge that trusts no counter, must catch both on its own (docs/tracing.md):
 # the busted lock's overlapping holds, or (when TCG ran the two vCPUs in turns over the span
 # both rings still hold) the one ticket it grants again and again.
-check busted-lockref-trace sh -c '! tools/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -q "FAIL lockless inside a hold: lock .*: cpu [0-9] updated without the lock in TSC .*inside cpu [0-9].s hold TSC" "$0.check"' "$LOGDIR/busted-lockref.serial"
-check busted-spinlock-trace sh -c '! tools/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -Eq "FAIL (overlap: lock torture:spinlock held by cpu [0-9] .* and cpu [0-9] .*both in TSC|ticket order: lock torture:spinlock: ticket 0 to cpu [0-9] after ticket 0 to cpu [0-9]: granted again)" "$0.check"' "$LOGDIR/busted-spinlock.serial"
+check busted-lockref-trace sh -c '! tools/trace/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -q "FAIL lockless inside a hold: lock .*: cpu [0-9] updated without the lock in TSC .*inside cpu [0-9].s hold TSC" "$0.check"' "$LOGDIR/busted-lockref.serial"
+check busted-spinlock-trace sh -c '! tools/trace/trace_check.py "$0" > "$0.check" && cat "$0.check" && grep -Eq "FAIL (overlap: lock torture:spinlock held by cpu [0-9] .* and cpu [0-9] .*both in TSC|ticket order: lock torture:spinlock: ticket 0 to cpu [0-9] after ticket 0 to cpu [0-9]: granted again)" "$0.check"' "$LOGDIR/busted-spinlock.serial"
 # Traced good runs: the trace judge passes them, and the converter's JSON is well formed.
 # The ring of make trace (the most, 65536 events): less often holds no pv sleep ended by its kick.
 boot traced-lockref-pv ACCEL=tcg SMP=4 CMDLINE="run=lockref quick trace=all trace.events=65536 spinlock.pv=on"
-check traced-lockref-judged tools/trace_check.py "$LOGDIR/traced-lockref-pv.serial"
-check traced-lockref-converted sh -c 'tools/trace_convert.py "$0" "$1" && tools/trace_convert.py --check-json "$1/trace.json" && test -s "$1/timeline.png"' "$LOGDIR/traced-lockref-pv.serial" "$LOGDIR/trace-lockref"
+check traced-lockref-judged tools/trace/trace_check.py "$LOGDIR/traced-lockref-pv.serial"
+check traced-lockref-converted sh -c 'tools/trace/trace_convert.py "$0" "$1" && tools/trace/trace_convert.py --check-json "$1/trace.json" && test -s "$1/timeline.png"' "$LOGDIR/traced-lockref-pv.serial" "$LOGDIR/trace-lockref"
 # The timeline's window shows what the trace is for: a fallback to the lock, a pv sleep and its kick.
 check traced-lockref-window grep -Eq "trace_convert: window .* shows: fallbacks=[1-9][0-9]* sleeps=[1-9][0-9]* kicked_sleeps=[1-9]" "$LOGDIR/traced-lockref-converted.log"
 # The queued spinlock traced under every lock: overlap, lockless-in-hold and queue order judged.
 boot traced-qspinlock ACCEL=tcg SMP=4 CMDLINE="run=lockref quick spinlock.kind=qspinlock trace=all trace.events=65536"
-check traced-qspinlock-judged sh -c 'tools/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq "without tickets.* [1-9][0-9]* queued acquisitions judged" "$0.check"' "$LOGDIR/traced-qspinlock.serial"
+check traced-qspinlock-judged sh -c 'tools/trace/trace_check.py "$0" > "$0.check"; status=$?; cat "$0.check"; [ $status = 0 ] && grep -Eq "without tickets.* [1-9][0-9]* queued acquisitions judged" "$0.check"' "$LOGDIR/traced-qspinlock.serial"
 boot traced-spinlock-pv ACCEL=tcg SMP=2 CMDLINE="run=spinlock quick trace=all spinlock.pv=on"
-check traced-spinlock-judged tools/trace_check.py "$LOGDIR/traced-spinlock-pv.serial"
+check traced-spinlock-judged tools/trace/trace_check.py "$LOGDIR/traced-spinlock-pv.serial"
 for fault in ud gp pf; do
     boot "selftest-fault-$fault" ACCEL=tcg SMP=2 CMDLINE="run=boot selftest.fault=$fault trace=all" -- \
         --expect-fail "^PANIC: CPU 0 .*#$(echo $fault | tr a-z A-Z)"
 done
 # A panic prints the rings too (the last events before the crash), after its report, whole.
 check panic-leaves-trace sh -c 'sed -n "/^PANIC: CPU 0/,\$p" "$0" | grep -q "^# TRACE end cpus=2" && \
-    tools/trace_check.py "$0"' "$LOGDIR/selftest-fault-gp.serial"
+    tools/trace/trace_check.py "$0"' "$LOGDIR/selftest-fault-gp.serial"
 # The fault comes after the KTAP header and plan: a KTAP reader sees a crashed test, not a
 # log without KTAP.
-check selftest-fault-is-crashed-test sh -c 'python3 tools/ktap_junit.py --run "$0" --status 1 \
+check selftest-fault-is-crashed-test sh -c 'python3 tools/log/ktap_junit.py --run "$0" --status 1 \
     -o "$1" && grep -q "type=\"crashed\"" "$1"' "$LOGDIR/selftest-fault-gp.serial" \
     "$LOGDIR/selftest-fault-gp.junit.xml"
 # The runner's failure paths, on purpose (selftest.stall=): a CPU held past the fs torture's
@@ -462,7 +462,7 @@ check stall-fs-start-clean sh -c '[ "$(grep -c "^  # FAIL" "$0")" = 2 ] && \
     grep -q "^  # FAIL cpu 0: cpu 0: not every CPU came to the start" "$0" && \
     grep -q "^  # audit with 0 held: 1 nodes" "$0" && \
     ! sed -n "/^  ok 1 rules/,/^  not ok 2 torture/p" "$0" | grep -q "fs audit\|not destroyed\|PANIC" && \
-    tools/trace_check.py "$0"' "$LOGDIR/stall-fs-start.serial"
+    tools/trace/trace_check.py "$0"' "$LOGDIR/stall-fs-start.serial"
 boot stall-deadline ACCEL=tcg SMP=2 CMDLINE="run=boot quick selftest.stall=1:3000:deadline lockref.retries=5000 lockref.policy=v7" -- \
     --expect-fail "^  # late: cpu 1, [0-9]+ ms after test 'cpus_online_long_mode_own_stack_gs' ended"
 check stall-deadline-next-untouched sh -c 'grep -q "^  not ok 1 cpus_online" "$0" && \
@@ -486,12 +486,12 @@ else
     echo "SKIP kvm-smp2: /dev/kvm is not usable here"
 fi
 
-if [ -x tools/run-bochs.sh ] && command -v bochs >/dev/null; then
+if [ -x tools/boot/run-bochs.sh ] && command -v bochs >/dev/null; then
     echo "== Bochs"
     # The boot tests and the lockref suite (both forms, CMPXCHG8B and CMPXCHG16B as Bochs
     # emulates them), quick: about 35 s, most of it Bochs's BIOS and GRUB.
     note_boot bochs-smp2-quick "$LOGDIR/bochs.serial" bochs SMP=2 CMDLINE="run=boot,lockref quick" TIMEOUT=600
-    check bochs-smp2-quick sh -c 'SMP=2 CMDLINE="run=boot,lockref quick" TIMEOUT=600 tools/run-bochs.sh "$0" >/dev/null 2>&1; tools/ktap_check.py "$0"' "$LOGDIR/bochs.serial"
+    check bochs-smp2-quick sh -c 'SMP=2 CMDLINE="run=boot,lockref quick" TIMEOUT=600 tools/boot/run-bochs.sh "$0" >/dev/null 2>&1; tools/log/ktap_check.py "$0"' "$LOGDIR/bochs.serial"
 fi
 
 echo "== CI files and reports"
@@ -502,17 +502,17 @@ check ktap-junit-tool python3 tools/tests/test_ktap_junit.py
 check github-workflow action-validator .github/workflows/ci.yml
 check github-workflow-broken-rejected sh -c 'sed "s/runs-on:/runs-onn:/" .github/workflows/ci.yml \
     > "$0" && ! action-validator "$0"' "$LOGDIR/broken-ci.yml"
-check gitlab-ci "$SYSTEM_PYTHON" tools/check_gitlab_ci.py .gitlab-ci.yml
+check gitlab-ci "$SYSTEM_PYTHON" tools/house/check_gitlab_ci.py .gitlab-ci.yml
 check gitlab-ci-broken-rejected sh -c 'sed "s/^  script:/  scripts:/" .gitlab-ci.yml > "$0" && \
-    ! "$1" tools/check_gitlab_ci.py "$0"' "$LOGDIR/broken-gitlab-ci.yml" "$SYSTEM_PYTHON"
+    ! "$1" tools/house/check_gitlab_ci.py "$0"' "$LOGDIR/broken-gitlab-ci.yml" "$SYSTEM_PYTHON"
 # JUnit for every check so far, read back by a JUnit reader not written here: its
 # verdict counts must be this script's, and a negative control must show as a
 # failure with its invariant.  Written again at the end to include this check.
-check junit-counts sh -c 'python3 tools/ktap_junit.py --checks "$0" -o "$0/junit.xml" && \
-    "$1" tools/junit_counts.py "$0/junit.xml" --passed "$2" --failed "$3" \
+check junit-counts sh -c 'python3 tools/log/ktap_junit.py --checks "$0" -o "$0/junit.xml" && \
+    "$1" tools/log/junit_counts.py "$0/junit.xml" --passed "$2" --failed "$3" \
     --failure-in "busted-lockref=invariant [a-z-]+ broken"' \
     "$LOGDIR" "$SYSTEM_PYTHON" "$passed" "$failed"
-python3 tools/ktap_junit.py --checks "$LOGDIR" -o "$LOGDIR/junit.xml" ||
+python3 tools/log/ktap_junit.py --checks "$LOGDIR" -o "$LOGDIR/junit.xml" ||
     echo "ktap_junit: could not write $LOGDIR/junit.xml"
 
 echo

@@ -8,7 +8,7 @@
  * in a way that cannot deadlock (the two orders are taken at different
  * times, or by one CPU), then requires exactly one new report that names
  * both classes.  The reports stay in the log: make test decodes the ABBA's
- * addresses against build/kernel.elf (tools/lockdep_decode.py) and requires
+ * addresses against build/kernel.elf (tools/log/lockdep_decode.py) and requires
  * this file's lines on both sides.  Whatever lockdep.panic= says, these run
  * with reports printed, not panicking, and restore it after.
  */

@@ -14,7 +14,7 @@
  * bench_cases.h as the kernel's ktest runner would, and prints what a
  * benchmark boot prints: a `# ENV` line (with "platform":"native" and the
  * CPU's model name), KTAP, `# BENCH` lines and `# RESULT pass|fail`, so
- * tools/bench_report.py reads it as it reads a serial log.
+ * tools/bench/bench_report.py reads it as it reads a serial log.
  *
  * Thread i plays CPU i and is pinned to the i-th CPU of the plan
  * (bench/bench_plan.h: the CPUs this process may run on, ordered by the
@@ -25,7 +25,7 @@
  * fixture tree instead of /sys/devices/system/cpu (with --plan only: it
  * describes another machine).  A progress line with an estimate of the
  * time left goes to stderr after each benchmark.  --only=NAME
- * runs that one entry alone: tools/trace_cost.py times the uncontended
+ * runs that one entry alone: tools/trace/trace_cost.py times the uncontended
  * case in three builds, round after round, and needs nothing else.
  * Threads spin with PAUSE only (platform_host.c's yielding is switched
  * off): a yield would time the scheduler.  The host keeps its interrupts and may still

@@ -20,7 +20,7 @@
  * t_lock/t_unlock, which call it the way spin_lock does: it needs no lock
  * word, and no planted order can hang the test.  test_lockdep_hooks.c goes
  * through the real locks.  "-report" prints the ABBA
- * report and main's address for tools/test_lockdep_decode.py, which
+ * report and main's address for tools/tests/test_lockdep_decode.py, which
  * decodes it against this binary.
  */
 #include "lockdep.h"
@@ -425,7 +425,7 @@ static void test_threads(void)
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "-report") == 0) {
-		/* For tools/test_lockdep_decode.py: main's address, then one report. */
+		/* For tools/tests/test_lockdep_decode.py: main's address, then one report. */
 		printf("main at %#lx\n", (unsigned long)(uintptr_t)&main);
 		test_abba();
 		return check_exit("test_lockdep -report");

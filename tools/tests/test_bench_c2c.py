@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""test_bench_c2c.py - the c2c part of the benchmark report (tools/bench_c2c.py) and
-the reading of the curves against the boundaries (tools/bench_curve.py).
+"""test_bench_c2c.py - the c2c part of the benchmark report (tools/bench/bench_c2c.py) and
+the reading of the curves against the boundaries (tools/bench/bench_curve.py).
 
     python3 tools/tests/test_bench_c2c.py        (exit status 0 when every check passes)
 
@@ -16,8 +16,7 @@ import sys
 import tempfile
 import unittest
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, TOOLS)
+import tooldirs  # noqa: E402,F401  (every tool folder on sys.path)
 import bench_c2c  # noqa: E402
 import bench_curve  # noqa: E402
 

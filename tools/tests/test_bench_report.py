@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""test_bench_report.py - tools/bench_report.py on small synthetic serial logs.
+"""test_bench_report.py - tools/bench/bench_report.py on small synthetic serial logs.
 
     python3 tools/tests/test_bench_report.py        (exit status 0 when every check passes)
 
@@ -20,7 +20,7 @@ import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import tooldirs  # noqa: E402,F401  (every tool folder on sys.path)
 import bench_report  # noqa: E402
 from bench_goals import DECIDING, INFORMATIVE  # noqa: E402
 

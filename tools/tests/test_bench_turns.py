@@ -12,11 +12,12 @@ import os
 import stat
 import subprocess
 import sys
+
+from tooldirs import tool  # noqa: E402
 import tempfile
 import unittest
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOL = os.path.join(TOOLS, "bench_turns.py")
+TOOL = tool("bench_turns.py")
 
 FAKE = """#!/bin/sh
 echo "$0 $*" >> "{log}"

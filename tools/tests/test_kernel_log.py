@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""test_kernel_log.py - the one serial-log reader (tools/kernel_log.py), on damaged logs.
+"""test_kernel_log.py - the one serial-log reader (tools/log/kernel_log.py), on damaged logs.
 
     python3 tools/tests/test_kernel_log.py        (exit status 0 when every check passes)
 
@@ -19,8 +19,7 @@ import sys
 import tempfile
 import unittest
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, TOOLS)
+from tooldirs import tool  # noqa: E402
 import kernel_log  # noqa: E402
 
 HUGE_LINE = 100 * 1024
@@ -152,7 +151,7 @@ class TallyCheck(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".serial") as f:
             f.write("\n".join(lines) + "\n")
             f.flush()
-            return subprocess.run([sys.executable, os.path.join(TOOLS, "ktap_check.py"), f.name],
+            return subprocess.run([sys.executable, tool("ktap_check.py"), f.name],
                                   capture_output=True, text=True, timeout=60)
 
     def test_good_passes(self):
@@ -186,7 +185,7 @@ class EveryTool(unittest.TestCase):
         self.tmp.cleanup()
 
     def tool(self, *argv):
-        return subprocess.run([sys.executable, os.path.join(TOOLS, argv[0]), *argv[1:]],
+        return subprocess.run([sys.executable, tool(argv[0]), *argv[1:]],
                               capture_output=True, text=True, timeout=120)
 
     def test_no_traceback(self):

@@ -12,12 +12,13 @@ test_kernel_log.py.
 """
 import subprocess
 import sys
+
+from tooldirs import tool  # noqa: E402
 import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-TOOLS = Path(__file__).resolve().parent.parent
 
 HEADER = ["", "lockref demo kernel: booting", "\x1b[2Jboot: loader 'GRUB', seed 7",
           '# ENV {"platform":"kernel","cpus_online":2,"seed":7}']
@@ -98,13 +99,13 @@ class Tools(unittest.TestCase):
 
     def junit(self):
         out = self.dir / "junit.xml"
-        result = self.run_tool(str(TOOLS / "ktap_junit.py"), "--checks", str(self.dir), "-o",
+        result = self.run_tool(tool("ktap_junit.py"), "--checks", str(self.dir), "-o",
                                str(out))
         self.assertEqual(result.returncode, 0, result.stderr)
         return ET.parse(out).getroot()
 
     def summary(self):
-        result = self.run_tool(str(TOOLS / "ci_summary.py"), str(self.dir))
+        result = self.run_tool(tool("ci_summary.py"), str(self.dir))
         self.assertEqual(result.returncode, 0, result.stdout)
         return result.stdout
 
@@ -239,7 +240,7 @@ class Tools(unittest.TestCase):
         serial = self.dir / "run.serial"
         serial.write_text("\n".join(failed_run()) + "\n")
         out = self.dir / "junit.xml"
-        result = self.run_tool(str(TOOLS / "ktap_junit.py"), "--run", str(serial), "--status", "1",
+        result = self.run_tool(tool("ktap_junit.py"), "--run", str(serial), "--status", "1",
                                "-o", str(out))
         self.assertEqual(result.returncode, 0, result.stderr)
         suite = self.suite(ET.parse(out).getroot(), "make run")
@@ -248,7 +249,7 @@ class Tools(unittest.TestCase):
                              .find("failure"))
 
     def test_no_record_is_one_line(self):
-        result = self.run_tool(str(TOOLS / "ci_summary.py"), str(self.dir / "nothing"))
+        result = self.run_tool(tool("ci_summary.py"), str(self.dir / "nothing"))
         self.assertEqual(result.returncode, 1)
         self.assertEqual(len(result.stdout.splitlines()), 1)
         self.assertIn("run make test first", result.stdout)
@@ -257,7 +258,7 @@ class Tools(unittest.TestCase):
         self.add_check("bench-native", "pass")
         report = self.dir / "report.md"
         report.write_text("# Benchmarks\n\n| impl | ops |\n|---|---|\n| lockref | 5 |\n")
-        result = self.run_tool(str(TOOLS / "ci_summary.py"), str(self.dir), "--bench-report",
+        result = self.run_tool(tool("ci_summary.py"), str(self.dir), "--bench-report",
                                str(report))
         self.assertIn("### Benchmarks (", result.stdout)
         self.assertIn("| lockref | 5 |", result.stdout)

@@ -16,9 +16,7 @@ import subprocess
 import sys
 import unittest
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROOT = os.path.dirname(TOOLS)
-sys.path.insert(0, TOOLS)
+from tooldirs import ROOT, tool  # noqa: E402
 import lockdep_decode  # noqa: E402
 
 BIN = os.path.join(ROOT, "build/host/plain/test_lockdep")
@@ -80,13 +78,13 @@ class Decode(unittest.TestCase):
     def test_missing_elf_is_one_line(self):
         with self.assertRaises(ValueError):
             lockdep_decode.decode_lines(["lockdep: x at 0x10"], "/nonexistent.elf", 0)
-        r = subprocess.run([sys.executable, os.path.join(TOOLS, "lockdep_decode.py"),
+        r = subprocess.run([sys.executable, tool("lockdep_decode.py"),
                             "/nonexistent.elf", "/nonexistent.log"], capture_output=True, text=True)
         self.assertEqual(r.returncode, 1)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
 
     def test_bad_offset_is_one_line(self):
-        r = subprocess.run([sys.executable, os.path.join(TOOLS, "lockdep_decode.py"),
+        r = subprocess.run([sys.executable, tool("lockdep_decode.py"),
                             "--offset", "zz", BIN], capture_output=True, text=True, input="")
         self.assertEqual(r.returncode, 1)
         self.assertIn("--offset 'zz'", r.stderr)

@@ -18,11 +18,10 @@ import sys
 import tempfile
 import unittest
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROOT = os.path.dirname(TOOLS)
-CHECK = os.path.join(TOOLS, "readme_check.py")
-sys.path.insert(0, TOOLS)
+from tooldirs import ROOT, tool  # noqa: E402
 import readme_check  # noqa: E402
+
+CHECK = tool("readme_check.py")
 
 
 def run_check(tree, with_git):

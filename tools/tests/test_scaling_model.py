@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""test_scaling_model.py - tools/scaling_model.py on synthetic logs.
+"""test_scaling_model.py - tools/bench/scaling_model.py on synthetic logs.
 
     python3 tools/tests/test_scaling_model.py    (exit status 0 when every check passes)
 
@@ -24,7 +24,7 @@ import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import tooldirs  # noqa: E402,F401  (every tool folder on sys.path)
 import bench_log  # noqa: E402
 import bench_report  # noqa: E402
 import scaling_model  # noqa: E402

@@ -17,8 +17,7 @@ import sys
 import tempfile
 import unittest
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, TOOLS)
+from tooldirs import tool  # noqa: E402
 import trace_cost  # noqa: E402
 
 
@@ -194,7 +193,7 @@ class Tool(unittest.TestCase):
         return path
 
     def tool(self, *args):
-        p = subprocess.run([sys.executable, os.path.join(TOOLS, "trace_cost.py"), *args],
+        p = subprocess.run([sys.executable, tool("trace_cost.py"), *args],
                            capture_output=True, text=True)
         return p.returncode, p.stdout, p.stderr
 

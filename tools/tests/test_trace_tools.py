@@ -16,8 +16,7 @@ import sys
 import tempfile
 import unittest
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, TOOLS)
+from tooldirs import tool as tool_path  # noqa: E402
 import trace_convert  # noqa: E402
 
 KHZ = 1000000  # 1 GHz: one cycle is one nanosecond
@@ -77,7 +76,7 @@ class Tools(unittest.TestCase):
             path = os.path.join(d, "serial.log")
             with open(path, "w") as f:
                 f.write(text)
-            p = subprocess.run([sys.executable, os.path.join(TOOLS, tool), path, *args],
+            p = subprocess.run([sys.executable, tool_path(tool), path, *args],
                                capture_output=True, text=True,
                                cwd=d)
             js = None
@@ -315,7 +314,7 @@ class EventList(unittest.TestCase):
         import trace_parse
         used = set(trace_parse.OPENERS) | set(trace_parse.CLOSERS)
         for tool in ("trace_parse.py", "trace_check.py", "trace_convert.py", "trace_cost.py"):
-            with open(os.path.join(TOOLS, tool)) as f:
+            with open(tool_path(tool)) as f:
                 used |= set(re.findall(r'\b(?:kind|outcome) *[!=]= *"([A-Za-z])"', f.read()))
         self.assertGreater(len(used), 10, "the scan of the tools found too few letters")
         self.assertEqual(sorted(used - set(trace_parse.EVENT_NAMES)), [],

@@ -4,19 +4,19 @@
 # (refcount, convoy, pathwalk), error bars from the min and max of trials;
 # each line has its own marker and dash pattern as well as its colour.
 #
-# Run by tools/bench_report.py, which writes the data file (one gnuplot index
+# Run by tools/bench/bench_report.py, which writes the data file (one gnuplot index
 # block per benchmark and implementation: cpus ops_per_sec min max) and sets:
 #   datafile outfile term maxcpus npanels
 #   bench<P> first<P> last<P> titles<P>   for each panel P = 1 .. npanels:
 #       its name, its first and last index block, the implementations' names
 #   mfirst<P> mlast<P> mcolours<P>        the scaling model's curves of panel P
-#       (tools/scaling_model.py; none when mfirst > mlast), dashed, each in the
+#       (tools/bench/scaling_model.py; none when mfirst > mlast), dashed, each in the
 #       colour of the measured line it predicts (its number in titles<P>)
 # The y axis is logarithmic: under emulation or overcommitted vCPUs the
 # implementations differ by orders of magnitude.
 
 if (!exists("npanels")) {
-	print "bench_scaling.gp: run it through tools/bench_report.py, which sets its variables"
+	print "bench_scaling.gp: run it through tools/bench/bench_report.py, which sets its variables"
 	exit status 1
 }
 

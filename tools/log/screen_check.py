@@ -14,7 +14,7 @@ with --bench, the refcount and pathwalk tables with xadd, spinlock, lockref
 and the lockref/spinlock ratio; no JSON line; at most 25 rows of text and
 80 columns when the screen is 80 x 25.  With --halted the log must also
 end in the kernel's "halted:" line for exit=auto (no debug-exit device).
-With --picture-text, TXT (what tools/screendump.py --text read off QEMU's
+With --picture-text, TXT (what tools/boot/screendump.py --text read off QEMU's
 picture of the screen) must show exactly the dumped rows: the pixels say
 what the kernel's shadow of the screen says.
 Prints one line per problem, or one line saying the screen is right.

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """makefile_check.py - every Makefile stays short, and `make help` names every target.
 
-    tools/makefile_check.py [MAKEFILE...]     (default: every Makefile and .mk of the repo)
+    tools/house/makefile_check.py [MAKEFILE...]     (default: every Makefile and .mk of the repo)
 
 Why: a pipeline written as a recipe grows into a shell program nobody reads
 in make's quoting; in tools/ it is a script with comments and a usage line.
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 MAX_RECIPE = 3
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RULE = re.compile(r"^(?!(?:ifn?eq|ifn?def|else|endif|define|endef|include|-include|export)\b)"
                   r"[^\s#=][^=]*?:(?![=:])")
 

@@ -17,7 +17,7 @@ import pathlib
 import re
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "interface.md"
 CODE = ROOT / "kernel" / "cmdline.c"
 KINDS = ROOT / "lib" / "spinlock.h"

@@ -4,7 +4,7 @@
 
     junit_counts.py JUNIT --passed N --failed N [--failure-in SUITE=REGEX ...]
 
-The JUnit file of tools/ktap_junit.py is checked by a reader not written
+The JUnit file of tools/log/ktap_junit.py is checked by a reader not written
 here (Debian's python3-junitparser; run under /usr/bin/python3, where
 Debian's Python packages import): the testcases named "check" (one per
 testsuite, each check's own verdict) must count N passed and N failed, as
@@ -23,7 +23,7 @@ except ImportError:
           "and run this with /usr/bin/python3")
     sys.exit(2)
 
-CHECK_CASE = "check"  # tools/ktap_junit.py: the testcase holding a check's verdict
+CHECK_CASE = "check"  # tools/log/ktap_junit.py: the testcase holding a check's verdict
 
 
 def main():

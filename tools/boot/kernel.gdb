@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # kernel.gdb - attach gdb to `make debug` (QEMU stopped, stub on localhost:1234).
 #
-#   gdb -x tools/kernel.gdb
+#   gdb -x tools/boot/kernel.gdb
 #
 # Loads the symbols of build/kernel.elf (the ISO holds the same code without
 # debug sections, so the addresses match), connects, and stops at

@@ -2,12 +2,12 @@
 # bench_c2c.gp - the c2c heatmap of the benchmark report: the one-way latency
 # between every measured pair of CPUs, row CPU against column CPU.
 #
-# Run by tools/bench_c2c.py, which writes the matrix (NaN where a pair was not
+# Run by tools/bench/bench_c2c.py, which writes the matrix (NaN where a pair was not
 # measured) and sets: datafile outfile term ncpus labels (the CPU numbers, in
 # the matrix's order, space-separated).
 
 if (!exists("ncpus")) {
-	print "bench_c2c.gp: run it through tools/bench_report.py, which sets its variables"
+	print "bench_c2c.gp: run it through tools/bench/bench_report.py, which sets its variables"
 	exit status 1
 }
 

@@ -14,6 +14,8 @@ import pathlib
 import platform
 import re
 
+import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "log"))  # kernel_log
 import kernel_log
 
 # The implementations in the order docs/interface.md lists them; others follow, sorted.
@@ -25,7 +27,7 @@ IMPL_ORDER = ["xadd", "cas-loop-cmpxchg8b", "cas-loop-cmpxchgq", "ticket-inline"
 
 def spin_kinds():
     """The lock kinds (spinlock.kind=) of lib/spinlock.h's SPIN_KIND_LIST, the one list, in order."""
-    text = (pathlib.Path(__file__).resolve().parent.parent / "lib" / "spinlock.h").read_text()
+    text = (pathlib.Path(__file__).resolve().parents[2] / "lib" / "spinlock.h").read_text()
     return re.findall(r"^\s*X\(arg, (\w+), \w+,", text, re.M)
 
 

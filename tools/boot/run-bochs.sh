@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # run-bochs.sh - boot the ISO under Bochs with no window, serial on stdout.
 #
-#   tools/run-bochs.sh [LOG]
+#   tools/boot/run-bochs.sh [LOG]
 #
 # Environment: SMP, BOCHS_MEM (MiB, default 256), CMDLINE (default
 # "run=tests quick"), TIMEOUT (s, default 600).
@@ -14,7 +14,7 @@
 # exit= in CMDLINE, later on the line, overrides it) ends the run.  The
 # verdict is read from the serial log ("# RESULT pass" -> exit 0).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 # Without a CMDLINE, the test suites in quick mode: Bochs emulates every
 # instruction, and benchmark figures from it would mean nothing.
 SMP=${SMP:-2} MEM=${BOCHS_MEM:-256} CMDLINE=${CMDLINE:-run=tests quick} TIMEOUT=${TIMEOUT:-600}
@@ -27,7 +27,7 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 # Text mode: Bochs's "term" display cannot show a graphics mode (it stops
 # with "32 bpp graphics mode not supported"); this also exercises the
 # kernel's VGA text console.
-tools/mkiso.sh "$work" "exit=poweroff $CMDLINE" "set gfxpayload=text" || exit 3
+tools/boot/mkiso.sh "$work" "exit=poweroff $CMDLINE" "set gfxpayload=text" || exit 3
 
 cat > "$work/bochsrc" <<RC
 megs: $MEM
@@ -51,7 +51,7 @@ TERM=${TERM:-xterm} timeout -k 5 "$TIMEOUT" script -qfc \
     "bochs -q -f $work/bochsrc -rc $work/cmds" /dev/null >"$work/screen.log" 2>&1 </dev/null
 status=$?
 sleep 1; kill $tailer 2>/dev/null
-# LF line ends in the host's copy, as tools/run-qemu.sh writes its log (the UART sends CR LF).
+# LF line ends in the host's copy, as tools/boot/run-qemu.sh writes its log (the UART sends CR LF).
 [ -n "$LOG" ] && LC_ALL=C sed 's/\r$//' "$work/serial.log" >"$LOG"
 if [ $status -eq 124 ] || [ $status -eq 137 ]; then
     echo "run-bochs: TIMEOUT: Bochs still running after ${TIMEOUT}s; killed" >&2; exit 2

@@ -6,7 +6,7 @@
                   [--first S] [--again S] [--text]
 
 SOCKET is the Unix socket of `-monitor unix:SOCKET,server,nowait`
-(tools/run-qemu.sh sets it from QEMU_MONITOR).  With --wait-log, first
+(tools/boot/run-qemu.sh sets it from QEMU_MONITOR).  With --wait-log, first
 waits until LOG contains TEXT (e.g. the kernel's "halted:" line), so the
 picture shows the final screen; --first S then waits S seconds more (to
 be well inside a test that TEXT announces).  The monitor's `screendump` writes a PPM
@@ -32,12 +32,13 @@ import tempfile
 import time
 import zlib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "log"))  # kernel_log
 import kernel_log
 
 STATUS_PIXEL_ROWS = 16  # one row of the 8x16 font, and of 720x400 VGA text
 FONT_W, FONT_H = 8, 16
 MAX_COLS, MAX_ROWS = 480, 135  # kernel/screen.h SCREEN_MAX_*
-FONT_C = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernel", "font8x16.c")
+FONT_C = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernel", "font8x16.c")
 
 
 def font():

@@ -15,7 +15,7 @@ pass, with the `# tally:` line just before it agreeing with the results
 suites' blocks); and where the boot said lock-order checking was on,
 lockdep's "# lockdep:" summary line (a boot whose checker stopped still
 prints it).  Anything else is a failure, said in one line naming what was
-missing or wrong.  The log is read by tools/kernel_log.py: what it found damaged (a
+missing or wrong.  The log is read by tools/log/kernel_log.py: what it found damaged (a
 cut line, NUL bytes, bytes that are not UTF-8) is printed as a warning.
 Exit status 0 when the expectation holds.
 """

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """readme_check.py - README.md's layout tables name every folder and every lib/ file.
 
-    tools/readme_check.py [ROOT]
+    tools/house/readme_check.py [ROOT]
 
 Why: the "Where things are" section is the first map a newcomer reads, and a
 file added without its row makes the map wrong without anyone noticing.  Every
@@ -24,7 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SECTION = "## Where things are"
 
 

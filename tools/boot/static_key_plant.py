@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """static_key_plant.py - a kernel image with one static-key site spoiled.
 
-    tools/static_key_plant.py ELF KEY OUT
+    tools/boot/static_key_plant.py ELF KEY OUT
 
 Why: kernel/static_key.c validates every patch site before it writes one
 (the site inside the text, holding the 5-byte NOP static_key_on() emits or

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# mkiso.sh - a GRUB ISO of build/kernel.elf (or of $KERNEL_ELF, as tools/run-qemu.sh passes it).
+# mkiso.sh - a GRUB ISO of build/kernel.elf (or of $KERNEL_ELF, as tools/boot/run-qemu.sh passes it).
 #
-#   tools/mkiso.sh DIR "CMDLINE" [GRUB-LINES]   -> DIR/boot.iso: one entry with
+#   tools/boot/mkiso.sh DIR "CMDLINE" [GRUB-LINES]   -> DIR/boot.iso: one entry with
 #                                                  CMDLINE, booted at once (timeout 0),
 #                                                  for automated runs
-#   tools/mkiso.sh --menu ISO                   -> ISO with iso/'s GRUB menu (make)
+#   tools/boot/mkiso.sh --menu ISO                   -> ISO with iso/'s GRUB menu (make)
 #
 # GRUB cannot take a command line from the emulator, so it is written into
 # the ISO's grub.cfg.  The kernel goes in without debug sections: GRUB

@@ -17,7 +17,7 @@ A log that cannot be read as KTAP (cut, NUL bytes, stray carriage returns,
 overlong lines, bytes that are not UTF-8, a "# BENCH" line that is not
 JSON, missing results after a crash) gives an <error> case that says what
 and on which line.  docs/ci.md describes the layout; the log is read into
-its KTAP tree by tools/kernel_log.py, as tools/ci_summary.py reads it.
+its KTAP tree by tools/log/kernel_log.py, as tools/log/ci_summary.py reads it.
 """
 import argparse
 import re
@@ -213,7 +213,7 @@ def main():
     what.add_argument("--checks", metavar="DIR", help="the checks tools/test.sh recorded in DIR")
     what.add_argument("--run", metavar="LOG", help="one serial log (make run)")
     ap.add_argument("--status", type=int, default=None,
-                    help="with --run: tools/run-qemu.sh's exit status (0 = pass)")
+                    help="with --run: tools/boot/run-qemu.sh's exit status (0 = pass)")
     ap.add_argument("-o", "--output", required=True, metavar="OUT")
     args = ap.parse_args()
     root = ET.Element("testsuites", {"name": "lockref kernel"})

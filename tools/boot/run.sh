@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # run.sh - make run: boot under QEMU with the variables of docs/interface.md
-# (tools/run-qemu.sh), keep the serial log in build/run.serial and read it into
+# (tools/boot/run-qemu.sh), keep the serial log in build/run.serial and read it into
 # build/junit.xml for CI test views (docs/ci.md), and keep the ISO it booted in
 # build/run.iso (CMDLINE in its GRUB entry: a USB stick runs the same).
 # Exit status: the boot's.
 # KERNEL_ELF (make kcsan): that kernel, its log, junit.xml and ISO beside it.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=$(dirname "${KERNEL_ELF:-build/kernel.elf}")
-KEEP_ISO=$out/run.iso tools/run-qemu.sh "$out/run.serial"
+KEEP_ISO=$out/run.iso tools/boot/run-qemu.sh "$out/run.serial"
 status=$?
-python3 tools/ktap_junit.py --run "$out/run.serial" --status "$status" -o "$out/junit.xml"
+python3 tools/log/ktap_junit.py --run "$out/run.serial" --status "$status" -o "$out/junit.xml"
 exit "$status"

@@ -7,13 +7,13 @@
 # docs/tracing.md says why the default is the most the kernel allows.
 # Exit status: non-zero if the boot, the conversion or the judge failed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 words=${CMDLINE:-}
 case " $words " in *" trace="*) ;; *) words="$words trace=all" ;; esac
 case " $words " in *" trace.events="*) ;; *) words="$words trace.events=${TRACE_EVENTS:-65536}" ;; esac
 mkdir -p build/trace
-CMDLINE=${words# } tools/run-qemu.sh build/trace/serial.log
+CMDLINE=${words# } tools/boot/run-qemu.sh build/trace/serial.log
 status=$?
-python3 tools/trace_convert.py build/trace/serial.log build/trace &&
-    python3 tools/trace_check.py build/trace/serial.log || exit
+python3 tools/trace/trace_convert.py build/trace/serial.log build/trace &&
+    python3 tools/trace/trace_check.py build/trace/serial.log || exit
 exit "$status"

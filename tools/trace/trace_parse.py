@@ -12,12 +12,15 @@ prefix before "# TRACE" are ignored (KTAP indentation, console prefixes).
 import pathlib
 import re
 
+import os
+import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "log"))  # kernel_log
 import kernel_log
 
 # The letters of the "# TRACE" encoding and what each means: read from
 # lib/trace.h's TRACE_EVENT_LIST, their one declaration, so the kernel and
 # the tools cannot disagree on an event.
-TRACE_H = pathlib.Path(__file__).resolve().parent.parent / "lib" / "trace.h"
+TRACE_H = pathlib.Path(__file__).resolve().parents[2] / "lib" / "trace.h"
 EVENT_RE = re.compile(r"^\s*X\((\w+), '(.)', (\w+), \"([^\"]*)\"\)", re.M)
 
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """bench_turns.py - two builds of bench_native, one benchmark, by turns.
 
-    tools/bench_turns.py OLD NEW [--rounds N] [--only NAME] [WORD ...]
+    tools/bench/bench_turns.py OLD NEW [--rounds N] [--only NAME] [WORD ...]
 
 Why: a change to a fast path must be measured against the code before it,
 and two runs made minutes apart differ on a shared machine by more than
@@ -22,6 +22,8 @@ import statistics
 import subprocess
 import sys
 
+import os
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "log"))  # kernel_log
 import kernel_log
 
 DEFAULT_WORDS = ["run=bench", "bench.ms=100", "bench.trials=5"]

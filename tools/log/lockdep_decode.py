@@ -13,9 +13,9 @@ a return address is the first byte after the call, which may belong to the
 next line.  A kcsan line's data address ("on 0xADDR") gets the name of the
 variable that holds it, from the ELF's symbols (nm): "(counter)", "(cpus+0x48)".
 
-    tools/lockdep_decode.py build/kernel.elf LOG
-    tools/lockdep_decode.py build/kcsan/kernel.elf LOG     (make kcsan's kernel)
-    tools/lockdep_decode.py --offset 0x555555554000 build/host/plain/test_lockdep LOG
+    tools/log/lockdep_decode.py build/kernel.elf LOG
+    tools/log/lockdep_decode.py build/kcsan/kernel.elf LOG     (make kcsan's kernel)
+    tools/log/lockdep_decode.py --offset 0x555555554000 build/host/plain/test_lockdep LOG
 
 --offset is subtracted from every address first: the load address of a
 position-independent host program (the kernel runs where it is linked: 0).

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 """readme_figures.py - every benchmark figure in the README comes from a log in docs/runs/.
 
-    tools/readme_figures.py              check README.md against the logs (make test)
-    tools/readme_figures.py --write      rewrite README.md's figures table from the logs
-    tools/readme_figures.py --self-test  prove the check fails on planted wrong figures
+    tools/house/readme_figures.py              check README.md against the logs (make test)
+    tools/house/readme_figures.py --write      rewrite README.md's figures table from the logs
+    tools/house/readme_figures.py --self-test  prove the check fails on planted wrong figures
 
 Why: a figure measured on one machine reads, in a README, as the reader's
 own; a newcomer who gets 1.5x where the page says 12x thinks something is
@@ -27,10 +27,10 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 from bench_log import InputError, parse_log, scaling_grid  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 README = os.path.join(ROOT, "README.md")
 RUNS = "docs/runs"
 BEGIN = "<!-- readme_figures.py: generated from docs/runs/*.log; edit the logs, then --write -->"
@@ -137,7 +137,7 @@ def problems(text, runs):
     got_rows, want_rows = got.splitlines(), want.splitlines()
     if len(got_rows) != len(want_rows):
         out.append(f"README.md: the figures table has {len(got_rows)} lines, the logs give "
-                   f"{len(want_rows)} (run tools/readme_figures.py --write)")
+                   f"{len(want_rows)} (run tools/house/readme_figures.py --write)")
     for g, w in zip(got_rows, want_rows):
         gc, wc = g.split(" | "), w.split(" | ")
         for col, (a, b) in enumerate(zip(gc, wc)):

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 """readme_sample_check.py - README.md's boot sample against a real boot.
 
-    tools/readme_sample_check.py README.md SERIAL_LOG     compare; exit 1 on a difference
-    tools/readme_sample_check.py --self-test README.md SERIAL_LOG
+    tools/house/readme_sample_check.py README.md SERIAL_LOG     compare; exit 1 on a difference
+    tools/house/readme_sample_check.py --self-test README.md SERIAL_LOG
 
 README's "What a boot looks like" shows the serial output of the command it
 names (`make run SMP=4 ACCEL=tcg CMDLINE=run=boot`).  Text pasted once goes
@@ -27,7 +27,8 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import os
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "log"))  # kernel_log
 import kernel_log  # noqa: E402
 
 HEADING = "## What a boot looks like"
@@ -53,7 +54,7 @@ def sample(readme_text):
 
 
 def numbered(lines):
-    """The (number, text) pairs tools/kernel_log.py reads."""
+    """The (number, text) pairs tools/log/kernel_log.py reads."""
     return list(enumerate(lines, 1))
 
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """trace_cost.py - what the trace hooks cost, off and on, measured side by side.
 
-    tools/trace_cost.py OUTDIR [--cpus N] [--rounds N] [--ms MS] [--trials N]
+    tools/trace/trace_cost.py OUTDIR [--cpus N] [--rounds N] [--ms MS] [--trials N]
                         [--untraced BIN] [--traced BIN] [--from LOG] [WORD ...]
 
 Why: the tracing promise (docs/tracing.md) is that hooks compiled in but
@@ -52,6 +52,7 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "log"))  # kernel_log
 import kernel_log
 
 BUILDS = ["untraced", "off", "on"]  # the order of an odd round; an even round reverses it

@@ -2,20 +2,20 @@
 # SPDX-License-Identifier: MIT
 # bench.sh - make bench and make bench-native: the benchmarks, then their report.
 #
-#   tools/bench.sh guest    boot under QEMU (docs/interface.md's variables):
+#   tools/bench/bench.sh guest    boot under QEMU (docs/interface.md's variables):
 #                           build/bench/serial.log, report.md, scaling.png
-#   tools/bench.sh native   the same benchmarks as threads on this machine's cores
+#   tools/bench/bench.sh native   the same benchmarks as threads on this machine's cores
 #                           (build/bench-native/bench_native; CPUS=N limits them,
 #                           TRACE=1 records the trace into build/bench-native/trace/);
 #                           a `make bench` log, if there is one, is set beside the
 #                           native figures; a run that passed is followed by the trace
-#                           hooks' cost (tools/trace_cost.py, as long as bench.ms= and
+#                           hooks' cost (tools/trace/trace_cost.py, as long as bench.ms= and
 #                           bench.trials= say) into trace-cost.md, unless TRACE_COST=0
 #
 # CMDLINE takes the kernel's words; run=bench comes first unless it names the suites.
 # Exit status: the run's, or the report's when the report could not be written.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 case " ${CMDLINE:-} " in
 *" run="*) words=${CMDLINE:-} ;;
 *) words="run=bench ${CMDLINE:-}" ;;
@@ -23,9 +23,9 @@ esac
 
 guest() {
     mkdir -p build/bench
-    CMDLINE=$words tools/run-qemu.sh build/bench/serial.log
+    CMDLINE=$words tools/boot/run-qemu.sh build/bench/serial.log
     local status=$?
-    python3 tools/bench_report.py build/bench/serial.log build/bench || exit
+    python3 tools/bench/bench_report.py build/bench/serial.log build/bench || exit
     exit "$status"
 }
 
@@ -36,15 +36,15 @@ native() {
       echo $? >"$out/status"; } | tee "$out/serial.log"
     status=$(cat "$out/status")
     [ -f build/bench/serial.log ] && against=(--against build/bench/serial.log)
-    python3 tools/bench_report.py "$out/serial.log" "$out" "${against[@]}" || exit
+    python3 tools/bench/bench_report.py "$out/serial.log" "$out" "${against[@]}" || exit
     if [ -n "${TRACE:-}" ]; then
-        python3 tools/trace_convert.py "$out/serial.log" "$out/trace" || exit
+        python3 tools/trace/trace_convert.py "$out/serial.log" "$out/trace" || exit
     fi
     if [ "${TRACE_COST:-1}" = 0 ]; then
         echo "bench.sh: TRACE_COST=0: the trace hooks' cost step skipped"
     elif [ "$status" -eq 0 ]; then
         # shellcheck disable=SC2086
-        python3 tools/trace_cost.py ${CPUS:+--cpus=$CPUS} "$out" $words || exit
+        python3 tools/trace/trace_cost.py ${CPUS:+--cpus=$CPUS} "$out" $words || exit
     fi
     exit "$status"
 }
@@ -52,5 +52,5 @@ native() {
 case ${1:-} in
 guest) guest ;;
 native) native ;;
-*) echo "usage: tools/bench.sh guest|native" >&2; exit 2 ;;
+*) echo "usage: tools/bench/bench.sh guest|native" >&2; exit 2 ;;
 esac

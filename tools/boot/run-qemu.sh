@@ -3,15 +3,15 @@
 # run-qemu.sh - boot build/kernel.elf from a GRUB ISO under QEMU, serial on
 # stdout, and turn the guest's verdict into an exit status.
 #
-#   tools/run-qemu.sh [LOG]     (LOG: also write the serial output there)
+#   tools/boot/run-qemu.sh [LOG]     (LOG: also write the serial output there)
 #
 # Environment (docs/interface.md): SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT.
 # DEBUG=1 (make debug): QEMU starts stopped with a gdb stub on localhost:1234
-# and no time limit; tools/kernel.gdb attaches.  KERNEL_ELF: boot another
+# and no time limit; tools/boot/kernel.gdb attaches.  KERNEL_ELF: boot another
 # kernel than build/kernel.elf (make kcsan: build/kcsan/kernel.elf; tools/test.sh's
-# planted static-key site, tools/static_key_plant.py).
+# planted static-key site, tools/boot/static_key_plant.py).
 # QEMU_MONITOR=PATH: the QEMU monitor on that Unix socket (for screendump;
-# tools/screen_shot.sh).  DEBUG_EXIT=0: no isa-debug-exit device, as on a
+# tools/boot/screendump.py).  DEBUG_EXIT=0: no isa-debug-exit device, as on a
 # real PC: the kernel then stays on (exit=auto) until TIMEOUT.
 # KEEP_ISO=PATH: leave a copy of the ISO booted there (make run: build/run.iso), CMDLINE in its
 # one GRUB entry, to write to a USB stick.
@@ -19,13 +19,13 @@
 # 2 = the run hit TIMEOUT and was killed, 3 = any other QEMU ending
 # (triple fault with -no-reboot, crash, bad arguments).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 SMP=${SMP:-4} ACCEL=${ACCEL:-auto} MACHINE=${MACHINE:-q35} FIRMWARE=${FIRMWARE:-bios}
 MEM=${MEM:-512M} CPU=${CPU:-auto} CMDLINE=${CMDLINE:-} TIMEOUT=${TIMEOUT:-300}
 LOG=${1:-}
 KERNEL=${KERNEL_ELF:-build/kernel.elf}
-export KERNEL_ELF=$KERNEL # tools/mkiso.sh
+export KERNEL_ELF=$KERNEL # tools/boot/mkiso.sh
 OVMF_CODE=/usr/share/OVMF/OVMF_CODE_4M.fd
 OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
 
@@ -86,7 +86,7 @@ fi
 
 work=$(mktemp -d build/run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-tools/mkiso.sh "$work" "$CMDLINE" "insmod all_video" || die "could not build the boot ISO"
+tools/boot/mkiso.sh "$work" "$CMDLINE" "insmod all_video" || die "could not build the boot ISO"
 if [ -n "${KEEP_ISO:-}" ]; then cp "$work/boot.iso" "$KEEP_ISO" || die "cannot write $KEEP_ISO"; fi
 
 monitor=none
@@ -107,13 +107,13 @@ if [ "${DEBUG:-0}" = 1 ]; then
     # -S: stop before the first instruction; -s: gdb stub on tcp::1234.
     args+=(-S -s)
     TIMEOUT=0
-    echo "run-qemu: stopped for gdb on localhost:1234; attach with: gdb -x tools/kernel.gdb" >&2
+    echo "run-qemu: stopped for gdb on localhost:1234; attach with: gdb -x tools/boot/kernel.gdb" >&2
     echo "run-qemu: the serial console follows here; quit QEMU with gdb's 'kill' or Ctrl-C here" >&2
 fi
 echo "run-qemu: SMP=$SMP ACCEL=$ACCEL CPU=$CPU MACHINE=$MACHINE FIRMWARE=$FIRMWARE MEM=$MEM TIMEOUT=${TIMEOUT}s CMDLINE='$CMDLINE'" >&2
 # The UART ends each line with CR LF, as a serial terminal needs (kernel/serial.c); the host's
 # copy ends them with LF alone, so grep's $, diff and editors read the log as text.  Only a
-# CR at a line's end goes: a stray one inside a line stays for tools/kernel_log.py to report.
+# CR at a line's end goes: a stray one inside a line stays for tools/log/kernel_log.py to report.
 lf_lines() { LC_ALL=C sed -u 's/\r$//'; }
 if [ -n "$LOG" ]; then
     timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" </dev/null | lf_lines | tee "$LOG"

@@ -236,7 +236,7 @@ def ratio_table(model):
 def section(model):
     """The report's model section (Markdown)."""
     parts = ["", "## Scaling model", "",
-             "tools/scaling_model.py: one chain per shape (ticket lock, queued lock, xadd, "
+             "tools/bench/scaling_model.py: one chain per shape (ticket lock, queued lock, xadd, "
              "lockref loop, path walk), fed by this log's own figures; the dashed curves of "
              "scaling.png, to " f"{PROJECT_MAX} CPUs.", ""]
     if model["problem"]:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """bench_report.py - turn a benchmark log into a report and a plot.
 
-    tools/bench_report.py LOG OUTDIR [--against LOG2] [--host-cpus N] [--strict]
+    tools/bench/bench_report.py LOG OUTDIR [--against LOG2] [--host-cpus N] [--strict]
 
 Reads the `# ENV {json}` line and every `# BENCH {json}` line of LOG: the
 serial log of a kernel booted with run=bench (`make bench`), or the output
@@ -13,10 +13,10 @@ of the native program that runs the same benchmarks on the host's cores
                           where a figure cannot mean much, and the goals of
                           issue 6 with PASS/FAIL and the figures behind them
     OUTDIR/scaling.png    operations per second against CPUs, one line per
-                          implementation (gnuplot, tools/bench_scaling.gp)
+                          implementation (gnuplot, tools/bench/bench_scaling.gp)
     OUTDIR/scaling.dat    the plotted data
     OUTDIR/c2c.png        with c2c lines: the one-way latency heatmap
-                          (bench_c2c.py, tools/bench_c2c.gp), c2c.dat its matrix
+                          (bench_c2c.py, tools/bench/bench_c2c.gp), c2c.dat its matrix
     OUTDIR/model.json     the scaling model's prediction beside each measured
                           point it covers (scaling_model.py; its curves are the
                           plot's dashed lines, its error table ends report.md)
@@ -44,6 +44,7 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "log"))  # kernel_log
 import kernel_log
 import scaling_model
 from bench_c2c import section_c2c, write_heatmap
@@ -97,7 +98,7 @@ def build_report(env, result, results, notes, host, against=None, bounds=None, s
     parts += ["", "## Goals", "",
               ("With --strict, a judged goal not met fails the report (exit status 3)."
                if strict else "Informative: a goal not met fails neither the run nor this "
-               "report; `tools/bench_report.py --strict` makes the judged goals decide (exit "
+               "report; `tools/bench/bench_report.py --strict` makes the judged goals decide (exit "
                "status 3 when one fails)."), "",
               f"Judged for {label}" + (", running as an emulator: there only the absence of "
                                        "inversions and the paravirtual lock's uncontended cost "
