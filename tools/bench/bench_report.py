@@ -201,7 +201,9 @@ def main(argv=None):
         print(f"bench_report: {e}", file=sys.stderr)
         return 1
     failed = [g for g in judged if g["verdict"] == "FAIL"]
-    print(scaling_model.section(model).strip())
+    # The console gets the model's result in a few lines; every point is in report.md.
+    for line in scaling_model.summary(model):
+        print(line)
     print(f"bench_report: wrote {os.path.join(args.outdir, 'report.md')} and scaling.png; "
           f"goals: {sum(g['verdict'] == 'PASS' for g in judged)} pass, {len(failed)} fail, "
           f"{sum(g['verdict'] == 'n/a' for g in judged)} n/a"

@@ -21,8 +21,13 @@ spends on one operation (a get+put pair, or one stat) in state k:
            prod_{i=1..k} (s + c i/2); tools/tests/test_scaling_model.py
            checks this solver's collapse point against it.  A get+put takes
            the lock twice: D_k = T1 + 2 c k/2.
-  queued   the queued spinlock: each waiter spins on its own node, so a
-           hand-off is one transfer whatever the queue: D_k = T1 + 2 c.
+  queued   the queued spinlock.  With 2 CPUs the waiter spins on the lock
+           word (the pending bit): one transfer per hand-off, D = T1 + 2 c.
+           From 3 CPUs a queue forms and a hand-off moves QUEUE_HANDOFF
+           lines in turn: the lock word to the releaser's store, to the
+           queue head's read and exchange, to the next arrival's tail
+           exchange, and the successor's node to the head's flag store:
+           D = T1 + 2 QUEUE_HANDOFF c.
   xadd     one `lock xadd` pair per operation, the line moving once per
            operation; a queued stream of transfers overlaps the request leg
            of the next (QUEUED_SHARE): D = max(T1, QUEUED_SHARE c).
@@ -41,8 +46,14 @@ spends on one operation (a get+put pair, or one stat) in state k:
 
 Inputs, all from the one log (never fitted to a point): T1, the 1-CPU row's
 ns per operation (1e9 / its ops_per_sec, so the 1-CPU point is an input, not
-a prediction); c, the median one-way latency of the c2c rows.  The report
-prints each input beside the row it came from.
+a prediction); c, the median one-way latency of the c2c rows between the CPUs
+a point ran on (all pairs for the projection).  The report prints each input
+beside the row it came from.
+
+The domain: the chain has no preemption, no runs of operations by one owner
+of the line, and inputs measured once.  domain() names, from the log's own
+figures, the points where one of those does not hold; such a point is shown
+but not judged, and nothing is projected from its curve (docs/scaling-model.md).
 """
 
 import json
@@ -62,6 +73,22 @@ LOCKS_PER_OP = 2        # a refcount get+put, or a stat's get and put, takes a l
 PROJECT_MAX = 80        # the seeds' machine: 8 sockets x 10 cores
 RATIO_COUNTS = (10, 20, 40, 80)
 MISS = 0.25             # beyond this relative error the docs must name the effect left out
+QUEUE_HANDOFF = 4       # lines a queued lock's hand-off moves once 3 CPUs queue (see above)
+# The domain (domain() below): a 1-CPU input whose trials spread wider than this was
+# not one figure; a point whose threads ran together less than this share of the run,
+# or stopped for this share of one trial, was preempted, which the chain leaves out.
+INPUT_SPREAD = 1.25
+OVERLAP_MIN = 0.95
+STALL_SHARE = 0.2
+# The kinds of domain() reason, as the console's summary explains them.
+DOMAIN_WORDS = {
+    "unsteady input": f"a 1-CPU row's trials spread over {INPUT_SPREAD}x",
+    "preempted input": "a 1-CPU row's thread was stopped",
+    "preempted": f"threads together under {OVERLAP_MIN:.0%} of the run, or one stopped for "
+                 f"{STALL_SHARE:.0%} of a trial",
+    "ownership runs": "xadd beat one c2c transfer per operation: the line stayed with one "
+                      "CPU for runs of operations",
+}
 
 # The curves a model covers: (bench, impl, op, model, the 1-CPU row of the final
 # node's count for pathwalk, whether the plot draws it).  The locked filesystem takes
@@ -113,7 +140,8 @@ def service_time(model, n, t1, c, w=0.0):
     if model == "ticket":
         return lambda k: t1 + LOCKS_PER_OP * c * k / 2
     if model == "queued":
-        return lambda k: t1 + LOCKS_PER_OP * c
+        handoff = 1 if n == 2 else QUEUE_HANDOFF
+        return lambda k: t1 + LOCKS_PER_OP * handoff * c
     if model == "xadd":
         return lambda k: max(t1, h)
     if model != "lockref":
@@ -122,13 +150,32 @@ def service_time(model, n, t1, c, w=0.0):
     return lambda k: max(t1, h * (2 + 2 * p / (1 - p)))
 
 
-def rate(curve, n):
-    """Predicted operations per second of @curve (an inputs() entry) at @n CPUs."""
+def rate(curve, n, c=None):
+    """Predicted operations per second of @curve (an inputs() entry) at @n CPUs, with the
+    line transfer @c (default: the median over every pair)."""
     if curve["model"] == "private":
         return n * 1e9 / curve["t1"]
     return 1e9 * chain_rate(n, curve["think"],
-                            service_time(curve["model"], n, curve["t1"], curve["c"],
+                            service_time(curve["model"], n, curve["t1"],
+                                         curve["c"] if c is None else c,
                                          curve.get("w", 0.0)))
+
+
+def cpu_set(text):
+    """{0, 1, 2, 5} from a row's cpu_list "0-2,5"."""
+    out = set()
+    for part in filter(None, str(text).split(",")):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def span_c(results, row):
+    """The median one-way latency of the c2c pairs among the CPUs @row ran on, or None."""
+    cpus = cpu_set(row.get("cpu_list", ""))
+    lats = [float(r["oneway_ns"]) for (a, b), r in pairs(results).items()
+            if a in cpus and b in cpus]
+    return statistics.median(lats) if lats else None
 
 
 def one_cpu(results, bench, impl, op):
@@ -177,6 +224,7 @@ def inputs(results):
         if model == "lockref":
             curve["w"] = max(0.0, (curve["t1"] - xadd[0]) / 2)
             text += f"; window w = {curve['w']:.1f} ns against {xadd[1]}"
+        curve["shaky"] = [why for why in (shaky_input(results, key) for key in need) if why]
         curves[(bench, impl, op)] = curve
         lines.append(text)
     missing = ([] if lats or not wanted else
@@ -190,46 +238,165 @@ def inputs(results):
     return curves, lines, problem
 
 
+def stalled(r):
+    """Why the threads of row @r did not run together all along, or None."""
+    overlap, gap = r.get("overlap", 1.0), r.get("max_gap_us", 0) / 1000.0
+    if r["cpus"] > 1 and overlap < OVERLAP_MIN:
+        return f"threads ran together {overlap:.0%} of the run"
+    if r.get("ms") and gap >= STALL_SHARE * r["ms"]:
+        return f"a thread stopped for {gap:.1f} ms of a {r['ms']} ms trial"
+    return None
+
+
+def shaky_input(results, key):
+    """Why the 1-CPU row of @key (bench, impl, op) is not one figure, or None."""
+    r = results[key + (1,)]
+    lo, hi = r.get("ops_per_sec_min"), r.get("ops_per_sec_max")
+    name = "/".join(key)
+    if lo and hi and hi > INPUT_SPREAD * lo:
+        return (f"unsteady input: {name} at 1 CPU, trials {fmt_rate(lo)} to "
+                f"{fmt_rate(hi)} ({hi / lo:.2f}x)")
+    why = stalled(r)
+    return f"preempted input: {name} at 1 CPU, {why}" if why else None
+
+
+def domain(results, curve, key, n, c):
+    """Why point @n of @curve lies outside the model's domain, or None: its inputs are not
+    one figure, its threads were preempted, or the line stayed with one owner for runs of
+    operations (faster than one transfer of @c per get+put allows)."""
+    if n == 1:
+        return None
+    if curve["shaky"]:
+        return curve["shaky"][0]
+    why = stalled(results[key + (n,)])
+    if why:
+        return f"preempted: {why}"
+    xadd = results.get(("refcount", "xadd", "get+put", n))
+    if curve["model"] in ("xadd", "lockref") and xadd and xadd.get("ops_per_sec"):
+        limit = 1e9 / (QUEUED_SHARE * c)
+        if xadd["ops_per_sec"] > (1 + MISS) * limit:
+            return (f"ownership runs: xadd at {n} CPUs did {fmt_rate(xadd['ops_per_sec'])}/s, "
+                    f"over the {fmt_rate(limit)}/s one transfer of the c2c pair "
+                    f"({c:.0f} ns) per get+put allows, so the line stayed with one CPU "
+                    f"for runs of operations")
+    return None
+
+
 def predict(results, emulated=False):
     """The model of a log: curves, input lines, the problem line, and one point per
-    measured count a model covers (bench, impl, cpus, measured, predicted, error).
+    measured count a model covers (bench, impl, cpus, measured, predicted, error, and
+    domain: None, or why the point is outside the model's domain).
     @emulated: the log is an emulator's (bench_log.judged_emulated), said in the section."""
     curves, lines, problem = inputs(results)
     points = []
-    for (bench, impl, op), curve in curves.items():
-        for n in sorted(k[3] for k in results if k[:3] == (bench, impl, op)):
-            measured = results[(bench, impl, op, n)]["ops_per_sec"]
-            predicted = rate(curve, n)
+    for key, curve in curves.items():
+        bench, impl, op = key
+        for n in sorted(k[3] for k in results if k[:3] == key):
+            row = results[key + (n,)]
+            measured = row["ops_per_sec"]
+            c = span_c(results, row) or curve["c"]
+            predicted = rate(curve, n, c)
             points.append({"bench": bench, "impl": impl, "op": op, "cpus": n,
                            "measured": measured, "predicted": round(predicted),
-                           "error": round(predicted / measured - 1, 4) if measured else None})
+                           "error": round(predicted / measured - 1, 4) if measured else None,
+                           "domain": domain(results, curve, key, n, c)})
     return {"curves": curves, "inputs": lines, "problem": problem, "points": points,
             "emulated": emulated}
 
 
+def verdict(p):
+    """"input", "out of domain", "MISS" or "" (within MISS) for point @p."""
+    if p["cpus"] == 1:
+        return "input"
+    if p["domain"]:
+        return "out of domain"
+    return "MISS" if p["error"] is not None and abs(p["error"]) > MISS else ""
+
+
+def misses(model):
+    """The judged points over MISS: [(bench impl op, cpus)]."""
+    return [p for p in model["points"] if verdict(p) == "MISS"]
+
+
+def projectable(model, key):
+    """Whether curve @key may be projected: judged at some count past 1 CPU, missed at none.
+    A point outside the domain is not a miss: the model says nothing of it."""
+    marks = [verdict(p) for p in model["points"]
+             if (p["bench"], p["impl"], p["op"]) == key and p["cpus"] > 1]
+    return "" in marks and "MISS" not in marks
+
+
 def error_table(model):
-    """The per-point table: predicted beside measured, the relative error, misses marked."""
+    """The per-point table: predicted beside measured, the relative error, misses marked,
+    and the points outside the model's domain with the reason."""
     rows = []
     for p in model["points"]:
         err = p["error"]
-        mark = "input" if p["cpus"] == 1 else ("MISS" if err is not None and abs(err) > MISS
-                                              else "")
+        mark = verdict(p)
         rows.append([f"{p['bench']} {p['impl']} {p['op']}", p["cpus"], fmt_rate(p["measured"]),
                      fmt_rate(p["predicted"]), "-" if err is None else f"{100 * err:+.0f}%",
-                     mark])
+                     mark + (f": {p['domain']}" if p["domain"] else "")])
     return table(["curve", "CPUs", "measured ops/s", "predicted ops/s", "error",
-                  f"over {100 * MISS:.0f}%"], rows)
+                  f"over {100 * MISS:.0f}%, or why not judged"], rows)
 
 
-def ratio_table(model):
-    """Predicted lockref/lock at RATIO_COUNTS, where both curves are modelled."""
-    rows = []
+def tally(model):
+    """{"judged", "within", "missed", "outside"} counts over the points past 1 CPU."""
+    marks = [verdict(p) for p in model["points"] if p["cpus"] > 1]
+    return {"judged": sum(m in ("", "MISS") for m in marks), "within": marks.count(""),
+            "missed": marks.count("MISS"), "outside": marks.count("out of domain")}
+
+
+def summary(model):
+    """The model's result in a few lines, for the console (the full table is report.md's)."""
+    if not model["points"]:
+        return []
+    t = tally(model)
+    lines = [f"scaling model: {t['within']} of {t['judged']} judged points within "
+             f"{100 * MISS:.0f}% of the measured, {t['missed']} missed; {t['outside']} "
+             f"outside its domain, not judged (report.md has every point and why)"]
+    lines += [f"  missed: {p['bench']} {p['impl']} {p['op']} at {p['cpus']} CPUs: "
+              f"{fmt_rate(p['measured'])}/s measured, {fmt_rate(p['predicted'])}/s predicted "
+              f"({100 * p['error']:+.0f}%)" for p in misses(model)]
+    reasons = {}
+    for p in model["points"]:
+        if verdict(p) == "out of domain":
+            reasons.setdefault(p["domain"].split(":")[0], []).append(p)
+    for why, pts in reasons.items():
+        lines.append(f"  outside, {why} ({DOMAIN_WORDS[why]}): " + ", ".join(
+            f"{p['impl']}{'' if p['bench'] == 'refcount' else ' ' + p['op']}@{p['cpus']}"
+            for p in pts[:6]) + (f" and {len(pts) - 6} more" if len(pts) > 6 else ""))
+    ratios = ratio_rows(model)
+    lines += [f"  projected {r[0]}: " + ", ".join(
+        f"{v} at {n}" for v, n in zip(r[1:], RATIO_COUNTS)) for r in ratios["rows"]]
+    lines += [f"  not projected: {why}" for why in ratios["not"]]
+    return lines
+
+
+def ratio_rows(model):
+    """{"rows": predicted lockref/lock at RATIO_COUNTS, "not": why a pair is not projected}.
+    A pair is projected only when both curves were judged at every measured count and
+    missed at none."""
+    rows, why = [], []
     for bench, (limpl, lop), (kimpl, kop) in RATIOS:
         lref = model["curves"].get((bench, limpl, lop))
         lock = model["curves"].get((bench, kimpl, kop))
-        if lref and lock:
-            rows.append([f"{bench} {lop}: {limpl} / {kimpl}"]
-                        + [f"{rate(lref, n) / rate(lock, n):.2f}x" for n in RATIO_COUNTS])
+        if not (lref and lock):
+            continue
+        name = f"{bench} {lop}: {limpl} / {kimpl}"
+        bad = [k for k in ((bench, limpl, lop), (bench, kimpl, kop))
+               if not projectable(model, k)]
+        if bad:
+            why.append(f"{name}: {' and '.join(' '.join(k) for k in bad)} missed at a "
+                       f"measured count, or was judged at none")
+            continue
+        rows.append([name] + [f"{rate(lref, n) / rate(lock, n):.2f}x" for n in RATIO_COUNTS])
+    return {"rows": rows, "not": why}
+
+
+def ratio_table(model):
+    """Predicted lockref/lock at RATIO_COUNTS, where both curves held (Markdown, or "")."""
+    rows = ratio_rows(model)["rows"]
     return table(["predicted"] + [f"{n} CPUs" for n in RATIO_COUNTS], rows) if rows else ""
 
 
@@ -237,8 +404,10 @@ def section(model):
     """The report's model section (Markdown)."""
     parts = ["", "## Scaling model", "",
              "tools/bench/scaling_model.py: one chain per shape (ticket lock, queued lock, xadd, "
-             "lockref loop, path walk), fed by this log's own figures; the dashed curves of "
-             "scaling.png, to " f"{PROJECT_MAX} CPUs.", ""]
+             "lockref loop, path walk), fed by this log's own figures (each point's c: the "
+             "median over the c2c pairs of the CPUs it ran on); the model's curves of "
+             f"scaling.png, to {PROJECT_MAX} CPUs.  A point outside the model's domain "
+             "(docs/scaling-model.md) is shown with the reason and not judged.", ""]
     if model["problem"]:
         parts += [model["problem"] + ".", ""]
     if model["emulated"] and model["points"]:
@@ -253,6 +422,8 @@ def section(model):
         if ratios:
             parts += ["Projected with the same inputs (one c for every pair of CPUs):", "",
                       ratios, ""]
+        parts += [f"Not projected: {why}." for why in ratio_rows(model)["not"]]
+        parts += [""] if ratio_rows(model)["not"] else []
     return "\n".join(parts)
 
 

@@ -165,7 +165,7 @@ class TestReport(Case):
         self.assertIn(("pathwalk", "spinlock", 4), keys)
         for p in points:
             self.assertEqual(set(p), {"bench", "impl", "op", "cpus", "measured", "predicted",
-                                      "error"})
+                                      "error", "domain"})
             self.assertAlmostEqual(p["error"], p["predicted"] / p["measured"] - 1, places=3)
         # The lockref's other forms are checked, not drawn.
         self.assertIn(("refcount", "lockref16", 8), keys)
@@ -182,6 +182,72 @@ class TestReport(Case):
         self.report(c2c_lines() + curve_lines(), hypervisor="tcg")
         with open(os.path.join(self.out, "report.md")) as f:
             self.assertIn("Under an emulator: the inputs describe", f.read())
+
+
+class TestDomain(Case):
+    """Each domain rule sets aside the points it should, with its reason, and only those;
+    a curve that missed at a judged count is not projected."""
+
+    def model(self, lines):
+        write_log(self.log, c2c_lines() + lines)
+        _, _, results, _ = bench_log.parse_log(self.log)
+        model = scaling_model.predict(results)
+        return model, {(p["impl"], p["cpus"]): p for p in model["points"]}
+
+    def refcount(self, xadd2=15e6, **extra):
+        """xadd, spinlock and lockref at 1 and 2 CPUs, the ticket lock at its model's rate."""
+        lines = [bench("refcount", "xadd", 1, 40e6), bench("refcount", "xadd", 2, xadd2),
+                 bench("refcount", "lockref", 1, 30e6), bench("refcount", "lockref", 2, 7.3e6),
+                 bench("refcount", "spinlock", 1, 1e9 / COUNT_NS)]
+        spin2 = {"ms": 100}
+        spin2.update(extra)
+        lines.append(bench("refcount", "spinlock", 2, 1e9 / (COUNT_NS + 2 * C2C_NS), **spin2))
+        return lines
+
+    def test_steady_points_are_judged(self):
+        model, pts = self.model(self.refcount())
+        self.assertIsNone(pts[("spinlock", 2)]["domain"])
+        self.assertEqual(scaling_model.verdict(pts[("spinlock", 2)]), "")
+        self.assertTrue(scaling_model.ratio_rows(model)["rows"])
+
+    def test_ownership_runs(self):
+        # 100 ns per transfer allows 15 M pairs a second; 40 M means runs of operations.
+        model, pts = self.model(self.refcount(xadd2=40e6))
+        for impl in ("xadd", "lockref"):
+            self.assertTrue(pts[(impl, 2)]["domain"].startswith("ownership runs: xadd at 2"),
+                            pts[(impl, 2)])
+        self.assertIsNone(pts[("spinlock", 2)]["domain"])   # a FIFO lock cannot batch
+        self.assertIn("outside, ownership runs", "\n".join(scaling_model.summary(model)))
+
+    def test_preempted_point(self):
+        _, pts = self.model(self.refcount(overlap=0.9, max_gap_us=100))
+        self.assertEqual(pts[("spinlock", 2)]["domain"],
+                         "preempted: threads ran together 90% of the run")
+        _, pts = self.model(self.refcount(overlap=1.0, max_gap_us=30000))
+        self.assertEqual(pts[("spinlock", 2)]["domain"],
+                         "preempted: a thread stopped for 30.0 ms of a 100 ms trial")
+
+    def test_unsteady_input(self):
+        lines = [line.replace('"ops_per_sec": 20000000,',
+                              '"ops_per_sec": 20000000, "ops_per_sec_min": 10000000, '
+                              '"ops_per_sec_max": 30000000,')
+                 for line in self.refcount()]
+        model, pts = self.model(lines)
+        self.assertIn("unsteady input: refcount/spinlock/get+put at 1 CPU",
+                      pts[("spinlock", 2)]["domain"])
+        self.assertEqual(scaling_model.verdict(pts[("spinlock", 2)]), "out of domain")
+        self.assertEqual(scaling_model.ratio_rows(model)["rows"], [])
+
+    def test_a_miss_is_not_projected(self):
+        lines = [line for line in self.refcount() if not ('"spinlock"' in line
+                                                          and '"cpus": 2,' in line)]
+        lines.append(bench("refcount", "spinlock", 2, 1e6))
+        model, pts = self.model(lines)
+        self.assertEqual(scaling_model.verdict(pts[("spinlock", 2)]), "MISS")
+        self.assertEqual(scaling_model.ratio_rows(model)["rows"], [])
+        self.assertIn("refcount spinlock get+put missed", scaling_model.ratio_rows(model)["not"][0])
+        self.assertIn("missed: refcount spinlock get+put at 2 CPUs",
+                      "\n".join(scaling_model.summary(model)))
 
 
 class TestBadInput(Case):

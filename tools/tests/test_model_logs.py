@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""test_model_logs.py - the scaling model over every committed log, held to its docs.
+
+    python3 tools/tests/test_model_logs.py    (exit status 0 when every log agrees)
+
+Why: a model fitted on one log and wrong on the next teaches the wrong lesson,
+and a docs page that says "within 25%" goes stale the day a log or the model
+changes.  docs/scaling-model.md carries one table row per log of docs/runs/:
+how many judged points fall within the model's 25%, which points miss (by
+name), and how many lie outside the model's domain.  This check runs
+tools/bench/scaling_model.py on each log and fails when a row and the model
+disagree, when a log has no row, or when a row names no log; on a mismatch it
+prints the row the model gives, to paste after checking why it changed.
+"""
+
+import os
+import re
+import sys
+import unittest
+
+from tooldirs import ROOT  # noqa: E402
+import bench_log  # noqa: E402
+import scaling_model  # noqa: E402
+
+DOC = os.path.join(ROOT, "docs", "scaling-model.md")
+RUNS = os.path.join(ROOT, "docs", "runs")
+MARK = "<!-- test_model_logs.py: every committed log -->"
+ROW = re.compile(r"^\| \[([\w.-]+\.log)\]\([^)]*\) \| ([^|]*) \| (\d+) of (\d+) \| ([^|]*) \| (\d+) \|$")
+
+
+def doc_rows():
+    """{log name: (within, judged, missed text, outside)} from the table after MARK."""
+    with open(DOC) as f:
+        text = f.read()
+    if MARK not in text:
+        raise AssertionError(f"{DOC}: no line {MARK}")
+    rows = {}
+    for line in text.split(MARK, 1)[1].lstrip("\n").splitlines():
+        if not line.startswith("|"):
+            break
+        m = ROW.match(line)
+        if m:
+            rows[m.group(1)] = (int(m.group(3)), int(m.group(4)), m.group(5).strip(),
+                                int(m.group(6)))
+    return rows
+
+
+def model_row(path):
+    """(within, judged, missed text, outside) of the model on the log at @path."""
+    _, _, results, _ = bench_log.parse_log(path)
+    model = scaling_model.predict(results)
+    t = scaling_model.tally(model)
+    missed = ", ".join(f"{p['bench']} {p['impl']} {p['op']} at {p['cpus']} "
+                       f"({100 * p['error']:+.0f}%)" for p in scaling_model.misses(model))
+    return t["within"], t["judged"], missed or "none", t["outside"]
+
+
+def row_text(name, row, conditions="?"):
+    within, judged, missed, outside = row
+    return (f"| [{name}](runs/{name}) | {conditions} | {within} of {judged} | {missed} | "
+            f"{outside} |")
+
+
+class TestEveryLog(unittest.TestCase):
+    def test_each_log_as_documented(self):
+        rows = doc_rows()
+        logs = sorted(n for n in os.listdir(RUNS) if n.endswith(".log"))
+        self.assertTrue(logs, "no committed logs in docs/runs")
+        for name in logs:
+            with self.subTest(log=name):
+                got = model_row(os.path.join(RUNS, name))
+                self.assertIn(name, rows, f"docs/scaling-model.md has no row for {name}; "
+                              f"the model gives:\n{row_text(name, got)}")
+                self.assertEqual(rows[name], got, f"docs/scaling-model.md's row for {name} "
+                                 f"is not what the model gives:\n{row_text(name, got)}")
+        self.assertEqual(sorted(set(rows) - set(logs)), [], "rows for logs that do not exist")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
