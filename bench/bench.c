@@ -440,6 +440,7 @@ bool bench_run(struct bench_ctx *t, const struct bench_spec *spec, unsigned acti
 			bench_diag(t, "bench %s/%s at %u CPUs: %u CPU-trials missed the stop flag",
 				   spec->bench, spec->impl, active, r.overruns);
 		bench_print(t, spec, &r);
+		bench_headline_note(spec, &r);
 		if (out)
 			*out = r;
 	}

@@ -229,6 +229,9 @@ uint64_t bench_jain(const uint64_t *v, unsigned n);
 /* @a * @b / @c without overflowing the product; UINT64_MAX if the quotient does not fit or @c is 0. */
 uint64_t bench_muldiv(uint64_t a, uint64_t b, uint64_t c);
 
+/* CPU 0, for every result printed: the refcount figures the "headline" case says in words. */
+void bench_headline_note(const struct bench_spec *spec, const struct bench_result *r);
+
 /* Print fixed-point @v (BENCH_ONE = 1) as "12.3456" into @buf; returns what ksnprintf does. */
 int bench_fixed(char *buf, size_t size, uint64_t v);
 

@@ -73,7 +73,8 @@
 	BENCH_SWEEP(X, pathwalk_own_spinlock_refwalk, "pathwalk-own-file-spinlock-refwalk")        \
 	BENCH_SWEEP(X, pathwalk_mixed_lockref, "pathwalk-mixed-lockref")                           \
 	BENCH_SWEEP(X, pathwalk_mixed_lockref_refwalk, "pathwalk-mixed-lockref-refwalk")           \
-	X(retry_table, "retry-table", BENCH_ALL_CPUS, retry_table_estimate)
+	X(retry_table, "retry-table", BENCH_ALL_CPUS, retry_table_estimate)                        \
+	X(headline, "headline", BENCH_ONE_CPU, headline_estimate)
 
 /* What a benchmark's estimate is told: the plan, and the time of one bench_run. */
 struct bench_estimate {

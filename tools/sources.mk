@@ -32,7 +32,7 @@ FS_SUITE_SRCS := fs/test/fs_cases_paths.c fs/test/fs_cases_tree.c fs/test/fs_sui
 # The benchmarks and their harness, run by the kernel and by bench_native.
 BENCH_SRCS := bench/bench.c bench/bench_pathwalk.c bench/bench_ref.c bench/bench_refcount.c \
 	bench/bench_retry.c bench/bench_stats.c bench/bench_uncontended.c bench/cas_loop.c \
-	bench/bench_plan.c bench/bench_c2c.c
+	bench/bench_plan.c bench/bench_c2c.c bench/bench_headline.c
 
 # The kernel's suites: boot tests, tortures, lockdep's planted cases, the fs
 # suite and the benchmarks.
