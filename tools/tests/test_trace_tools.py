@@ -94,7 +94,7 @@ class Tools(unittest.TestCase):
         rc, out, _ = self.run_tool(log(holds((0, 0, 100, 300), (1, 2, 200, 400))))
         self.assertEqual(rc, 1, out)
         self.assertRegex(out, r"overlap: lock torture:lockref-hot held by cpu 0 .* and cpu 1 .*"
-                              r"both in TSC 0xc8\.\.0x12c")
+                              r"both in 0\.105 us to 0\.205 us \(100 ns\)")
 
     def test_ticket_order(self):
         rc, out, _ = self.run_tool(log(holds((0, 4, 100, 200), (1, 2, 300, 400))))
@@ -161,12 +161,29 @@ class Tools(unittest.TestCase):
         lost = {0: [(100, "S0.0"), (200, "A1.0"), (250, "R1.0"), (500, "A0.0"), (600, "R0.0")]}
         rc, out, _ = self.run_tool(log(lost, names={0: "torture:spinlock", 1: "kernel:console"}))
         self.assertEqual(rc, 1, out)
-        self.assertIn("slept on torture:spinlock at TSC 0x64 and ran on at 0x1f4", out)
+        self.assertIn("slept on torture:spinlock at 0.000 us and ran on at 0.400 us", out)
         # A sleep inside a sleep: an interrupt never sleeps, so the first one never ended.
         again = {0: [(100, "S0.0"), (200, "S1.0"), (300, "Z1.0"), (400, "A1.0"), (450, "R1.0")]}
         rc, out, _ = self.run_tool(log(again, names={0: "torture:spinlock", 1: "kernel:console"}))
         self.assertEqual(rc, 1, out)
-        self.assertIn("slept again on kernel:console at 0xc8 with no wake-up", out)
+        self.assertIn("slept again on kernel:console at 0.100 us with no wake-up", out)
+
+    def test_timeline_names_another_lock(self):
+        # CPU 0 holds the console lock inside its sleep on the torture lock; CPU 1 holds the
+        # torture lock twice, the window's busiest: only the console's bar is named.
+        cpus = {0: [(100, "W0.0"), (120, "S0.0"), (300, "A1.0"), (500, "R1.0"), (900, "K1.0"),
+                    (1000, "A0.0"), (1100, "R0.0")],
+                1: [(50, "W0.0"), (60, "A0.0"), (400, "R0.0"), (1200, "A0.0"), (1300, "R0.0")]}
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "serial.log")
+            with open(path, "w") as f:
+                f.write(log(cpus, names={0: "torture:lockref-hot", 1: "kernel:console"}))
+            t = trace_convert.trace_parse.parse_file(path)
+        sl = trace_convert.trace_parse.slices(t)
+        lanes = {"barrier": -0.3, "wait": -0.15, "sleep": 0.0, "hold": 0.15, "lockless": 0.3}
+        labels = trace_convert.other_lock_labels(t, sl, 0, 2000, sorted(t.events), lanes)
+        self.assertIn('"kernel:console" at 0.300,0.24', labels)
+        self.assertNotIn("torture:lockref-hot", labels)
 
     def test_qspinlock_holds_skip_ticket_order(self):
         # Its "h" args say how, not a ticket: no ticket order is read into them.
@@ -199,8 +216,8 @@ class Tools(unittest.TestCase):
         rc, out, _ = self.run_tool(log(jumped))
         self.assertEqual(rc, 1, out)
         self.assertIn("FAIL queue order: lock torture:lockref-hot: cpu 2 queued behind cpu 1 "
-                      "(TSC 0x3c) and took the lock at TSC 0xd2, before cpu 1 did at 0x136 "
-                      "(its wait TSC 0x1e..0x136 (280 ns))", out)
+                      "(at 0.050 us) and took the lock at 0.200 us, before cpu 1 did at 0.300 us "
+                      "(its wait 0.020 us to 0.300 us (280 ns))", out)
         # A predecessor slow to stamp: of its waits that meet cpu 1's "w".."q", the earliest counts.
         slow = qholds((0, (-1, 20), 10, 100, 200), (1, (0, 300), 30, 320, 400),
                       (0, (1, 310), 250, 410, 500))
@@ -216,7 +233,7 @@ class Tools(unittest.TestCase):
                 2: [(500050, "A0.0"), (500700, "K0.1"), (500800, "R0.0")]}
         rc, out, _ = self.run_tool(log(cpus), "out", "--no-png", tool="trace_convert.py")
         self.assertEqual(rc, 0, out)
-        self.assertRegex(out, r"window TSC 0x[0-9a-f]+\.\.0x[0-9a-f]+ \([0-9.]+ us\) shows: "
+        self.assertRegex(out, r"window [0-9.]+ us to [0-9.]+ us after the first event \([0-9.]+ us\) shows: "
                               r"fallbacks=1 sleeps=1 kicked_sleeps=1 kicks=1 waits=1\n")
         # No fallback and no sleep anywhere: the line says so, and the converter still succeeds.
         rc, out, _ = self.run_tool(log(holds((0, 0, 100, 200), (1, 2, 300, 400))), "out",

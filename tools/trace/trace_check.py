@@ -46,7 +46,7 @@ p's waits do (c was slow to stamp), the earliest has the earliest "h",
 and c's "h" must still follow it: the check can miss, never accuse wrongly.
 Prints one line per finding (at most MAX_SHOWN of a kind, then a count),
 exit status 1 on any violation, 2 on an unreadable trace.
-Usage: trace_check.py SERIAL_LOG
+Usage: trace_check.py [--warned] SERIAL_LOG   (--warned: the log's warnings were printed already)
 """
 import bisect
 import os
@@ -76,7 +76,7 @@ class Report:
 
     def window(self, a, b):
         ns = self.t.ns(b - a)
-        return f"TSC {a:#x}..{b:#x} ({ns:.0f} ns)"
+        return f"{self.t.at(a)} to {self.t.at(b)} ({ns:.0f} ns)"
 
 
 def judged(t, sl):
@@ -143,8 +143,8 @@ def check_queue_order(r, t, waits):
         p = min(met, key=lambda w: w.start)
         if p.end >= c.end:
             r.fail("queue", f"queue order: lock {t.name(c.obj)}: cpu {c.cpu} queued behind cpu "
-                   f"{p.cpu} (TSC {c.queued_at:#x}) and took the lock at TSC {c.end:#x}, before "
-                   f"cpu {p.cpu} did at {p.end:#x} (its wait {r.window(p.start, p.end)})")
+                   f"{p.cpu} (at {t.at(c.queued_at)}) and took the lock at {t.at(c.end)}, before "
+                   f"cpu {p.cpu} did at {t.at(p.end)} (its wait {r.window(p.start, p.end)})")
     return n
 
 
@@ -166,7 +166,7 @@ def check_sleeps(r, t, sl):
             r.fail("lost wake-up", f"lost wake-up: cpu {s.cpu} slept on {t.name(s.obj)} "
                    f"{r.window(s.start, s.end)}, to its time bound, and no kick reached it, "
                    "although a kick to it "
-                   f"was stamped at TSC {k[i]:#x}, {t.ns(s.end - k[i]) / 1e6:.0f} ms before "
+                   f"was stamped at {t.at(k[i])}, {t.ns(s.end - k[i]) / 1e6:.0f} ms before "
                    "it woke")
         elif i < len(k) and k[i] <= s.end:
             kicked += 1
@@ -184,8 +184,8 @@ def check_sleeps(r, t, sl):
                 # sleeps, so a sleep begun before the last one ended means the CPU ran on.
                 if asleep is not None and (limit is None or e.tsc <= limit):
                     r.fail("sleep", f"pv sleep: cpu {cpu} slept on {t.name(asleep.obj)} at "
-                           f"TSC {asleep.tsc:#x} and slept again on {t.name(e.obj)} at "
-                           f"{e.tsc:#x} with no wake-up")
+                           f"{t.at(asleep.tsc)} and slept again on {t.name(e.obj)} at "
+                           f"{t.at(e.tsc)} with no wake-up")
                 asleep = e
             elif e.kind == "Z":
                 asleep = None
@@ -198,7 +198,7 @@ def check_sleeps(r, t, sl):
                 continue
             elif asleep is not None and (limit is None or e.tsc <= limit):
                 r.fail("sleep", f"pv sleep: cpu {cpu} slept on {t.name(asleep.obj)} at "
-                       f"TSC {asleep.tsc:#x} and ran on at {e.tsc:#x} with no wake-up")
+                       f"{t.at(asleep.tsc)} and ran on at {t.at(e.tsc)} with no wake-up")
                 asleep = None
     return kicked, timed, early
 
@@ -232,11 +232,16 @@ def check_lockless(r, t, holds):
 
 
 def main(argv):
+    # --warned: trace_convert.py already printed the log's warnings (make trace): count them.
+    warned = "--warned" in argv
+    argv = [a for a in argv if a != "--warned"]
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
     t = trace_parse.parse_file(argv[1])
-    for w in t.warnings:
+    if warned and t.warnings:
+        print(f"trace_check: judged with the {len(t.warnings)} warning(s) above")
+    for w in [] if warned else t.warnings:
         print(f"trace_check: warning: {w}")
     if not t.events:
         print("trace_check: no events in the trace")

@@ -37,13 +37,17 @@ import trace_parse  # noqa: E402
 
 # Slice kinds: their track label and colour (timeline.png and the legend).
 KINDS = {
-    "wait": ("waiting for the lock", "#e07b39"),
-    "hold": ("holding the lock", "#c0392b"),
+    "wait": ("waiting for a lock", "#e07b39"),
+    "hold": ("holding a lock", "#c0392b"),
     "lockless": ("lockless success", "#2e86c1"),
     "fallback": ("lockless attempts, then the lock", "#f1c40f"),
     "sleep": ("pv sleep", "#7d3c98"),
     "barrier": ("at a barrier", "#b3b6b7"),
 }
+# A wait, hold or sleep on another lock than the window's busiest is named on the timeline,
+# up to this many times (the first of each lock on each CPU), when at least this share wide.
+OTHER_LOCK_LABELS = 12
+OTHER_LOCK_MIN_SHARE = 0.005
 # The timeline's window: this many times what it is around (margins on both sides), and never narrower than this.
 WINDOW_SPAN = 1.4
 WINDOW_MIN_NS = 20000
@@ -240,7 +244,7 @@ class Shown:
         return (kinds, self.whole, worst, self.lo - self.hi)
 
     def line(self, t):
-        return (f"window TSC {int(self.lo):#x}..{int(self.hi):#x} "
+        return (f"window {t.at(self.lo)} to {t.at(self.hi)} after the first event "
                 f"({t.ns(self.hi - self.lo) / 1000:.1f} us) shows: fallbacks={self.fallbacks} "
                 f"sleeps={self.sleeps} kicked_sleeps={self.kicked} kicks={self.kicks} "
                 f"waits={self.waits}")
@@ -302,6 +306,31 @@ def histogram(values):
     return sorted(bins.items())
 
 
+def other_lock_labels(t, sl, lo, hi, cpus, lane_of):
+    """gnuplot `set label` lines naming the lock of each bar that is not the window's
+    busiest lock (a console lock held inside a pv sleep, the heap's lock): the bars'
+    colours say what a CPU did, these say on what."""
+    inside = [s for s in sl if s.kind in ("wait", "hold", "sleep") and s.end >= lo
+              and s.start <= hi]
+    holds = {}
+    for s in inside:
+        if s.kind == "hold":
+            holds[s.obj] = holds.get(s.obj, 0) + 1
+    main = max(holds, key=holds.get) if holds else None
+    out, seen = [], set()
+    for s in sorted(inside, key=lambda s: s.start):
+        key = (s.cpu, s.obj, s.kind)
+        wide = (min(s.end, hi) - max(s.start, lo)) >= OTHER_LOCK_MIN_SHARE * (hi - lo)
+        if s.obj == main or key in seen or not wide or len(out) >= OTHER_LOCK_LABELS:
+            continue
+        seen.add(key)
+        x = t.ns(max(s.start, lo) - lo) / 1000
+        y = cpus.index(s.cpu) + lane_of[s.kind] + 0.09
+        out.append(f"set label {len(out) + 1} \"{t.name(s.obj)}\" at {x:.3f},{y:.2f} "
+                   f"font ',8' textcolor rgb '{KINDS[s.kind][1]}' front")
+    return "\n".join(out)
+
+
 def to_png(t, sl, outdir, png, shown):
     lo, hi, worst = shown.lo, shown.hi, shown.worst
     cpus = sorted(t.events)
@@ -332,6 +361,7 @@ def to_png(t, sl, outdir, png, shown):
             f.write(f"{t.ns(e.tsc - lo) / 1000:.3f} {cpus.index(e.cpu) + 0.15:.2f} "
                     f"{t.ns(end - e.tsc) / 1000:.3f} {cpus.index(e.arg) - cpus.index(e.cpu):.2f}\n")
         f.write("0 -5 0 0\n\n\n")
+    labels = other_lock_labels(t, sl, lo, hi, cpus, lane_of)
     hist = os.path.join(outdir, "hist.dat")
     series = []
     with open(hist, "w") as f:
@@ -373,7 +403,9 @@ set yrange [-0.6:{len(cpus) - 0.4}]
 set xrange [0:{t.ns(hi - lo) / 1000:.3f}]
 set key outside right top
 set grid xtics
+{labels}
 plot {', '.join(plots)}
+unset label
 set size 1,0.34
 set origin 0,0
 unset ytics

@@ -110,6 +110,14 @@ class Trace:
     def ns(self, cycles):
         return cycles * 1e6 / self.khz if self.khz else float(cycles)
 
+    def at(self, tsc):
+        """A moment as a person reads it: "812.345 us" after the trace's first event (in
+        cycles when the rate is unknown), not the raw TSC."""
+        first = min((evs[0].tsc for evs in self.events.values() if evs), default=tsc)
+        if not self.khz:
+            return f"cycle {int(tsc - first)}"
+        return f"{self.ns(tsc - first) / 1000:.3f} us"
+
 
 def parse(lines):
     """Parse an iterable of text lines (the whole serial log is fine)."""
