@@ -146,16 +146,20 @@ def write_plot(results, outdir, model):
                                                                      list(grid), index)
             index = model_blocks[1] + 1
             panels.append((bench, first, last, " ".join(grid), model_blocks))
+        pfirst, plast, ptitles, pcolours = scaling_model.write_projection(
+            f, model, {bench: titles.split() for bench, _, _, titles, _ in panels}, index)
     if not panels:
         raise InputError("no refcount, convoy or pathwalk lines: nothing to plot")
     terms = subprocess.run([gnuplot, "-e", "set terminal"], capture_output=True, text=True)
     term = "pngcairo" if "pngcairo" in terms.stdout + terms.stderr else "png"
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_scaling.gp")
+    # The panels span what was measured; the model past it has a panel of its own.
     maxcpus = max(k[3] for k in results if k[0] in SCALING_BENCHES)
-    if model["curves"]:
-        maxcpus = max(maxcpus, scaling_model.PROJECT_MAX)
     args = [f"datafile='{dat}'", f"outfile='{os.path.join(outdir, 'scaling.png')}'",
-            f"term='{term}'", f"maxcpus={maxcpus}", f"npanels={len(panels)}"]
+            f"term='{term}'", f"maxcpus={maxcpus}", f"npanels={len(panels)}",
+            f"pfirst={pfirst}", f"plast={plast}", f"ptitles='{ptitles}'",
+            f"pcolours='{pcolours}'",
+            f"projectmax={scaling_model.PROJECT_MAX}"]
     for i, (bench, first, last, titles, (mfirst, mlast, colours)) in enumerate(panels, 1):
         args += [f"bench{i}='{bench}'", f"first{i}={first}", f"last{i}={last}",
                  f"titles{i}='{titles}'", f"mfirst{i}={mfirst}", f"mlast{i}={mlast}",

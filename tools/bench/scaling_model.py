@@ -326,6 +326,14 @@ def projectable(model, key):
     return "" in marks and "MISS" not in marks
 
 
+def unprojectable(model, key):
+    """Why curve @key is not projected, in words (projectable() is false)."""
+    missed = [p["cpus"] for p in misses(model) if (p["bench"], p["impl"], p["op"]) == key]
+    if missed:
+        return f"{' '.join(key)} missed at {', '.join(map(str, missed))} CPUs"
+    return f"{' '.join(key)} was judged at no count (every point outside the domain)"
+
+
 def error_table(model):
     """The per-point table: predicted beside measured, the relative error, misses marked,
     and the points outside the model's domain with the reason."""
@@ -384,11 +392,10 @@ def ratio_rows(model):
         if not (lref and lock):
             continue
         name = f"{bench} {lop}: {limpl} / {kimpl}"
-        bad = [k for k in ((bench, limpl, lop), (bench, kimpl, kop))
+        bad = [unprojectable(model, k) for k in ((bench, limpl, lop), (bench, kimpl, kop))
                if not projectable(model, k)]
         if bad:
-            why.append(f"{name}: {' and '.join(' '.join(k) for k in bad)} missed at a "
-                       f"measured count, or was judged at none")
+            why.append(f"{name}: {'; '.join(bad)}")
             continue
         rows.append([name] + [f"{rate(lref, n) / rate(lock, n):.2f}x" for n in RATIO_COUNTS])
     return {"rows": rows, "not": why}
@@ -435,21 +442,45 @@ def write_json(model, outdir):
 
 
 def write_curves(f, model, results, bench, labels, index):
-    """Append to scaling.dat one index block per modelled curve of @bench, 1..PROJECT_MAX
-    CPUs; return (first block, last block, the measured line's number for each)."""
+    """Append to scaling.dat one index block per drawn modelled curve of @bench, over the
+    counts the log measured (the panel's range); return (first block, last block, the
+    measured line's number for each)."""
     first = index
     colours = []
     _, measured = scaling_grid(results, bench)
-    top = max([PROJECT_MAX] + measured)
     for (b, impl, op), curve in model["curves"].items():
         label = f"{impl}/{op}" if f"{impl}/{op}" in labels else impl
         if b != bench or label not in labels or not curve["drawn"]:
             continue
         f.write(f"# model {bench} {label}: cpus ops_per_sec\n")
-        for n in range(1, top + 1):
+        for n in range(1, max(measured) + 1):
             f.write(f"{n} {rate(curve, n):.0f}\n")
         f.write("\n\n")
         colours.append(str(labels.index(label) + 1))
         index += 1
     # gnuplot reads the colour list even for an empty range: "1" stands in for none.
     return first, index - 1, " ".join(colours) or "1"
+
+
+def write_projection(f, model, labels, index):
+    """Append one index block per drawn curve that may be projected (projectable(); not
+    the private walks, which share nothing), 1 to PROJECT_MAX CPUs, for the plot's own
+    projection panel; @labels: {bench: its panel's line names}.  Return (first block, last
+    block, the titles "bench/impl[/op]" and the colours of the measured lines, each
+    space-separated)."""
+    first, titles, colours = index, [], []
+    for key, curve in model["curves"].items():
+        bench, impl, op = key
+        names = labels.get(bench, [])
+        label = f"{impl}/{op}" if f"{impl}/{op}" in names else impl
+        if not curve["drawn"] or curve["model"] == "private" or label not in names \
+                or not projectable(model, key):
+            continue
+        f.write(f"# projection {' '.join(key)}: cpus ops_per_sec\n")
+        for n in range(1, PROJECT_MAX + 1):
+            f.write(f"{n} {rate(curve, n):.0f}\n")
+        f.write("\n\n")
+        titles.append(f"{bench}/{label}")
+        colours.append(str(names.index(label) + 1))
+        index += 1
+    return first, index - 1, " ".join(titles), " ".join(colours) or "1"

@@ -171,8 +171,13 @@ class TestReport(Case):
         self.assertIn(("refcount", "lockref16", 8), keys)
         self.assertNotIn("# model refcount lockref16", dat)
         self.assertIn("# refcount lockref16", dat)
+        # Over the measured counts in the benchmark's panel; to PROJECT_MAX in the projection
+        # panel, for a curve that missed nowhere (xadd) and not for one that did (spinlock).
         block = dat.split("# model refcount spinlock:")[1].split("\n\n")[0].strip().splitlines()
-        self.assertEqual(len(block) - 1, scaling_model.PROJECT_MAX)
+        self.assertEqual(len(block) - 1, 8)
+        block = dat.split("# projection refcount xadd get+put:")[1].split("\n\n")[0]
+        self.assertEqual(len(block.strip().splitlines()) - 1, scaling_model.PROJECT_MAX)
+        self.assertNotIn("# projection refcount spinlock", dat)
         with open(os.path.join(self.out, "report.md")) as f:
             text = f.read()
         self.assertIn("| refcount spinlock get+put | 8 |", text)
@@ -245,7 +250,7 @@ class TestDomain(Case):
         model, pts = self.model(lines)
         self.assertEqual(scaling_model.verdict(pts[("spinlock", 2)]), "MISS")
         self.assertEqual(scaling_model.ratio_rows(model)["rows"], [])
-        self.assertIn("refcount spinlock get+put missed", scaling_model.ratio_rows(model)["not"][0])
+        self.assertIn("refcount spinlock get+put missed at 2 CPUs", scaling_model.ratio_rows(model)["not"][0])
         self.assertIn("missed: refcount spinlock get+put at 2 CPUs",
                       "\n".join(scaling_model.summary(model)))
 
