@@ -8,9 +8,10 @@
 #                           (build/bench-native/bench_native; CPUS=N limits them,
 #                           TRACE=1 records the trace into build/bench-native/trace/);
 #                           a `make bench` log, if there is one, is set beside the
-#                           native figures; a run that passed is followed by the trace
-#                           hooks' cost (tools/trace/trace_cost.py, as long as bench.ms= and
-#                           bench.trials= say) into trace-cost.md, unless TRACE_COST=0
+#                           native figures; with TRACE_COST=1, a run that passed is
+#                           followed by the trace hooks' cost (tools/trace/trace_cost.py,
+#                           as long as bench.ms= and bench.trials= say) into trace-cost.md
+#                           (off by default: it takes longer than the benchmarks)
 #
 # CMDLINE takes the kernel's words; run=bench comes first unless it names the suites.
 # Exit status: the run's, or the report's when the report could not be written.
@@ -26,6 +27,7 @@ guest() {
     CMDLINE=$words tools/boot/run-qemu.sh build/bench/serial.log
     local status=$?
     python3 tools/bench/bench_report.py build/bench/serial.log build/bench || exit
+    left build/bench
     exit "$status"
 }
 
@@ -40,13 +42,21 @@ native() {
     if [ -n "${TRACE:-}" ]; then
         python3 tools/trace/trace_convert.py "$out/serial.log" "$out/trace" || exit
     fi
-    if [ "${TRACE_COST:-1}" = 0 ]; then
-        echo "bench.sh: TRACE_COST=0: the trace hooks' cost step skipped"
-    elif [ "$status" -eq 0 ]; then
+    if [ "${TRACE_COST:-0}" = 1 ] && [ "$status" -eq 0 ]; then
         # shellcheck disable=SC2086
         python3 tools/trace/trace_cost.py ${CPUS:+--cpus=$CPUS} "$out" $words || exit
     fi
+    left "$out"
     exit "$status"
+}
+
+# The last line: where the run left its files.
+left() {
+    local pictures cost=""
+    pictures=$(cd "$1" && ls -- *.png 2>/dev/null | sed "s|^|$1/|" | paste -sd, - | sed 's/,/, /g')
+    [ -f "$1/trace-cost.md" ] && cost=", the trace hooks' cost in $1/trace-cost.md"
+    echo "bench: left the serial log in $1/serial.log, the report in $1/report.md" \
+        "(model.json beside it), the pictures in ${pictures:-(none)}$cost"
 }
 
 case ${1:-} in

@@ -108,6 +108,15 @@ class Statistics(unittest.TestCase):
         self.assertIn("2% of the untraced build: met (worst row spinlock get+put: 1.010)",
                       trace_cost.goal_line(table))
 
+    def test_unhooked_rows_leaning_one_way_are_no_noise(self):
+        # Every row without hooks 6% slower in the hooked build: the builds differ.
+        table = [{"impl": "xadd", "op": "insn", "hooks": False, "off": 1.06},
+                 {"impl": "cas-loop-cmpxchgq", "op": "get+put", "hooks": False, "off": 1.09},
+                 {"impl": "spinlock", "op": "get+put", "hooks": True, "off": 1.07}]
+        line = trace_cost.goal_line(table)
+        self.assertIn("rows without hooks: 1.060 to 1.090, every one the same way", line)
+        self.assertNotIn("noise floor", line)
+
     def test_other_benchmarks_lines_are_ignored(self):
         text = good_log().replace("## trace-cost exit 0",
                                   bench("spinlock", "get", 9.0, "refcount") +
