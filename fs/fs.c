@@ -260,8 +260,8 @@ int fs_destroy(struct fs *fs)
 	struct fs_audit audit;
 
 	if (fs_audit(fs, NULL, 0, &audit) != 0) {
-		platform_log("fs %p: not destroyed: %u problem%s, first: %s", (void *)fs,
-			     audit.problems, plural(audit.problems), audit.first);
+		platform_log("fs: not destroyed: %u problem%s, first: %s", audit.problems,
+			     plural(audit.problems), audit.first);
 		return -FS_EBUSY;
 	}
 	/* The audit waited out the grace periods, and nobody else may look any more. */

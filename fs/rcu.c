@@ -197,9 +197,9 @@ bool fs_rcu_synchronize(struct fs_rcu *rcu, uint64_t timeout_ns)
 	unsigned polls = 0;
 
 	if (fs_rcu_reading(rcu)) {
-		platform_log("fs rcu %p: synchronize inside a read section on cpu %u would wait "
-			     "for itself; refused",
-			     (void *)rcu, platform_cpu_id());
+		platform_log("fs rcu: synchronize inside a read section on cpu %u would wait for "
+			     "itself; refused",
+			     platform_cpu_id());
 		return false;
 	}
 	/* What was retired before now sits in epoch `start` or earlier: freed by start + 2. */

@@ -336,8 +336,17 @@ static void native_hypervisor(char *buf, size_t size)
 		snprintf(buf, size, "kvm");
 	else if (strcmp(sig, "TCGTCGTCGTCG") == 0)
 		snprintf(buf, size, "tcg");
-	else
+	else {
+		/* "bhyve bhyve ": a signature repeats its name to fill 12 bytes; once is enough. */
+		size_t n = strlen(sig), half;
+
+		while (n && sig[n - 1] == ' ')
+			sig[--n] = '\0';
+		half = n / 2;
+		if (n % 2 == 1 && sig[half] == ' ' && strncmp(sig, sig + half + 1, half) == 0)
+			sig[half] = '\0';
 		snprintf(buf, size, "%s", sig);
+	}
 }
 
 static bool native_invariant_tsc(void)

@@ -121,9 +121,11 @@ def accelerator(env):
     A kernel's hypervisor is the one its guest runs under; the native
     program's is the one its host OS runs under (none on bare metal).
     """
-    hv = str(env.get("hypervisor", "unknown"))
+    # A CPUID signature repeats its name to fill 12 bytes ("bhyve bhyve "): once is enough.
+    hv = " ".join(dict.fromkeys(str(env.get("hypervisor", "unknown")).split())) or "unknown"
     if is_native(env):
-        where = "bare metal" if hv == "none" else f"a host that is itself a {hv.upper()} guest"
+        name = {"kvm": "KVM", "tcg": "QEMU TCG"}.get(hv, hv)
+        where = "bare metal" if hv == "none" else f"a host that is itself a {name} guest"
         return f"native threads on {where}", hv in EMULATORS
     labels = {"kvm": "KVM", "tcg": "QEMU TCG (emulation)", "bochs": "Bochs (emulation)",
               "none": "bare metal"}

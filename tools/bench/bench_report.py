@@ -56,6 +56,11 @@ from bench_sections import environment_warnings, hardware_statement, quality_war
     section_side_by_side, sections
 
 
+# How each ENV tsc_source was measured, in words (kernel/tsc.c; tests/bench/bench_native.c).
+TSC_SOURCES = {"calibrated": "(calibrated against the host OS's clock)",
+               "pit": "(measured against the PIT)", "hpet": "(measured against the HPET)"}
+
+
 def build_report(env, result, results, notes, host, against=None, bounds=None, strict=False):
     label, _ = accelerator(env)
     emulated = judged_emulated(env, results)
@@ -75,8 +80,9 @@ def build_report(env, result, results, notes, host, against=None, bounds=None, s
                   else "kernel (serial log)"],
                  ["accelerator", label],
                  machine,
-                 ["TSC", f"{env.get('tsc_khz', 0) / 1e6:.3f} GHz from "
-                         f"{env.get('tsc_source', '?')}, invariant: "
+                 ["TSC", f"{env.get('tsc_khz', 0) / 1e6:.3f} GHz "
+                         f"{TSC_SOURCES.get(env.get('tsc_source'), 'from ' + str(env.get('tsc_source', '?')))}"
+                         f", invariant: "
                          f"{str(env.get('invariant_tsc', '?')).lower()}"],
                  ["timing end", any_rec.get("clock_end", "?")],
                  ["CMPXCHG16B", str(env.get("cx16", "?")).lower()],
