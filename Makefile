@@ -11,7 +11,7 @@
 #   make bench         benchmarks in a guest: build/bench/report.md (tools/bench/bench.sh)
 #   make bench-native  the same on this machine's cores (CPUS=N, TRACE=1): build/bench-native
 #   make trace         boot with tracing: build/trace/trace.json, timeline.png (tools/trace/trace.sh)
-#   make bochs         boot under Bochs, serial on stdout (tools/boot/run-bochs.sh)
+#   make bochs         boot under Bochs, serial on stdout and in build/bochs.serial
 #   make debug         boot under QEMU stopped, with a gdb stub (tools/boot/kernel.gdb attaches)
 #   make lock-rules    every source under clang -Wthread-safety (lib/lock_rules.h)
 #   make host-tests    build the host tests of tests/host (make test runs them)
@@ -144,7 +144,7 @@ run: $(KERNEL)
 	$(Q)tools/boot/run.sh
 
 bochs: $(KERNEL)
-	$(Q)tools/boot/run-bochs.sh
+	$(Q)tools/boot/run-bochs.sh $(BUILD)/bochs.serial
 
 # The data race detector (docs/kcsan.md): the same sources under GCC's
 # -fsanitize=thread in build/kcsan, with lib/atomic.h's __atomic form so the

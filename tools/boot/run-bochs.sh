@@ -52,7 +52,9 @@ TERM=${TERM:-xterm} timeout -k 5 "$TIMEOUT" script -qfc \
 status=$?
 sleep 1; kill $tailer 2>/dev/null
 # LF line ends in the host's copy, as tools/boot/run-qemu.sh writes its log (the UART sends CR LF).
-[ -n "$LOG" ] && LC_ALL=C sed 's/\r$//' "$work/serial.log" >"$LOG"
+if [ -n "$LOG" ]; then
+    LC_ALL=C sed 's/\r$//' "$work/serial.log" >"$LOG" && echo "run-bochs: left the serial log in $LOG"
+fi
 if [ $status -eq 124 ] || [ $status -eq 137 ]; then
     echo "run-bochs: TIMEOUT: Bochs still running after ${TIMEOUT}s; killed" >&2; exit 2
 fi
