@@ -314,7 +314,7 @@ def verdict(p):
 
 
 def misses(model):
-    """The judged points over MISS: [(bench impl op, cpus)]."""
+    """The judged points (model.json objects) whose error is over MISS."""
     return [p for p in model["points"] if verdict(p) == "MISS"]
 
 
@@ -412,8 +412,9 @@ def section(model):
     parts = ["", "## Scaling model", "",
              "tools/bench/scaling_model.py: one chain per shape (ticket lock, queued lock, xadd, "
              "lockref loop, path walk), fed by this log's own figures (each point's c: the "
-             "median over the c2c pairs of the CPUs it ran on); the model's curves of "
-             f"scaling.png, to {PROJECT_MAX} CPUs.  A point outside the model's domain "
+             "median over the c2c pairs of the CPUs it ran on); the dashed curves of "
+             f"scaling.png, and its last panel to {PROJECT_MAX} CPUs for the curves that "
+             "missed nowhere.  A point outside the model's domain "
              "(docs/scaling-model.md) is shown with the reason and not judged.", ""]
     if model["problem"]:
         parts += [model["problem"] + ".", ""]
