@@ -8,7 +8,8 @@ Why: a model fitted on one log and wrong on the next teaches the wrong lesson,
 and a docs page that says "within 25%" goes stale the day a log or the model
 changes.  docs/scaling-model.md carries one table row per log of docs/runs/:
 how many judged points fall within the model's 25%, which points miss (by
-name), and how many lie outside the model's domain.  This check runs
+name), and how many lie outside the model's domain; and, after a marker line
+naming its log, a log's whole error table, cell by cell.  This check runs
 tools/bench/scaling_model.py on each log and fails when a row and the model
 disagree, when a log has no row, or when a row names no log; on a mismatch it
 prints the row the model gives, to paste after checking why it changed.
@@ -26,6 +27,7 @@ import scaling_model  # noqa: E402
 DOC = os.path.join(ROOT, "docs", "scaling-model.md")
 RUNS = os.path.join(ROOT, "docs", "runs")
 MARK = "<!-- test_model_logs.py: every committed log -->"
+TABLE_MARK = re.compile(r"<!-- test_model_logs.py: the error table of ([\w.-]+\.log) -->")
 ROW = re.compile(r"^\| \[([\w.-]+\.log)\]\([^)]*\) \| ([^|]*) \| (\d+) of (\d+) \| ([^|]*) \| (\d+) \|$")
 
 
@@ -56,6 +58,46 @@ def model_row(path):
     return t["within"], t["judged"], missed or "none", t["outside"]
 
 
+def error_table(path):
+    """The Markdown table of every point of the log at @path past 1 CPU: one row per curve,
+    one column per count, "measured / predicted (error)", a miss in bold, a point outside
+    the domain in italics and marked out (docs/scaling-model.md's form)."""
+    _, _, results, _ = bench_log.parse_log(path)
+    model = scaling_model.predict(results)
+    counts = sorted({p["cpus"] for p in model["points"] if p["cpus"] > 1})
+    rows = {}
+    for p in model["points"]:
+        if p["cpus"] == 1:
+            continue
+        mark = scaling_model.verdict(p)
+        cell = (f"{bench_log.fmt_rate(p['measured'])} / {bench_log.fmt_rate(p['predicted'])} "
+                f"({100 * p['error']:+.0f}%)")
+        cell = (f"_{cell} out_" if mark == "out of domain"
+                else cell + " **miss**" if mark == "MISS" else cell)
+        key = (p["bench"], p["impl"], p["op"])
+        rows.setdefault(key, {})[p["cpus"]] = cell
+    lines = ["| curve (model) | " + " | ".join(map(str, counts)) + " |",
+             "|---|" + "---|" * len(counts)]
+    for key, cells in rows.items():
+        name = " ".join(key[:2]) + ("" if key[0] == "refcount" else " " + key[2])
+        lines.append(f"| {name} ({model['curves'][key]['model']}) | "
+                     + " | ".join(cells.get(n, "-") for n in counts) + " |")
+    return "\n".join(lines)
+
+
+def doc_tables():
+    """{log name: the table text after its TABLE_MARK line} of docs/scaling-model.md."""
+    with open(DOC) as f:
+        text = f.read()
+    out = {}
+    for m in TABLE_MARK.finditer(text):
+        rest = text[m.end():].lstrip("\n").splitlines()
+        out[m.group(1)] = "\n".join(line for line in
+                                     rest[:next((i for i, line in enumerate(rest)
+                                                 if not line.startswith("|")), len(rest))])
+    return out
+
+
 def row_text(name, row, conditions="?"):
     within, judged, missed, outside = row
     return (f"| [{name}](runs/{name}) | {conditions} | {within} of {judged} | {missed} | "
@@ -75,6 +117,15 @@ class TestEveryLog(unittest.TestCase):
                 self.assertEqual(rows[name], got, f"docs/scaling-model.md's row for {name} "
                                  f"is not what the model gives:\n{row_text(name, got)}")
         self.assertEqual(sorted(set(rows) - set(logs)), [], "rows for logs that do not exist")
+
+    def test_error_tables_as_documented(self):
+        tables = doc_tables()
+        self.assertTrue(tables, "docs/scaling-model.md shows no log's error table")
+        for name, text in tables.items():
+            with self.subTest(log=name):
+                got = error_table(os.path.join(RUNS, name))
+                self.assertEqual(text, got, f"docs/scaling-model.md's error table of {name} "
+                                 f"is not what the model gives:\n{got}")
 
 
 if __name__ == "__main__":
