@@ -52,8 +52,10 @@ native() {
 
 # The last line: where the run left its files.
 left() {
-    local pictures cost=""
-    pictures=$(cd "$1" && ls -- *.png 2>/dev/null | sed "s|^|$1/|" | paste -sd, - | sed 's/,/, /g')
+    local pictures="" png cost=""
+    for png in "$1"/*.png; do
+        [ -e "$png" ] && pictures="${pictures:+$pictures, }$png"
+    done
     [ -f "$1/trace-cost.md" ] && cost=", the trace hooks' cost in $1/trace-cost.md"
     echo "bench: left the serial log in $1/serial.log, the report in $1/report.md" \
         "(model.json beside it), the pictures in ${pictures:-(none)}$cost"
