@@ -124,9 +124,12 @@ def self_test(readme, interface):
         missed.append("a stray test count in the section")
     # An idle plain make run of 9999 s, its log saying so: over interface.md's bound.
     idle = f"| `make run` | 5 | 9999 s | 1.0 s | idle machine; idle | [log]({m.group(6)}) |"
-    fake = {m.group(6): ("make run", "idle machine; idle", 9999, 5, "1.0")}
-    if not any("under" in p for p in problems(readme.replace(row, idle), interface,
-                                               fake.get)):
+    planted = ("make run", "idle machine; idle", 9999, 5, "1.0")
+
+    def fake(log):
+        return planted if log == m.group(6) else log_facts(os.path.join(ROOT, log))
+
+    if not any("under" in p for p in problems(readme.replace(row, idle), interface, fake)):
         missed.append("an idle make run over docs/interface.md's bound")
     return missed
 
