@@ -192,17 +192,17 @@ static void print_report(const struct kcsan_report *r)
 {
 	const char *test = r->test ? r->test : "(between tests)";
 
+	/* Each site is the return address of its __tsan_* call: %pB names the function. */
 	if (r->ip[1])
-		printk(
-		    "kcsan: data race in '%s' on 0x%lx: cpu %u %s %u bytes at 0x%lx, cpu %u %s %u "
-		    "bytes at 0x%lx\n",
-		    test, (unsigned long)r->addr, r->cpu[0], r->write[0] ? "write" : "read",
-		    r->size[0], (unsigned long)r->ip[0], r->cpu[1], r->write[1] ? "write" : "read",
-		    r->size[1], (unsigned long)r->ip[1]);
+		printk("kcsan: data race in '%s' on 0x%lx: cpu %u %s %u bytes at %pB, cpu %u %s %u "
+		       "bytes at %pB\n",
+		       test, (unsigned long)r->addr, r->cpu[0], r->write[0] ? "write" : "read",
+		       r->size[0], (void *)r->ip[0], r->cpu[1], r->write[1] ? "write" : "read",
+		       r->size[1], (void *)r->ip[1]);
 	else
-		printk("kcsan: data race in '%s' on 0x%lx: cpu %u %s %u bytes at 0x%lx, %s\n", test,
+		printk("kcsan: data race in '%s' on 0x%lx: cpu %u %s %u bytes at %pB, %s\n", test,
 		       (unsigned long)r->addr, r->cpu[0], r->write[0] ? "write" : "read",
-		       r->size[0], (unsigned long)r->ip[0],
+		       r->size[0], (void *)r->ip[0],
 		       r->hit_lost ? "met by another CPU's access whose site did not come in time"
 				   : "value changed by an access not seen (unknown origin)");
 }

@@ -5,11 +5,17 @@
 # build/junit.xml for CI test views (docs/ci.md), and keep the ISO it booted in
 # build/run.iso (CMDLINE in its GRUB entry: a USB stick runs the same).
 # Exit status: the boot's.
+# After the boot, the sites of every race, lockdep and panic report of the log
+# as function file:line, from the ELF (tools/lockdep_decode.py --sites).
 # KERNEL_ELF (make kcsan): that kernel, its log, junit.xml and ISO beside it.
 set -u
 cd "$(dirname "$0")/.."
-out=$(dirname "${KERNEL_ELF:-build/kernel.elf}")
+elf=${KERNEL_ELF:-build/kernel.elf}
+out=$(dirname "$elf")
 KEEP_ISO=$out/run.iso tools/run-qemu.sh "$out/run.serial"
 status=$?
 python3 tools/ktap_junit.py --run "$out/run.serial" --status "$status" -o "$out/junit.xml"
+sites=$(python3 tools/lockdep_decode.py --sites "$elf" "$out/run.serial")
+[ -n "$sites" ] && printf 'run: the reports'"'"' sites in %s, decoded from %s:\n%s\n' \
+    "$out/run.serial" "$elf" "$sites"
 exit "$status"
