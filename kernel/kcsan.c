@@ -29,11 +29,26 @@
 
 #ifndef KCSAN_BUILD
 
+/*
+ * The race detector's words, which a kernel built without it cannot act on
+ * (docs/interface.md's "acted on by" column; tools/cmdline_doc_check.py).
+ */
+static const char *const plain_ignored_keys[] = {"kcsan", "kcsan.skip", "kcsan.delay",
+						 "kcsan.slots", NULL};
+
+/* Each of them given (but kcsan=off, which this kernel does): one line, kept for the verdict. */
 void kcsan_init(void)
 {
-	if (opts.kcsan == 1)
-		printk("kcsan: this kernel was built without instrumentation (make kcsan builds "
-		       "one); kcsan=on ignored\n");
+	for (unsigned i = 0; plain_ignored_keys[i]; i++) {
+		const char *key = plain_ignored_keys[i], *value = cmdline_given(key);
+
+		if (!value || (i == 0 && opts.kcsan == 0))
+			continue;
+		printk("cmdline: '%s=%s': this kernel was built without instrumentation (make "
+		       "kcsan builds one); no race is looked for\n",
+		       key, value);
+		cmdline_not_done(key, value, "a kernel built without the race detector");
+	}
 }
 
 bool kcsan_enabled(void)

@@ -9,7 +9,8 @@
  * sampled plain access a CPU arms a watchpoint and waits; another CPU's
  * access that meets it, or a value that changed meanwhile, is a race.
  * In the plain kernel the same functions below exist and do nothing but
- * say, for kcsan=on, that the kernel was built without instrumentation.
+ * say, for kcsan=on, that the kernel was built without instrumentation
+ * (a word not carried out: the run fails, cmdline_not_done).
  */
 #ifndef KERNEL_KCSAN_H
 #define KERNEL_KCSAN_H
