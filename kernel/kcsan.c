@@ -228,7 +228,7 @@ void kcsan_flush(void)
 		return;
 	unsigned n = nreports;
 	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
-	/* Entries below n are complete and never change but for printed, which only CPU 0 sets. */
+	/* Entries below n are complete and never change but for printed, which only the printing CPU sets. */
 	for (unsigned i = 0; i < n; i++) {
 		if (!reports[i].printed) {
 			print_report(&reports[i]);

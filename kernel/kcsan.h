@@ -44,7 +44,11 @@ void kcsan_set_test(const char *name);
 /* Races found so far (every one, repeats of a reported pair included). */
 uint64_t kcsan_races(void);
 
-/* Print the reports not printed yet: one "kcsan:" line per pair of sites (CPU 0, no lock held). */
+/*
+ * Print the reports not printed yet: one "kcsan:" line per pair of sites.
+ * CPU 0 with no lock held, or the one CPU still running at the machine's
+ * exit (machine_exit: after a panic, the races found before it).
+ */
 void kcsan_flush(void);
 
 /* At the end of the run: the reports left, then the "# KCSAN {...}" summary line. */
