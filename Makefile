@@ -110,9 +110,29 @@ $(BUILD)/obj/%.o: %.asm $(wildcard boot/*.inc) Makefile
 	$(quiet) AS $<
 	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
 
-$(KERNEL): $(OBJS) linker.ld
-	$(quiet) LD $@
-	$(Q)$(CC) $(KERNEL_LDFLAGS) -o $@ $(OBJS) -lgcc
+# The kernel links twice, to carry a table of its own functions (kernel/ksyms.h,
+# tools/boot/ksyms.py): the first link, with an empty table, gives their addresses;
+# the second links the table of those, and is checked to have them in the same
+# places.  $(1) the kernel's folder, $(2) its objects.
+define kernel_link
+$(1)/ksyms_empty.c: tools/boot/ksyms.py
+	@mkdir -p $$(@D)
+	$$(Q)python3 tools/boot/ksyms.py --empty -o $$@
+$(1)/ksyms%.o: $(1)/ksyms%.c kernel/ksyms.h
+	$$(quiet) CC $$<
+	$$(Q)$$(CC) $$(KERNEL_CFLAGS) -c $$< -o $$@
+$(1)/kernel.nosyms.elf: $(2) $(1)/ksyms_empty.o linker.ld
+	$$(quiet) LD $$@
+	$$(Q)$$(CC) $$(KERNEL_LDFLAGS) -o $$@ $(2) $(1)/ksyms_empty.o -lgcc
+$(1)/ksyms_table.c: $(1)/kernel.nosyms.elf tools/boot/ksyms.py
+	$$(quiet) KSYMS $$@
+	$$(Q)python3 tools/boot/ksyms.py $$< -o $$@
+$(1)/kernel.elf: $(2) $(1)/ksyms_table.o linker.ld
+	$$(quiet) LD $$@
+	$$(Q)$$(CC) $$(KERNEL_LDFLAGS) -o $$@.tmp $(2) $(1)/ksyms_table.o -lgcc && \
+		python3 tools/boot/ksyms.py --check $(1)/ksyms_table.c $$@.tmp && mv $$@.tmp $$@
+endef
+$(eval $(call kernel_link,$(BUILD),$(OBJS)))
 
 # A disassembly with source, for reading a backtrace.
 $(BUILD)/kernel.asm: $(KERNEL)
@@ -155,7 +175,7 @@ bochs: $(KERNEL)
 KCSAN        := $(BUILD)/kcsan
 KCSAN_KERNEL := $(KCSAN)/kernel.elf
 KCSAN_ISO    := $(KCSAN)/lockref.iso
-KCSAN_EXEMPT := kernel/kcsan.c kernel/trap.c kernel/panic.c kernel/percpu.c
+KCSAN_EXEMPT := kernel/kcsan.c kernel/trap.c kernel/panic.c kernel/percpu.c kernel/ksyms.c
 KCSAN_CFLAGS := -DKCSAN_BUILD -DLIB_ATOMIC_BUILTINS
 KCSAN_TSAN   := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
 	--param tsan-distinguish-volatile=1
@@ -168,9 +188,7 @@ $(KCSAN)/obj/%.o: %.c Makefile
 	$(quiet) CC-KCSAN $<
 	$(Q)$(CC) $(KERNEL_CFLAGS) $(KCSAN_CFLAGS) -c $< -o $@
 
-$(KCSAN_KERNEL): $(KCSAN_OBJS) linker.ld
-	$(quiet) LD $@
-	$(Q)$(CC) $(KERNEL_LDFLAGS) -o $@ $(KCSAN_OBJS) -lgcc
+$(eval $(call kernel_link,$(KCSAN),$(KCSAN_OBJS)))
 
 $(KCSAN_ISO): $(KCSAN_KERNEL) iso/boot/grub/grub.cfg tools/boot/mkiso.sh
 	$(quiet) ISO $@

@@ -37,11 +37,13 @@ static char shown_copy[CMDLINE_MAX * 4]; /* raw_copy with its control bytes as \
  * key, and any key the table lacks (a misspelt one may be any), selects
  * what is tested: a run with such a word not carried out fails.
  */
-static const char *const harmless_keys[] = {
-    "quick",	  "torture.secs", "bench.ms",	   "bench.trials",
-    "console",	  "exit",	  "screen.dump",   "trace",
-    "trace.test", "trace.events", "lockdep.panic", "lockdep.classes",
-    "kcsan.skip", "kcsan.delay",  "kcsan.slots",   NULL};
+static const char *const harmless_keys[] = {"quick",	     "torture.secs",	"bench.ms",
+					    "bench.trials",  "console",		"exit",
+					    "screen.dump",   "trace",		"trace.events",
+					    "lockdep.panic", "lockdep.classes", "kcsan.skip",
+					    "kcsan.delay",   "kcsan.slots",	NULL};
+
+struct option;
 
 /* A word not carried out as given, kept to be said again beside the verdict. */
 #define NOTES_MAX     16
@@ -50,6 +52,11 @@ struct note {
 	char word[NOTE_WORD_MAX];
 	const char *what; /* what was done with it */
 	bool selects;
+	/*
+	 * Why, said again beside the verdict: the option whose value did not
+	 * parse (what it expects), or for an unknown key the closest known one.
+	 */
+	const struct option *expected, *closest;
 };
 static struct note notes[NOTES_MAX];
 static unsigned notes_total, notes_selecting; /* past NOTES_MAX too */
@@ -154,8 +161,12 @@ static bool key_selects(const char *key)
 	return lookup(key, harmless_keys) < 0;
 }
 
-/* Keep the word @key[=@value] (escaped) and @what was done with it, for the verdict. */
-static void note(const char *key, const char *value, const char *what, bool selects)
+/*
+ * Keep the word @key[=@value] (escaped) and @what was done with it, for the
+ * verdict; @expected or @closest (or neither) say why (struct note).
+ */
+static void note_why(const char *key, const char *value, const char *what, bool selects,
+		     const struct option *expected, const struct option *closest)
 {
 	notes_total++;
 	notes_selecting += selects;
@@ -173,8 +184,15 @@ static void note(const char *key, const char *value, const char *what, bool sele
 	}
 	n->what = what;
 	n->selects = selects;
+	n->expected = expected;
+	n->closest = closest;
 	if (selects && !first_selecting)
 		first_selecting = n;
+}
+
+static void note(const char *key, const char *value, const char *what, bool selects)
+{
+	note_why(key, value, what, selects, NULL, NULL);
 }
 
 #define SUITE_X_NAME(name, id, group) #name,
@@ -303,6 +321,25 @@ static const char *const busted_names[] = {"lockref",
 					   "race",
 					   SPIN_KIND_LIST(BUSTED_KIND_NAME) NULL};
 #undef BUSTED_KIND_NAME
+
+unsigned busted_suite(enum busted_kind busted)
+{
+	switch (busted) {
+	case BUSTED_NONE:
+		return 0;
+	case BUSTED_LOCKREF:
+		return SUITE_LOCKREF; /* kernel/test/torture_lockref.c */
+	case BUSTED_RACE:
+		return SUITE_BOOT; /* kernel/test/test_race.c */
+	default:
+		return SUITE_SPINLOCK; /* every lock's own: kernel/test/torture_spinlock.c */
+	}
+}
+
+const char *busted_name(enum busted_kind busted)
+{
+	return busted > BUSTED_NONE && busted <= BUSTED_LAST ? busted_names[busted - 1] : "none";
+}
 static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
 /* Indexed by enum exit_kind; power.c names the choice in its last line. */
 const char *const exit_names[] = {
@@ -508,6 +545,14 @@ static const struct option options[] = {
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
 
 /*
+ * The last line's words, split in place, kept past the parse: given[i] is
+ * the value of the word that set options[i] ("" for a flag), NULL if none
+ * did (cmdline_given).
+ */
+static char words[CMDLINE_MAX];
+static const char *given[NOPTIONS];
+
+/*
  * What an option expects, for its error line: its text, or for a choice
  * without one its choices as "a, b or c", so a list derived from another
  * (spinlock.kind= from the lock kinds) is named as it is.
@@ -539,23 +584,92 @@ static const char *expected_text(const struct option *o)
 	return text;
 }
 
-/* Every key of options[], space-separated, for the unknown-option line. */
+/* Every key of options[], space-separated and sorted, for the unknown-option line. */
 static const char *known_keys(void)
 {
 	static char keys[NOPTIONS * 20];
+	const char *sorted[NOPTIONS];
 	size_t len = 0;
 
+	/* Insertion sort: a few dozen keys, once per unknown word. */
 	for (size_t i = 0; i < NOPTIONS; i++) {
-		size_t n = strlen(options[i].key);
+		size_t at = i;
+
+		for (; at > 0 && strcmp(sorted[at - 1], options[i].key) > 0; at--)
+			sorted[at] = sorted[at - 1];
+		sorted[at] = options[i].key;
+	}
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		size_t n = strlen(sorted[i]);
 
 		if (len + 1 + n >= sizeof(keys))
 			break;
 		keys[len++] = ' ';
-		memcpy(keys + len, options[i].key, n);
+		memcpy(keys + len, sorted[i], n);
 		len += n;
 	}
 	keys[len] = '\0';
 	return keys;
+}
+
+/* Keys longer than this are nobody's misspelling of a known one (the longest is 15). */
+#define CLOSEST_KEY_MAX 32
+
+/*
+ * Edit distance (insertions, deletions, substitutions; Levenshtein) of @a
+ * and @b, both under CLOSEST_KEY_MAX bytes: one row of the table at a time.
+ */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	unsigned row[CLOSEST_KEY_MAX + 1];
+	size_t nb = strlen(b);
+
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; a[i - 1]; i++) {
+		unsigned diagonal = row[0];
+
+		row[0] = (unsigned)i;
+		for (size_t j = 1; j <= nb; j++) {
+			unsigned above = row[j];
+			unsigned best = diagonal + (a[i - 1] != b[j - 1]);
+
+			if (above + 1 < best)
+				best = above + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diagonal = above;
+			row[j] = best;
+		}
+	}
+	return row[nb];
+}
+
+/*
+ * The known key closest to the unknown @key, or NULL when none is close:
+ * at most a third of the key's letters wrong (at least one), so "bogus"
+ * names nothing and "spinlok.kind" names spinlock.kind.  The first of
+ * equally close keys, in options[] order.
+ */
+static const struct option *closest_key(const char *key)
+{
+	size_t len = strlen(key);
+	unsigned limit = len / 3 ? (unsigned)(len / 3) : 1, best = limit + 1;
+	const struct option *found = NULL;
+
+	if (len >= CLOSEST_KEY_MAX)
+		return NULL;
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		unsigned d = strlen(options[i].key) < CLOSEST_KEY_MAX
+				 ? edit_distance(key, options[i].key)
+				 : best;
+
+		if (d < best) {
+			best = d;
+			found = &options[i];
+		}
+	}
+	return found;
 }
 
 /*
@@ -618,10 +732,10 @@ static void parse_word(char *word, const char **seen)
 			platform_log("cmdline: '%s%s%s': expected %s; keeping the %s", word,
 				     value ? "=" : "", value ? value : "", expected_text(o),
 				     seen[i] ? "earlier word's value" : "default");
-			note(word, value,
-			     seen[i] ? "not understood; the earlier word's value used"
-				     : "not understood; the default used",
-			     key_selects(word));
+			note_why(word, value,
+				 seen[i] ? "not understood; the earlier word's value used"
+					 : "not understood; the default used",
+				 key_selects(word), o, NULL);
 			return;
 		}
 		if (seen[i] && strcmp(seen[i], value ? value : "") == 0) {
@@ -637,14 +751,22 @@ static void parse_word(char *word, const char **seen)
 		seen[i] = value ? value : "";
 		return;
 	}
-	platform_log("cmdline: unknown option '%s%s%s' (known:%s); ignored", word, value ? "=" : "",
-		     value ? value : "", known_keys());
-	note(word, value, "unknown key; ignored", true);
+	const struct option *closest = closest_key(word);
+
+	if (closest)
+		platform_log(
+		    "cmdline: unknown option '%s%s%s' (the closest known key: %s; known:%s); "
+		    "ignored",
+		    word, value ? "=" : "", value ? value : "", closest->key, known_keys());
+	else
+		platform_log("cmdline: unknown option '%s%s%s' (known:%s); ignored", word,
+			     value ? "=" : "", value ? value : "", known_keys());
+	note_why(word, value, "unknown key; ignored", true, NULL, closest);
 }
 
 void cmdline_parse(const char *line)
 {
-	char buf[CMDLINE_MAX];
+	char *buf = words;
 	size_t len = strnlen(line, CMDLINE_MAX);
 
 	opts = (struct kernel_options){
@@ -669,8 +791,9 @@ void cmdline_parse(const char *line)
 	    .kcsan_slots = KCSAN_SLOTS_MAX,
 	    .lockdep_classes = LOCKDEP_CLASSES - 1,
 	};
-	const char *seen[NOPTIONS] = {NULL};
+	const char **seen = given;
 
+	memset(given, 0, sizeof(given));
 	notes_total = notes_selecting = 0;
 	first_selecting = NULL;
 	const char *tail = NULL; /* past the limit, noted after the words it follows */
@@ -689,7 +812,7 @@ void cmdline_parse(const char *line)
 	opts.raw = raw_copy;
 	escape(shown_copy, sizeof(shown_copy), raw_copy, len);
 	opts.shown = shown_copy;
-	memcpy(buf, raw_copy, sizeof(buf));
+	memcpy(buf, raw_copy, sizeof(words));
 
 	for (char *p = buf; *p;) {
 		while (is_space(*p))
@@ -719,6 +842,14 @@ void cmdline_parse(const char *line)
 	/* Checking locks while measuring them would measure the checker: off for bench alone. */
 	if (opts.lockdep < 0)
 		opts.lockdep = opts.run != SUITE_BENCH;
+}
+
+const char *cmdline_given(const char *key)
+{
+	for (size_t i = 0; i < NOPTIONS; i++)
+		if (strcmp(options[i].key, key) == 0)
+			return given[i];
+	return NULL;
 }
 
 void cmdline_not_done(const char *key, const char *value, const char *what)
@@ -762,10 +893,19 @@ bool cmdline_verdict(const struct run_tally *t, bool pass)
 {
 	unsigned kept = notes_total < NOTES_MAX ? notes_total : NOTES_MAX;
 
-	for (unsigned i = 0; i < kept; i++)
-		platform_log("# cmdline: '%s': %s%s", notes[i].word, notes[i].what,
-			     notes[i].selects ? "; it selects what is tested, so the run fails"
-					      : " (harmless: it does not select what is tested)");
+	for (unsigned i = 0; i < kept; i++) {
+		const struct note *n = &notes[i];
+
+		platform_log("# cmdline: '%s': %s%s%s%s", n->word, n->what,
+			     n->selects ? "; it selects what is tested, so the run fails"
+					: " (harmless: it does not select what is tested)",
+			     n->expected  ? "; expected "
+			     : n->closest ? "; the closest known key: "
+					  : "",
+			     n->expected  ? expected_text(n->expected)
+			     : n->closest ? n->closest->key
+					  : "");
+	}
 	if (notes_total > kept)
 		platform_log(
 		    "# cmdline: %u more word%s ignored or not understood (their lines are at the "

@@ -81,6 +81,13 @@ enum busted_kind {
 	BUSTED_KIND, /* torture.busted=<kind>: this + enum spin_kind, SPIN_KINDS of them */
 	BUSTED_LAST = BUSTED_KIND + SPIN_KINDS - 1,
 };
+/*
+ * The suite (SUITE_* bit) whose tests carry out torture.busted=@busted, 0
+ * for BUSTED_NONE: a run that does not start it has not done the word.
+ */
+unsigned busted_suite(enum busted_kind busted);
+/* torture.busted='s word for @busted ("none" for BUSTED_NONE). */
+const char *busted_name(enum busted_kind busted);
 /* torture.busted=qspinlock: the queued kind's pending waiter that does not wait. */
 #define BUSTED_QSPINLOCK (BUSTED_KIND + SPIN_KIND_QSPINLOCK)
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
@@ -163,6 +170,14 @@ bool cmdline_verdict(const struct run_tally *t, bool pass);
  * The caller prints its own "cmdline: ..." line.
  */
 void cmdline_not_done(const char *key, const char *value, const char *what);
+
+/*
+ * The value of the word of @key that the last cmdline_parse took ("" for a
+ * flag), or NULL when none was given or none parsed: for a program that
+ * acts on only some keys (the native benchmark program) to say which of
+ * the others it was given.
+ */
+const char *cmdline_given(const char *key);
 
 /* Whether a word that selects what is tested was not carried out as given. */
 bool cmdline_fails(void);

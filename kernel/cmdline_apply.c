@@ -32,6 +32,23 @@ void cmdline_apply_spinlock(bool auto_on, const char *why, void (*locks_reinit)(
 	if (locks_reinit)
 		locks_reinit();
 	spin_pv_set(on);
+	/* A static key refused (its line said why): not the lock that was asked for. */
+	if (spin_kind() != opts.spinlock_kind) {
+		platform_log("cmdline: 'spinlock.kind=%s': refused by the platform; every lock "
+			     "stays %s",
+			     spin_kind_names[opts.spinlock_kind], spin_kind_names[spin_kind()]);
+		cmdline_not_done("spinlock.kind", spin_kind_names[opts.spinlock_kind],
+				 "refused by the platform (a static key)");
+		opts.spinlock_kind = spin_kind();
+	}
+	if (opts.spinlock_pv != PV_AUTO && spin_pv_enabled() != on) {
+		platform_log(
+		    "cmdline: 'spinlock.pv=%s': refused by the platform; the locks stay %s",
+		    on ? "on" : "off", spin_pv_enabled() ? "paravirtual" : "plain");
+		cmdline_not_done("spinlock.pv", on ? "on" : "off",
+				 "refused by the platform (a static key)");
+		on = spin_pv_enabled();
+	}
 	platform_log("spinlock: kind %s (spinlock.kind=%s): every lock, the lockrefs' included",
 		     spin_kind_names[opts.spinlock_kind], spin_kind_names[opts.spinlock_kind]);
 	platform_log(
@@ -65,13 +82,18 @@ void cmdline_apply_lockref(void)
 	if (opts.lockref_cas == LOCKREF_CAS_CMPXCHG8B && !cpu.cx8) {
 		platform_log("cmdline: 'lockref.cas=cmpxchg8b': this CPU lacks CMPXCHG8B "
 			     "(CPUID.01H:EDX.CX8); expected cmpxchg8b or cmpxchgq, using cmpxchgq");
+		cmdline_not_done("lockref.cas", "cmpxchg8b",
+				 "this CPU lacks CMPXCHG8B; cmpxchgq used instead");
 		opts.lockref_cas = LOCKREF_CAS_CMPXCHGQ;
 	}
 	p.cas = (enum lockref_cas)opts.lockref_cas;
-	if (!lockref_set_policy(&p))
+	if (!lockref_set_policy(&p)) {
 		platform_log("cmdline: lockref.policy=%s with %u lockless attempts: refused by the "
 			     "library (expected at most %u); the policy below is in force",
 			     opts.lockref_policy, p.retries, LOCKREF_RETRIES_MAX);
+		cmdline_not_done("lockref.policy", opts.lockref_policy,
+				 "refused by the library; another policy in force");
+	}
 	lockref16_set_cx16(cpu.cx16);
 	/* What the library took, not what was asked: the log, # ENV and reports label by it. */
 	p = *lockref_get_policy();
@@ -100,6 +122,13 @@ void cmdline_apply_trace(void)
 void cmdline_apply_lockdep(void)
 {
 	lockdep_set(opts.lockdep == 1);
+	/* The lock layer's check bit needs a static key; refused, no lock reaches the checker. */
+	if (opts.lockdep == 1 && !(spin_mode() & SPIN_MODE_CHECKED)) {
+		platform_log("cmdline: 'lockdep=on': refused by the platform; no lock is checked");
+		cmdline_not_done("lockdep", "on", "refused by the platform (a static key)");
+		lockdep_set(false);
+		opts.lockdep = 0;
+	}
 	lockdep_set_panic(opts.lockdep_panic);
 	/* Class 0 is "none": N usable classes need N + 1 entries.  The parser kept N in range. */
 	lockdep_set_class_limit(opts.lockdep_classes + 1);

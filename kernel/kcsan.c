@@ -29,11 +29,26 @@
 
 #ifndef KCSAN_BUILD
 
+/*
+ * The race detector's words, which a kernel built without it cannot act on
+ * (docs/interface.md's "acted on by" column; tools/house/cmdline_doc_check.py).
+ */
+static const char *const plain_ignored_keys[] = {"kcsan", "kcsan.skip", "kcsan.delay",
+						 "kcsan.slots", NULL};
+
+/* Each of them given (but kcsan=off, which this kernel does): one line, kept for the verdict. */
 void kcsan_init(void)
 {
-	if (opts.kcsan == 1)
-		printk("kcsan: this kernel was built without instrumentation (make kcsan builds "
-		       "one); kcsan=on ignored\n");
+	for (unsigned i = 0; plain_ignored_keys[i]; i++) {
+		const char *key = plain_ignored_keys[i], *value = cmdline_given(key);
+
+		if (!value || (i == 0 && opts.kcsan == 0))
+			continue;
+		printk("cmdline: '%s=%s': this kernel was built without instrumentation (make "
+		       "kcsan builds one); no race is looked for\n",
+		       key, value);
+		cmdline_not_done(key, value, "a kernel built without the race detector");
+	}
 }
 
 bool kcsan_enabled(void)
@@ -63,11 +78,8 @@ void kcsan_summary(void)
 
 /* Reports kept; more distinct pairs than this are counted, not printed. */
 #define KCSAN_REPORTS_MAX	64
-/*
- * How long a watcher waits for the CPU that hit its watchpoint to write its
- * site: a few instructions, unless that (virtual) CPU was descheduled.
- */
-#define KCSAN_HIT_WAIT_US	10000
+/* A hit word holds a CPU index in 8 bits (kcsan_watch.h). */
+_Static_assert(MAX_CPUS <= 256, "kcsan_hit_encode keeps 8 bits of CPU index");
 /*
  * A rare site's watch lasts this many times longer: its racing partner is
  * as rare, so the window is all the chance there is (kcsan_watch.h).
@@ -85,21 +97,18 @@ struct kcsan_cpu {
 	uint64_t rare;	   /* of which for a rare site (kcsan_watch.h) */
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
-/* What the CPU that hit a watchpoint leaves for its watcher. */
-struct kcsan_hit {
-	uint64_t word; /* the watchpoint it hit: a late writer is told apart */
-	uintptr_t ip;
-	uint32_t cpu, size;
-	bool write;
-	uint32_t ready; /* 1 once the fields above are written (release) */
-};
-
 struct kcsan_report {
 	uintptr_t ip[2]; /* [1] 0: unknown origin */
 	uintptr_t addr;
 	uint32_t cpu[2], size[2];
 	bool write[2], printed;
-	bool hit_lost; /* hit, but the other site never came (ip[1] is 0) */
+	/*
+	 * A hit word of another watch's generation (never expected: the hit
+	 * word replaces the watchpoint in one exchange): its partner is not
+	 * used, ip[1] is 0, and the line names both generations.
+	 */
+	bool gen_mismatch;
+	uint8_t gen[2]; /* the watch's, the hit word's */
 	const char *test;
 };
 
@@ -108,6 +117,7 @@ static unsigned nslots, skip_mean;
 static uint64_t delay_min, delay_span; /* TSC ticks */
 static const char *current_test;
 static uint64_t slots[KCSAN_SLOTS_MAX];
+static uint32_t slot_gens[KCSAN_SLOTS_MAX]; /* arms tried per slot: each watch's generation */
 static uint64_t sites[KCSAN_SITES]; /* kcsan_watch.h: executions per site, rare ones watched */
 /*
  * linker.ld: the platform's own code, whose rare sites are watched besides
@@ -116,7 +126,6 @@ static uint64_t sites[KCSAN_SITES]; /* kcsan_watch.h: executions per site, rare 
  * runs waiting on a new watch every round.
  */
 extern const char platform_text_start[], platform_text_end[];
-static struct kcsan_hit hits[KCSAN_SLOTS_MAX];
 static struct kcsan_cpu kc[MAX_CPUS];
 static struct kcsan_report reports[KCSAN_REPORTS_MAX];
 static unsigned nreports, table_lock;
@@ -192,19 +201,25 @@ static void print_report(const struct kcsan_report *r)
 {
 	const char *test = r->test ? r->test : "(between tests)";
 
+	/* Each site is the return address of its __tsan_* call: %pB names the function. */
 	if (r->ip[1])
-		printk(
-		    "kcsan: data race in '%s' on 0x%lx: cpu %u %s %u bytes at 0x%lx, cpu %u %s %u "
-		    "bytes at 0x%lx\n",
-		    test, (unsigned long)r->addr, r->cpu[0], r->write[0] ? "write" : "read",
-		    r->size[0], (unsigned long)r->ip[0], r->cpu[1], r->write[1] ? "write" : "read",
-		    r->size[1], (unsigned long)r->ip[1]);
+		printk("kcsan: data race in '%s' on 0x%lx: cpu %u %s %u bytes at %pB, cpu %u %s %u "
+		       "bytes at %pB\n",
+		       test, (unsigned long)r->addr, r->cpu[0], r->write[0] ? "write" : "read",
+		       r->size[0], (void *)r->ip[0], r->cpu[1], r->write[1] ? "write" : "read",
+		       r->size[1], (void *)r->ip[1]);
+	else if (r->gen_mismatch)
+		printk("kcsan: data race in '%s' on 0x%lx: cpu %u %s %u bytes at %pB, met by "
+		       "another CPU's access whose hit word names watch generation %u, not this "
+		       "watch's %u: its site is not used\n",
+		       test, (unsigned long)r->addr, r->cpu[0], r->write[0] ? "write" : "read",
+		       r->size[0], (void *)r->ip[0], r->gen[1], r->gen[0]);
 	else
-		printk("kcsan: data race in '%s' on 0x%lx: cpu %u %s %u bytes at 0x%lx, %s\n", test,
-		       (unsigned long)r->addr, r->cpu[0], r->write[0] ? "write" : "read",
-		       r->size[0], (unsigned long)r->ip[0],
-		       r->hit_lost ? "met by another CPU's access whose site did not come in time"
-				   : "value changed by an access not seen (unknown origin)");
+		printk(
+		    "kcsan: data race in '%s' on 0x%lx: cpu %u %s %u bytes at %pB, value changed "
+		    "by an access not seen (unknown origin)\n",
+		    test, (unsigned long)r->addr, r->cpu[0], r->write[0] ? "write" : "read",
+		    r->size[0], (void *)r->ip[0]);
 }
 
 void kcsan_flush(void)
@@ -213,7 +228,7 @@ void kcsan_flush(void)
 		return;
 	unsigned n = nreports;
 	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
-	/* Entries below n are complete and never change but for printed, which only CPU 0 sets. */
+	/* Entries below n are complete and never change but for printed, which only the printing CPU sets. */
 	for (unsigned i = 0; i < n; i++) {
 		if (!reports[i].printed) {
 			print_report(&reports[i]);
@@ -266,18 +281,14 @@ static uint64_t peek_high(uintptr_t addr, unsigned size)
 	return size == 16 ? *(const volatile uint64_t *)(addr + 8) : 0;
 }
 
-/* Another CPU met watchpoint @w in slot @s: claim it (only one access may) and leave our site. */
+/*
+ * Another CPU met watchpoint @w in slot @s: claim it (only one access may)
+ * by putting our site in its place, in one exchange (kcsan_watch.h).
+ */
 static void hit(unsigned s, uint64_t w, uintptr_t ip, unsigned cpu, unsigned size, bool write)
 {
-	if (!__atomic_compare_exchange_n(&slots[s], &w, w | KCSAN_HIT_BIT, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED))
-		return;
-	hits[s].word = w;
-	hits[s].ip = ip;
-	hits[s].cpu = cpu;
-	hits[s].size = size;
-	hits[s].write = write;
-	__atomic_store_n(&hits[s].ready, 1, __ATOMIC_RELEASE);
+	(void)__atomic_compare_exchange_n(&slots[s], &w, kcsan_hit_encode(w, ip, cpu, size, write),
+					  false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
 /* Watch this access: arm a slot, wait, remove it, and keep a report if it was raced. */
@@ -290,6 +301,8 @@ static void watch(struct kcsan_cpu *c, unsigned cpu, uintptr_t addr, unsigned si
 	for (unsigned i = 0; i < kcsan_watch_probes(nslots); i++) {
 		unsigned t = kcsan_watch_slot(addr, i, nslots);
 
+		/* A generation per attempt, so no two watches of one slot in a row share one. */
+		w = kcsan_watch_with_gen(w, __atomic_add_fetch(&slot_gens[t], 1, __ATOMIC_RELAXED));
 		free = 0;
 		if (__atomic_compare_exchange_n(&slots[t], &free, w, false, __ATOMIC_ACQ_REL,
 						__ATOMIC_RELAXED)) {
@@ -311,32 +324,26 @@ static void watch(struct kcsan_cpu *c, unsigned cpu, uintptr_t addr, unsigned si
 		__asm__ volatile("pause");
 	bool changed =
 	    size <= 16 && (peek(addr, size) != before || peek_high(addr, size) != before_high);
-	/* Closed (only the hit bit: no access matches it, no CPU arms it) while the hit is read. */
-	uint64_t old = __atomic_exchange_n(&slots[s], KCSAN_HIT_BIT, __ATOMIC_ACQ_REL);
+	/* Removed, and its hitter (if any) read, in one exchange: the slot is free again. */
+	uint64_t old = __atomic_exchange_n(&slots[s], 0, __ATOMIC_ACQ_REL);
 	struct kcsan_report r = {
 	    .ip = {ip, 0},
 	    .addr = addr,
 	    .cpu = {cpu, 0},
 	    .size = {size, 0},
 	    .write = {write, false},
+	    .gen = {(uint8_t)kcsan_watch_gen(w), 0},
 	    .test = __atomic_load_n(&current_test, __ATOMIC_ACQUIRE),
 	};
-	if (kcsan_watch_hit(old)) {
-		uint64_t give_up = tsc_now() + tsc_from_us(KCSAN_HIT_WAIT_US);
-
-		while (!__atomic_load_n(&hits[s].ready, __ATOMIC_ACQUIRE) && tsc_now() < give_up)
-			__asm__ volatile("pause");
-		if (__atomic_load_n(&hits[s].ready, __ATOMIC_ACQUIRE) && hits[s].word == w) {
-			r.ip[1] = hits[s].ip;
-			r.cpu[1] = hits[s].cpu;
-			r.size[1] = hits[s].size;
-			r.write[1] = hits[s].write;
-		} else {
-			r.hit_lost = true;
-		}
-		__atomic_store_n(&hits[s].ready, 0, __ATOMIC_RELAXED);
+	if (kcsan_watch_hit(old) && kcsan_hit_gen(old) != kcsan_watch_gen(w)) {
+		r.gen_mismatch = true;
+		r.gen[1] = (uint8_t)kcsan_hit_gen(old);
+	} else if (kcsan_watch_hit(old)) {
+		r.ip[1] = kcsan_hit_ip(old);
+		r.cpu[1] = kcsan_hit_cpu(old);
+		r.size[1] = kcsan_hit_size(old);
+		r.write[1] = kcsan_watch_write(old);
 	}
-	__atomic_store_n(&slots[s], 0, __ATOMIC_RELEASE);
 	if (kcsan_watch_hit(old) || changed)
 		record(&r);
 }

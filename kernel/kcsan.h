@@ -9,7 +9,8 @@
  * sampled plain access a CPU arms a watchpoint and waits; another CPU's
  * access that meets it, or a value that changed meanwhile, is a race.
  * In the plain kernel the same functions below exist and do nothing but
- * say, for kcsan=on, that the kernel was built without instrumentation.
+ * say, for kcsan=on, that the kernel was built without instrumentation
+ * (a word not carried out: the run fails, cmdline_not_done).
  */
 #ifndef KERNEL_KCSAN_H
 #define KERNEL_KCSAN_H
@@ -43,7 +44,11 @@ void kcsan_set_test(const char *name);
 /* Races found so far (every one, repeats of a reported pair included). */
 uint64_t kcsan_races(void);
 
-/* Print the reports not printed yet: one "kcsan:" line per pair of sites (CPU 0, no lock held). */
+/*
+ * Print the reports not printed yet: one "kcsan:" line per pair of sites.
+ * CPU 0 with no lock held, or the one CPU still running at the machine's
+ * exit (machine_exit: after a panic, the races found before it).
+ */
 void kcsan_flush(void);
 
 /* At the end of the run: the reports left, then the "# KCSAN {...}" summary line. */

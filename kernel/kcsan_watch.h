@@ -11,9 +11,24 @@
  *               2^47, host programs below it too)
  *   bits 48-55  its size in bytes, 1 to KCSAN_WATCH_SIZE_MAX (larger
  *               accesses watch their first KCSAN_WATCH_SIZE_MAX bytes)
+ *   bits 56-61  its generation: the slot's arm count, modulo 64
  *   bit  62     the watched access is a write
- *   bit  63     hit: another CPU's access met the watchpoint (set by that CPU)
+ *   bit  63     0 (a hit word has it set)
  *   0           a free slot (no encoded watchpoint is 0: its size is >= 1)
+ *
+ * The CPU whose access meets a watchpoint replaces it, in the same
+ * compare-exchange that claims it, by its hit word: its own site, CPU,
+ * size and kind, and the watch's generation copied.  So the watcher reads
+ * its partner in the one exchange that removes the watchpoint: there is no
+ * record beside the slot that a late hitter could leave for a later watch,
+ * and the generation check (kcsan_hit_gen) proves the word is this watch's.
+ *
+ *   bits  0-31  the hitter's site (the kernel runs below 4 GiB)
+ *   bits 32-39  its CPU index (MAX_CPUS is at most 256)
+ *   bits 40-47  its access size, as above
+ *   bits 48-53  the generation of the watch it hit
+ *   bit  62     its access is a write
+ *   bit  63     hit
  *
  * A slot is chosen by the address's page, so every access in one page looks
  * at the same KCSAN_PROBES slots: a check costs KCSAN_PROBES loads, whatever
@@ -40,19 +55,41 @@
 #define KCSAN_ADDR_MASK	     ((UINT64_C(1) << KCSAN_ADDR_BITS) - 1)
 #define KCSAN_SIZE_SHIFT     48
 #define KCSAN_WATCH_SIZE_MAX 255u
+#define KCSAN_GEN_SHIFT	     56
+#define KCSAN_GEN_MASK	     0x3fu
 #define KCSAN_WRITE_BIT	     (UINT64_C(1) << 62)
 #define KCSAN_HIT_BIT	     (UINT64_C(1) << 63)
+#define KCSAN_HIT_CPU_SHIFT  32
+#define KCSAN_HIT_SIZE_SHIFT 40
+#define KCSAN_HIT_GEN_SHIFT  48
 /* Slots one address may use: a busy first choice falls to the next ones. */
 #define KCSAN_PROBES 3u
 /* Addresses of one page share their slots (the choice ignores the low bits). */
 #define KCSAN_PAGE_SHIFT 12
 
+/* An access's size as a watch holds it: 1 to KCSAN_WATCH_SIZE_MAX. */
+static inline uint64_t kcsan_watch_clamp(size_t size)
+{
+	return size == 0 ? 1 : size > KCSAN_WATCH_SIZE_MAX ? KCSAN_WATCH_SIZE_MAX : size;
+}
+
+/* The watchpoint of generation 0; kcsan_watch_with_gen gives it another. */
 static inline uint64_t kcsan_watch_encode(uintptr_t addr, size_t size, bool write)
 {
-	uint64_t sz = size == 0 ? 1 : size > KCSAN_WATCH_SIZE_MAX ? KCSAN_WATCH_SIZE_MAX : size;
-
-	return ((uint64_t)addr & KCSAN_ADDR_MASK) | sz << KCSAN_SIZE_SHIFT |
+	return ((uint64_t)addr & KCSAN_ADDR_MASK) | kcsan_watch_clamp(size) << KCSAN_SIZE_SHIFT |
 	       (write ? KCSAN_WRITE_BIT : 0);
+}
+
+/* Watchpoint @w with generation @gen (modulo 64). */
+static inline uint64_t kcsan_watch_with_gen(uint64_t w, unsigned gen)
+{
+	return (w & ~((uint64_t)KCSAN_GEN_MASK << KCSAN_GEN_SHIFT)) |
+	       (uint64_t)(gen & KCSAN_GEN_MASK) << KCSAN_GEN_SHIFT;
+}
+
+static inline unsigned kcsan_watch_gen(uint64_t w)
+{
+	return (unsigned)(w >> KCSAN_GEN_SHIFT) & KCSAN_GEN_MASK;
 }
 
 static inline uintptr_t kcsan_watch_addr(uint64_t w)
@@ -88,6 +125,39 @@ static inline bool kcsan_watch_matches(uint64_t w, uintptr_t addr, size_t size, 
 	if (w == 0 || kcsan_watch_hit(w) || !(write || kcsan_watch_write(w)))
 		return false;
 	return a < wa + kcsan_watch_size(w) && wa < a + (size ? size : 1);
+}
+
+/*
+ * The hit word that replaces watchpoint @w: the hitter's site @ip (its low
+ * 32 bits), @cpu (below 256), access @size and @write, and @w's generation.
+ */
+static inline uint64_t kcsan_hit_encode(uint64_t w, uintptr_t ip, unsigned cpu, size_t size,
+					bool write)
+{
+	return KCSAN_HIT_BIT | (write ? KCSAN_WRITE_BIT : 0) |
+	       (uint64_t)kcsan_watch_gen(w) << KCSAN_HIT_GEN_SHIFT |
+	       kcsan_watch_clamp(size) << KCSAN_HIT_SIZE_SHIFT |
+	       (uint64_t)(cpu & 0xff) << KCSAN_HIT_CPU_SHIFT | ((uint64_t)ip & 0xffffffffu);
+}
+
+static inline uintptr_t kcsan_hit_ip(uint64_t h)
+{
+	return (uintptr_t)(h & 0xffffffffu);
+}
+
+static inline unsigned kcsan_hit_cpu(uint64_t h)
+{
+	return (unsigned)(h >> KCSAN_HIT_CPU_SHIFT) & 0xff;
+}
+
+static inline unsigned kcsan_hit_size(uint64_t h)
+{
+	return (unsigned)(h >> KCSAN_HIT_SIZE_SHIFT) & 0xff;
+}
+
+static inline unsigned kcsan_hit_gen(uint64_t h)
+{
+	return (unsigned)(h >> KCSAN_HIT_GEN_SHIFT) & KCSAN_GEN_MASK;
 }
 
 /* The @i-th slot (0 to KCSAN_PROBES - 1) an access at @addr uses among @nslots. */
@@ -156,11 +226,14 @@ static inline bool kcsan_skip_tick(struct kcsan_skip *s, unsigned skip)
  *   bits  0-47  the site's address (0: a free entry)
  *   bits 48-63  its executions, saturating at KCSAN_SITE_COUNT_MAX
  *
- * The count is a plain read-increment-write, not a locked one: two CPUs
- * may lose an increment between them, which moves a watch by one
- * execution; a locked instruction per access would cost more than the
- * whole check.  A free entry is claimed with a compare-exchange, so two
- * sites never share one.
+ * The count goes up by one compare-exchange, tried once: a CPU whose
+ * exchange fails (another CPU counted in between) drops its own increment,
+ * which moves a watch by one execution, but no store can ever move a count
+ * back (a plain read-increment-write could, by any amount, from a CPU
+ * preempted between its read and its write).  Only the platform's own code
+ * counts, and a saturated site costs one load: the locked instruction is
+ * paid at most KCSAN_SITE_COUNT_MAX times per site.  A free entry is claimed
+ * with a compare-exchange too, so two sites never share one.
  */
 #define KCSAN_SITE_BITS	     14
 #define KCSAN_SITES	     (1u << KCSAN_SITE_BITS)
@@ -179,6 +252,23 @@ static inline unsigned kcsan_site_hash(uintptr_t ip)
 			  (64 - KCSAN_SITE_BITS));
 }
 
+/*
+ * Count one execution of the site @key whose entry @e held @seen when read:
+ * true when it is a watched one.  Split from kcsan_site_tick so the host test
+ * can play a CPU preempted between its read and its write.
+ */
+static inline bool kcsan_site_count(uint64_t *e, uint64_t seen, uint64_t key)
+{
+	uint64_t count = seen >> KCSAN_SITE_SHIFT;
+
+	if (count == KCSAN_SITE_COUNT_MAX)
+		return false;
+	count++;
+	if (!atomic_cmpxchg64_q(e, &seen, key | count << KCSAN_SITE_SHIFT))
+		return false; /* another CPU counted since: this execution goes uncounted */
+	return count <= KCSAN_SITE_EVERY || (count & (count - 1)) == 0;
+}
+
 /* True when this execution of the site at @ip is one of its watched ones. */
 static inline bool kcsan_site_tick(uint64_t *table, uintptr_t ip)
 {
@@ -195,12 +285,7 @@ static inline bool kcsan_site_tick(uint64_t *table, uintptr_t ip)
 			v = free; /* another CPU claimed it first: maybe for this very site */
 		if ((v & KCSAN_ADDR_MASK) != key)
 			continue;
-		uint64_t count = v >> KCSAN_SITE_SHIFT;
-		if (count == KCSAN_SITE_COUNT_MAX)
-			return false;
-		count++;
-		atomic_store64_relaxed(e, key | count << KCSAN_SITE_SHIFT);
-		return count <= KCSAN_SITE_EVERY || (count & (count - 1)) == 0;
+		return kcsan_site_count(e, v, key);
 	}
 	return false;
 }

@@ -223,6 +223,42 @@ static void stall_arm(void)
 	}
 }
 
+/* Whether a test named @name is filed under a suite of @mask. */
+static bool test_in_run(unsigned mask, const char *name)
+{
+	for (const struct ktest *t = ktests_start; t < ktests_end; t++)
+		for (unsigned s = 0; s < SUITE_COUNT; s++)
+			if ((mask >> s) & 1 && strcmp(t->suite, suite_names[s]) == 0 &&
+			    strcmp(t->name, name) == 0)
+				return true;
+	return false;
+}
+
+/*
+ * Before the plan: a torture.busted= or trace.test= word whose test this
+ * run does not start is not carried out (the run would pass without the
+ * bug it plants, or judge no trace): one cmdline: line, kept for the verdict.
+ */
+static void check_run_words(unsigned mask)
+{
+	unsigned suite = busted_suite(opts.busted);
+
+	if (suite && !(mask & suite)) {
+		printk("cmdline: 'torture.busted=%s': planted in the %s suite, which this run does "
+		       "not start; nothing planted\n",
+		       busted_name(opts.busted), suite_names[__builtin_ctz(suite)]);
+		cmdline_not_done("torture.busted", busted_name(opts.busted),
+				 "its suite is not in this run; nothing planted");
+	}
+	if (opts.trace_test[0] && !test_in_run(mask, opts.trace_test)) {
+		printk("cmdline: 'trace.test=%s': no test of that name in the suites this run "
+		       "starts; nothing traced\n",
+		       opts.trace_test);
+		cmdline_not_done("trace.test", opts.trace_test,
+				 "no test of that name in this run's suites; nothing traced");
+	}
+}
+
 static void run_here(void *arg)
 {
 	struct ktest_shared *s = arg;
@@ -411,6 +447,7 @@ bool ktest_run(unsigned mask)
 			tally.planned += count_in_suite(suite_names[s]);
 		}
 	stall_arm(); /* its cmdline: line, if any, before KTAP */
+	check_run_words(mask);
 	printk("KTAP version 1\n1..%u\n", nsuites);
 	tally.suites = nsuites;
 	tally.started = true;

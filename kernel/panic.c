@@ -45,16 +45,20 @@ void panic_begin(void)
  * [rbp] is the caller's rbp, [rbp + 8] the return address.  Frames must
  * climb the stack and stay 8-aligned, so a corrupt chain ends the walk.
  */
-void panic_backtrace(uint64_t rbp, uint64_t rip)
+void panic_backtrace(uint64_t rbp, uint64_t rip, bool rip_returns)
 {
 	printk("PANIC: backtrace (addr2line -e build/kernel.elf ADDR):\n");
-	printk("  #0 %016lx\n", rip);
+	/* %pB for return addresses: the call before one may end its function (kernel/ksyms.h). */
+	if (rip_returns)
+		printk("  #0 %pB\n", (void *)rip);
+	else
+		printk("  #0 %pS\n", (void *)rip);
 	for (int depth = 1; depth < BACKTRACE_MAX_FRAMES && rbp && !(rbp & 7); depth++) {
 		const uint64_t *frame = (const uint64_t *)rbp;
 
 		if (frame[1] == 0)
 			break;
-		printk("  #%d %016lx\n", depth, frame[1]);
+		printk("  #%d %pB\n", depth, (void *)frame[1]);
 		if (frame[0] <= rbp)
 			break;
 		rbp = frame[0];
@@ -72,6 +76,6 @@ void panic(const char *fmt, ...)
 	va_end(ap);
 	printk("\n");
 	panic_backtrace((uint64_t)(uintptr_t)__builtin_frame_address(0),
-			(uint64_t)(uintptr_t)__builtin_return_address(0));
+			(uint64_t)(uintptr_t)__builtin_return_address(0), true);
 	machine_exit(false);
 }

@@ -24,7 +24,11 @@ void panic_begin(void);
 /* True once some CPU began a panic: an NMI then means "stop". */
 bool panic_in_progress(void);
 
-/* "PANIC: backtrace" from @rip, then the saved frame pointers from @rbp up. */
-void panic_backtrace(uint64_t rbp, uint64_t rip);
+/*
+ * "PANIC: backtrace" from @rip, then the saved frame pointers from @rbp up,
+ * each address with the function holding it (printf's %pS).  @rip_returns:
+ * @rip is a return address (a panic call's), not the faulting instruction.
+ */
+void panic_backtrace(uint64_t rbp, uint64_t rip, bool rip_returns);
 
 #endif /* KERNEL_PANIC_H */

@@ -20,6 +20,7 @@
 #include "cmdline.h"
 #include "console.h"
 #include "cpu.h"
+#include "kcsan.h"
 #include "tsc.h"
 #include "vm.h"
 
@@ -167,6 +168,8 @@ bool debug_exit_present(void)
 void machine_exit(bool pass)
 {
 	stopping = true;
+	/* Races found but not printed yet: a panic cut their test short before its flush. */
+	kcsan_flush();
 	trace_dump(); /* # TRACE lines, after the KTAP results */
 	if (verdict_hook)
 		pass = verdict_hook(pass);

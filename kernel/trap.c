@@ -75,7 +75,7 @@ __attribute__((noreturn)) static void panic_exception(const struct trap_frame *t
 	       this_cpu_index(), this_cpu()->apic_id, tf->vector, exception_names[tf->vector],
 	       tf->error);
 	dump_frame(tf);
-	panic_backtrace(tf->rbp, tf->rip);
+	panic_backtrace(tf->rbp, tf->rip, false);
 	machine_exit(false);
 }
 

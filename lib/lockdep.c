@@ -297,10 +297,10 @@ static unsigned ld_class_of(const void *lock, unsigned subclass, uintptr_t site)
 		t.used = 0;
 		t.text[0] = '\0';
 		ld_say(&t,
-		       "uninitialised lock: cpu %u takes lock %p at %#lx, which was never given a "
+		       "uninitialised lock: cpu %u takes lock %p at %pB, which was never given a "
 		       "class (spin_init): zeroed memory?  Every such lock taken here is class "
 		       "'%s' from now on, reported once",
-		       platform_cpu_id(), lock, (unsigned long)site, ld_name(base, a, sizeof(a)));
+		       platform_cpu_id(), lock, (void *)site, ld_name(base, a, sizeof(a)));
 		ld_report_keep(&t);
 	}
 	ld_graph_unlock();
@@ -392,10 +392,10 @@ void lockdep_check_free(const void *mem, size_t size, uintptr_t site)
 			continue;
 		ld_graph_lock();
 		ld_say(&t,
-		       "held lock freed: cpu %u frees %p (%zu bytes) at %#lx, and holds '%s' (lock "
-		       "%p) in it, taken at %#lx",
-		       platform_cpu_id(), mem, size, (unsigned long)site,
-		       ld_name(h->cls, a, sizeof(a)), h->lock, (unsigned long)h->site);
+		       "held lock freed: cpu %u frees %p (%zu bytes) at %pB, and holds '%s' (lock "
+		       "%p) in it, taken at %pB",
+		       platform_cpu_id(), mem, size, (void *)site, ld_name(h->cls, a, sizeof(a)),
+		       h->lock, (void *)h->site);
 		ld_report_keep(&t);
 		ld_graph_unlock();
 		ld_held_drop(c, i);
@@ -420,9 +420,9 @@ unsigned lockdep_check_none_held(const char *what)
 		ld_say(&t, "held past the end: cpu %u still holds %u lock(s) at the end of %s",
 		       platform_cpu_id(), n, what);
 		for (unsigned i = 0; i < n; i++)
-			ld_say(&t, "  held: '%s' (lock %p) taken at %#lx",
+			ld_say(&t, "  held: '%s' (lock %p) taken at %pB",
 			       ld_name(c->held[i].cls, a, sizeof(a)), c->held[i].lock,
-			       (unsigned long)c->held[i].site);
+			       (void *)c->held[i].site);
 		ld_report_keep(&t);
 		ld_graph_unlock();
 		c->n = 0;

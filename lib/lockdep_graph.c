@@ -214,9 +214,9 @@ static void ld_say_path(struct ld_text *t, unsigned from, unsigned to)
 	while (n-- > 0) {
 		const struct ld_edge *e = &ld.edges[chain[n]];
 
-		ld_say(t, "  before: cpu %u held '%s' taken at %#lx, and took '%s' at %#lx", e->cpu,
-		       ld_name(e->from, a, sizeof(a)), (unsigned long)e->from_site,
-		       ld_name(e->to, b, sizeof(b)), (unsigned long)e->to_site);
+		ld_say(t, "  before: cpu %u held '%s' taken at %pB, and took '%s' at %pB", e->cpu,
+		       ld_name(e->from, a, sizeof(a)), (void *)e->from_site,
+		       ld_name(e->to, b, sizeof(b)), (void *)e->to_site);
 	}
 }
 
@@ -242,8 +242,8 @@ void ld_check_order(unsigned cpu, const struct ld_held *held, const struct ld_he
 		       "taken before '%s' already",
 		       cpu, ld_name(now->cls, b, sizeof(b)), ld_name(held->cls, a, sizeof(a)), b,
 		       a);
-		ld_say(&t, "  now: cpu %u holds '%s' taken at %#lx, and takes '%s' at %#lx", cpu, a,
-		       (unsigned long)held->site, b, (unsigned long)now->site);
+		ld_say(&t, "  now: cpu %u holds '%s' taken at %pB, and takes '%s' at %pB", cpu, a,
+		       (void *)held->site, b, (void *)now->site);
 		ld_say_path(&t, now->cls, held->cls);
 		ld_report_keep(&t);
 	}
@@ -260,10 +260,10 @@ void ld_report_self(unsigned cpu, const struct ld_held *held, const struct ld_he
 
 	ld_graph_lock();
 	ld_say(&t,
-	       "deadlock: cpu %u takes '%s' (lock %p) again at %#lx; it took it at %#lx and "
+	       "deadlock: cpu %u takes '%s' (lock %p) again at %pB; it took it at %pB and "
 	       "still holds it",
-	       cpu, ld_name(now->cls, a, sizeof(a)), now->lock, (unsigned long)now->site,
-	       (unsigned long)held->site);
+	       cpu, ld_name(now->cls, a, sizeof(a)), now->lock, (void *)now->site,
+	       (void *)held->site);
 	ld_report_keep(&t);
 	ld_graph_unlock();
 	ld_report_out(&t, "a lock taken twice by its holder");
@@ -286,10 +286,9 @@ void ld_report_same_class(unsigned cpu, const struct ld_held *held, const struct
 		       "subclass (spin_lock_nested)",
 		       cpu, a);
 		ld_say(&t,
-		       "  now: cpu %u holds '%s' (lock %p) taken at %#lx, and takes '%s' (lock %p) "
-		       "at %#lx",
-		       cpu, a, held->lock, (unsigned long)held->site, a, now->lock,
-		       (unsigned long)now->site);
+		       "  now: cpu %u holds '%s' (lock %p) taken at %pB, and takes '%s' (lock %p) "
+		       "at %pB",
+		       cpu, a, held->lock, (void *)held->site, a, now->lock, (void *)now->site);
 		ld_report_keep(&t);
 		ld_graph_unlock();
 		ld_report_out(&t, "same-class nesting without a subclass");
@@ -306,8 +305,8 @@ void ld_report_not_held(unsigned cpu, const void *lock, unsigned cls, uintptr_t 
 	ld_graph_lock();
 	if (cls)
 		ld_name(cls, a, sizeof(a));
-	ld_say(&t, "bad unlock: cpu %u releases '%s' (lock %p) at %#lx, which it does not hold",
-	       cpu, a, lock, (unsigned long)site);
+	ld_say(&t, "bad unlock: cpu %u releases '%s' (lock %p) at %pB, which it does not hold", cpu,
+	       a, lock, (void *)site);
 	ld_report_keep(&t);
 	ld_graph_unlock();
 	ld_report_out(&t, "release of a lock not held");
@@ -319,9 +318,9 @@ void ld_report_subclass(unsigned cpu, const void *lock, unsigned subclass, uintp
 
 	ld_graph_lock();
 	ld_say(&t,
-	       "bad subclass: cpu %u takes lock %p at %#lx with subclass %u; subclasses are 0 "
+	       "bad subclass: cpu %u takes lock %p at %pB with subclass %u; subclasses are 0 "
 	       "to %u (LOCKDEP_SUBCLASSES): taken as 0",
-	       cpu, lock, (unsigned long)site, subclass, LOCKDEP_SUBCLASSES - 1);
+	       cpu, lock, (void *)site, subclass, LOCKDEP_SUBCLASSES - 1);
 	ld_report_keep(&t);
 	ld_graph_unlock();
 	ld_report_out(&t, "a subclass out of range");

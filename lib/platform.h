@@ -54,6 +54,16 @@ void platform_free(void *ptr, size_t size);
  */
 bool platform_static_data(const void *p);
 
+/*
+ * The function holding code address @addr: its name, first byte and size.
+ * Reports print "name+0xoff/0xsize" beside each raw address (printf's %pS
+ * and %pB, lib/printf.h), since the person reading a screen has no ELF at
+ * hand.  Returns false, the outputs untouched, when no function holds
+ * @addr.  Kernel: the symbol table linked into the image (kernel/ksyms.c);
+ * host programs: always false.
+ */
+bool platform_symbol(uintptr_t addr, const char **name, uintptr_t *start, size_t *size);
+
 /* Nanoseconds since an arbitrary origin; monotonic on every CPU. */
 uint64_t platform_now_ns(void);
 

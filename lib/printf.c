@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "platform.h"
+
 struct out {
 	char *buf;
 	size_t size;
@@ -82,6 +84,34 @@ static void emit_number(struct out *o, uint64_t v, bool negative, unsigned base,
 	emit_field(o, p, ndigits, 0, false, ' ');
 	if (left)
 		emit_padding(o, ' ', width - nprefix - ndigits);
+}
+
+static void emit_string(struct out *o, const char *s)
+{
+	while (*s)
+		emit(o, *s++);
+}
+
+/*
+ * %pS and %pB: " (name+0xoff/0xsize)" after the address, when the platform
+ * knows the function.  A return address (%pB) is the byte after its call,
+ * which may be the first byte of the next function when the call was the
+ * last instruction (a call to a function that never returns): the function
+ * is looked up one byte before it, and the offset is still the address's.
+ */
+static void emit_symbol(struct out *o, uintptr_t addr, bool return_address)
+{
+	const char *name;
+	uintptr_t start;
+	size_t size;
+
+	if (!addr || !platform_symbol(addr - return_address, &name, &start, &size))
+		return;
+	emit_string(o, " (");
+	emit_string(o, name);
+	emit_number(o, addr - start, false, 16, false, 0, false, false, "+0x");
+	emit_number(o, size, false, 16, false, 0, false, false, "/0x");
+	emit(o, ')');
 }
 
 int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
@@ -158,10 +188,14 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				    prefix);
 			break;
 		}
-		case 'p':
-			emit_number(&o, (uintptr_t)va_arg(ap, void *), false, 16, false, width,
-				    left, zero, "0x");
+		case 'p': {
+			uintptr_t v = (uintptr_t)va_arg(ap, void *);
+
+			emit_number(&o, v, false, 16, false, width, left, zero, "0x");
+			if (f[1] == 'S' || f[1] == 'B')
+				emit_symbol(&o, v, *++f == 'B');
 			break;
+		}
 		case 's': {
 			const char *s = va_arg(ap, const char *);
 			int n = 0;

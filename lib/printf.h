@@ -7,6 +7,10 @@
  * (digits or '*') and, for %s, a precision ('.N' or '.*').  No floating
  * point: the kernel is built without SSE.  Unknown conversions are printed
  * verbatim so a bad format is visible, never silently dropped.
+ *
+ * %pS prints a code address and, when the platform knows the function
+ * holding it (platform_symbol), " (name+0xoff/0xsize)" after it; %pB the
+ * same for a return address (the function of the call before it).
  */
 #ifndef LIB_PRINTF_H
 #define LIB_PRINTF_H

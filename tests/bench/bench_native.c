@@ -117,6 +117,63 @@ static const struct {
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
+/*
+ * The kernel's keys this program does not act on: it runs no torture, no
+ * self-test, no race detector or lock-order checker, on the CPUs it is
+ * given (--cpus=), with no console or exit of its own.  Given, each is a
+ * word not carried out, as in the kernel: said beside the verdict, and the
+ * run fails if it selects what is tested.  docs/interface.md's "acted on
+ * by" column says the same; tools/house/cmdline_doc_check.py holds the two together.
+ */
+static const char *const native_ignored_keys[] = {"torture.secs",
+						  "torture.busted",
+						  "selftest.fault",
+						  "selftest.stall",
+						  "smp.max",
+						  "console",
+						  "exit",
+						  "screen.dump",
+						  "lockdep",
+						  "lockdep.panic",
+						  "lockdep.classes",
+						  "kcsan",
+						  "kcsan.skip",
+						  "kcsan.delay",
+						  "kcsan.slots",
+						  NULL};
+
+/* Each word given that this program does not carry out: one line each, kept for the verdict. */
+static void native_words_not_done(void)
+{
+	const char *run = cmdline_given("run");
+	bool traced = !opts.trace_test[0];
+
+	for (unsigned i = 0; native_ignored_keys[i]; i++) {
+		const char *key = native_ignored_keys[i], *value = cmdline_given(key);
+
+		if (!value)
+			continue;
+		platform_print("cmdline: '%s%s%s': a word of the kernel's that bench_native does "
+			       "not act on; ignored",
+			       key, *value ? "=" : "", value);
+		cmdline_not_done(key, *value ? value : NULL, "not acted on by bench_native");
+	}
+	if (run && opts.run != SUITE_BENCH) {
+		platform_print("cmdline: 'run=%s': bench_native runs the bench suite alone; "
+			       "expected run=bench",
+			       run);
+		cmdline_not_done("run", run, "bench_native runs the bench suite alone");
+	}
+	for (unsigned i = 0; i < NCASES && !traced; i++)
+		traced = strcmp(cases[i].name, opts.trace_test) == 0;
+	if (!traced) {
+		platform_print(
+		    "cmdline: 'trace.test=%s': no benchmark of that name; nothing traced",
+		    opts.trace_test);
+		cmdline_not_done("trace.test", opts.trace_test, "no benchmark of that name");
+	}
+}
+
 void bench_fail(struct bench_ctx *t, const char *fmt, ...)
 {
 	struct native_case *c = t->runner;
@@ -505,6 +562,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	cmdline_parse(line);
+	plan = plan || opts.bench_plan; /* bench.plan=1 is --plan, as the kernel takes it */
 	if (!topology_from_sysfs(&topo, sysfs ? sysfs : TOPOLOGY_SYSFS_ROOT))
 		platform_print(
 		    "topology: WARNING: %s; taking every CPU as its own core, package and "
@@ -523,9 +581,7 @@ int main(int argc, char **argv)
 		bench_plan_print(opts.bench_ms, opts.bench_trials, native_plan_line);
 		return 0;
 	}
-	if (opts.run != SUITE_BENCH)
-		platform_print("bench_native: only the bench suite runs natively; running it "
-			       "and none of the other suites run= names");
+	native_words_not_done();
 	host_set_relax_yield(false);
 	nthreads = native_choose_cpus(want);
 	bench_plan_print(opts.bench_ms, opts.bench_trials, native_plan_line);

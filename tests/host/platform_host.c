@@ -186,6 +186,13 @@ bool platform_static_data(const void *p)
 	return (const char *)p >= __data_start && (const char *)p < _end;
 }
 
+/* No symbol table in a host program: tools/log/lockdep_decode.py --offset names its addresses. */
+bool platform_symbol(uintptr_t addr, const char **name, uintptr_t *start, size_t *size)
+{
+	(void)addr, (void)name, (void)start, (void)size;
+	return false;
+}
+
 uint64_t platform_now_ns(void)
 {
 	struct timespec ts;

@@ -74,7 +74,8 @@ static void check_verdict(void)
 	CHECK(!verdict_of("", false), "a failed run stays failed");
 	CHECK(!verdict_of("spinlock.kind=mcs quick", true) && cmdline_fails() &&
 		  strstr(all_lines, "# cmdline: 'spinlock.kind=mcs': not understood; the default "
-				    "used; it selects what is tested, so the run fails\n") &&
+				    "used; it selects what is tested, so the run fails; expected "
+				    "ticket, qspinlock or tas\n") &&
 		  strstr(all_lines, "; 1 command-line word ignored or not understood, 1 of them "
 				    "failing the run\n"),
 	      "spinlock.kind typo: '%s'", all_lines);
@@ -83,13 +84,24 @@ static void check_verdict(void)
 	      "run= typo: '%s'", all_lines);
 	CHECK(!verdict_of("torture.busted=lockrf", true), "torture.busted= typo passed");
 	CHECK(!verdict_of("spinlock.knid=qspinlock", true) &&
-		  strstr(all_lines, "'spinlock.knid=qspinlock': unknown key; ignored; it selects"),
+		  strstr(all_lines, "'spinlock.knid=qspinlock': unknown key; ignored; it selects "
+				    "what is tested, so the run fails; the closest known key: "
+				    "spinlock.kind\n"),
 	      "unknown key: '%s'", all_lines);
+	/* Why a value was refused, said again beside the verdict (a range, as worded at boot). */
+	CHECK(!verdict_of("smp.max=0", true) &&
+		  strstr(all_lines,
+			 "# cmdline: 'smp.max=0': not understood; the default used; it "
+			 "selects what is tested, so the run fails; expected a CPU count "
+			 "from 1 to 256\n"),
+	      "smp.max=0: '%s'", all_lines);
 	/* Harmless: said again, counted, and the run keeps its verdict. */
 	CHECK(verdict_of("trace=sometimes console=tv exit=later torture.secs=0", true) &&
 		  !cmdline_fails() &&
-		  strstr(all_lines, "# cmdline: 'console=tv': not understood; the default used "
-				    "(harmless: it does not select what is tested)\n") &&
+		  strstr(all_lines,
+			 "# cmdline: 'console=tv': not understood; the default used "
+			 "(harmless: it does not select what is tested); expected serial, "
+			 "screen or both\n") &&
 		  strstr(all_lines, "; 4 command-line words ignored or not understood, 0 of them"),
 	      "harmless words: '%s'", all_lines);
 	/* The same key twice: the later word is used; the overridden one is named. */
@@ -205,8 +217,24 @@ int main(void)
 	      "bad number: '%s'", last_line);
 	CHECK(opts.seed == 1, "bad seed changed it to %llu", (unsigned long long)opts.seed);
 	CHECK(parse("seed=18446744073709551616") == 1, "overflowing seed accepted");
-	CHECK(parse("bogus=1") == 1 && strstr(last_line, "unknown option 'bogus=1'"), "'%s'",
-	      last_line);
+	CHECK(parse("bogus=1") == 1 &&
+		  strstr(last_line, "unknown option 'bogus=1' (known: bench") &&
+		  !strstr(last_line, "closest"),
+	      "'%s'", last_line);
+	/* A misspelt key: the closest known key named first, the known keys sorted. */
+	CHECK(parse("spinlok.kind=tas") == 1 &&
+		  strstr(last_line, "unknown option 'spinlok.kind=tas' (the closest known key: "
+				    "spinlock.kind; known: bench.cpus bench.ms bench.place") &&
+		  strstr(last_line, " trace trace.events trace.test); ignored"),
+	      "'%s'", last_line);
+	CHECK(parse("kcsan.slot=3") == 1 && strstr(last_line, "closest known key: kcsan.slots;"),
+	      "'%s'", last_line);
+	/* cmdline_given: the value of the word that parsed, "" for a flag, NULL otherwise. */
+	CHECK(parse("kcsan=on quick smp.max=0") == 1 && cmdline_given("kcsan") &&
+		  strcmp(cmdline_given("kcsan"), "on") == 0 && cmdline_given("quick") &&
+		  !*cmdline_given("quick") && !cmdline_given("smp.max") && !cmdline_given("seed") &&
+		  !cmdline_given("nosuchkey"),
+	      "cmdline_given after 'kcsan=on quick smp.max=0'");
 	CHECK(parse("quick=1") == 1 && !opts.quick, "flag with a value: '%s'", last_line);
 	CHECK(parse("run=") == 1 && parse("run=,") == 1 && parse("run=boot,,fs") == 1 &&
 		  parse("run=nothing") == 1,

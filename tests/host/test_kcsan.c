@@ -9,6 +9,9 @@
  * counter must stay in 1 to 2 * skip - 1, average skip, and depend on its
  * seed alone; a site's watched executions must be its first 16, then 32, 64,
  * ... up to its saturated count, and a site with no room must get none.
+ * A hit word must give back the hitter's site, CPU, size and kind and the
+ * generation of the watch it replaced; and a site's count must never go
+ * back, even under a write from a CPU that read it long before.
  */
 #include <string.h>
 
@@ -41,6 +44,57 @@ static void encoding_round_trips(void)
 	CHECK_EQ(kcsan_watch_size(kcsan_watch_encode(0x1000, 4096, false)), KCSAN_WATCH_SIZE_MAX);
 	CHECK_EQ(kcsan_watch_size(kcsan_watch_encode(0x1000, 0, false)), 1);
 	CHECK(kcsan_watch_encode(0, 0, false) != 0);
+}
+
+/* The hit word: the hitter's fields and the watch's generation, whatever the watch. */
+static void hit_words(void)
+{
+	uint64_t w = kcsan_watch_encode(0x4d87a8, 4, false);
+
+	for (unsigned gen = 0; gen < 200; gen += 7) {
+		uint64_t g = kcsan_watch_with_gen(w, gen);
+		uint64_t h = kcsan_hit_encode(g, 0x13a7ea, 255, 16, true);
+
+		CHECK_EQ(kcsan_watch_gen(g), gen % 64);
+		CHECK_EQ(kcsan_watch_addr(g), 0x4d87a8);
+		CHECK_EQ(kcsan_watch_size(g), 4);
+		CHECK(kcsan_watch_hit(h) && !kcsan_watch_hit(g));
+		CHECK_EQ(kcsan_hit_gen(h), gen % 64);
+		CHECK_EQ(kcsan_hit_ip(h), 0x13a7ea);
+		CHECK_EQ(kcsan_hit_cpu(h), 255);
+		CHECK_EQ(kcsan_hit_size(h), 16);
+		CHECK(kcsan_watch_write(h));
+		/* No access matches a hit word: the watch is claimed. */
+		CHECK(!kcsan_watch_matches(h, 0x4d87a8, 4, true));
+	}
+	/* Consecutive generations give different words: a hitter of one cannot claim the next. */
+	CHECK(kcsan_watch_with_gen(w, 1) != kcsan_watch_with_gen(w, 2));
+	CHECK_EQ(kcsan_hit_size(kcsan_hit_encode(w, 1, 0, 4096, false)), KCSAN_WATCH_SIZE_MAX);
+}
+
+/*
+ * A CPU preempted between reading a site's count and writing it back: ten
+ * executions are counted meanwhile, then its write comes.  The count must
+ * stay where the others left it (kcsan_site_count's compare-exchange); a
+ * plain store would move it back by ten.
+ */
+static void counts_never_go_back(void)
+{
+	static uint64_t table[KCSAN_SITES];
+	uintptr_t site = 0x777000;
+	uint64_t *e = &table[kcsan_site_hash(site)];
+
+	for (unsigned i = 0; i < 5; i++)
+		kcsan_site_tick(table, site);
+	uint64_t stale = atomic_load64_relaxed(e); /* the preempted CPU's read: count 5 */
+	for (unsigned i = 0; i < 10; i++)
+		kcsan_site_tick(table, site);
+	CHECK(!kcsan_site_count(e, stale, site), "a stale count's execution was watched");
+	CHECK_EQ(*e >> KCSAN_SITE_SHIFT, 15);
+	CHECK_EQ(*e & KCSAN_ADDR_MASK, site);
+	/* And the next execution counts on from there. */
+	kcsan_site_tick(table, site);
+	CHECK_EQ(*e >> KCSAN_SITE_SHIFT, 16);
 }
 
 static void matching(void)
@@ -192,9 +246,11 @@ static void rare_sites(void)
 int main(void)
 {
 	encoding_round_trips();
+	hit_words();
 	matching();
 	slots();
 	skip_counter();
 	rare_sites();
+	counts_never_go_back();
 	return check_exit("test_kcsan");
 }

@@ -40,6 +40,16 @@ int main(void)
 	CHECK_FORMAT("%lld", -1234567890123LL);
 	CHECK_FORMAT("%zu", (size_t)123456);
 	CHECK_FORMAT("%p", (void *)0x1000);
+	{
+		/* %pS, %pB: the address, then the function holding it where the platform knows
+		 * one (platform_symbol; a host program knows none): the letter is consumed. */
+		char named[32];
+
+		n = ksnprintf(named, sizeof(named), "%pS|%pB|%pX", (void *)0x1000, (void *)0x1000,
+			      (void *)0x10);
+		CHECK(n == 19 && strcmp(named, "0x1000|0x1000|0x10X") == 0, "got \"%s\" (%d)",
+		      named, n);
+	}
 	CHECK_FORMAT("%s|%10s|%-10s|", "abc", "abc", "abc");
 	CHECK_FORMAT("%.2s|%.*s", "abcdef", 3, "abcdef");
 	CHECK_FORMAT("%c%c%c", 'o', 'k', '!');

@@ -39,6 +39,15 @@ case "$FIRMWARE" in bios|uefi) ;; *) die "FIRMWARE=$FIRMWARE: expected bios or u
 [[ "$SMP" =~ ^[0-9]+(,(sockets|dies|cores|threads)=[0-9]+)*$ ]] && [ "${SMP%%,*}" -ge 1 ] ||
     die "SMP=$SMP: expected a CPU count >= 1, optionally followed by ,sockets=N ,dies=N ,cores=N ,threads=N"
 [[ "$TIMEOUT" =~ ^[0-9]+$ ]] || die "TIMEOUT=$TIMEOUT: expected seconds"
+# The most CPUs a boot can have, refused here rather than in QEMU's own words: the kernel's
+# MAX_CPUS (lib/limits.h), and 255 for QEMU as started here: xAPIC ids 0-254, since QEMU 7.2's
+# TCG has no x2APIC, and more than 255 also needs an interrupt-remapping IOMMU, not added here.
+kernel_cpus=$(sed -n 's/^#define MAX_CPUS[[:space:]]*\([0-9]*\).*/\1/p' lib/limits.h)
+qemu_cpus=255
+[ -n "$kernel_cpus" ] || die "lib/limits.h: no MAX_CPUS line, expected '#define MAX_CPUS N'"
+smp_cpus=${SMP%%,*}
+[ "$smp_cpus" -le "$kernel_cpus" ] && [ "$smp_cpus" -le "$qemu_cpus" ] ||
+    die "SMP=$smp_cpus: expected at most $(( kernel_cpus < qemu_cpus ? kernel_cpus : qemu_cpus )) CPUs: the kernel supports $kernel_cpus (MAX_CPUS, lib/limits.h), QEMU as started here $qemu_cpus (xAPIC ids 0-254: no x2APIC under TCG, no interrupt-remapping IOMMU)"
 
 kvm_usable() {
     [ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1

@@ -9,7 +9,12 @@ option accepts named in its row, no other page (README.md, docs/*.md)
 carrying a table row of its own for a word, and the keys the page calls
 harmless (a word of theirs not understood does not fail the run) exactly
 kernel/cmdline.c's harmless_keys[]; run='s row names every suite of
-kernel/cmdline.h's SUITE_LIST and every group.  It prints one line per problem
+kernel/cmdline.h's SUITE_LIST and every group; and each row's last column,
+the programs that act on the word (kernel, kcsan, native), says what the
+code does: the native benchmark program acts on every key but those of
+tests/bench/bench_native.c's native_ignored_keys[], the plain kernel on every
+key but those of kernel/kcsan.c's plain_ignored_keys[], the race-detecting
+kernel on all.  It prints one line per problem
 and exits 1 if there is any, so `make test` fails the moment one side
 changes without the other.
 """
@@ -23,6 +28,9 @@ CODE = ROOT / "kernel" / "cmdline.c"
 KINDS = ROOT / "lib" / "spinlock.h"
 SUITES = ROOT / "kernel" / "cmdline.h"
 WALKS = ROOT / "fs" / "fs.h"
+NATIVE = ROOT / "tests" / "bench" / "bench_native.c"
+PLAIN = ROOT / "kernel" / "kcsan.c"
+PROGRAMS = ("kernel", "kcsan", "native")
 SECTION = "## Kernel command line"
 
 
@@ -102,12 +110,48 @@ def harmless_problems(doc, code, options):
              for k in sorted(code_keys - set(options))])
 
 
+def listed_keys(path, array):
+    """The strings of the array @array in @path, or None when it has none such."""
+    m = re.search(rf"{array}\[\] = \{{(.*?)\}};", path.read_text(), re.S)
+    return set(re.findall(r'"([^"]+)"', m.group(1))) if m else None
+
+
+def programs_problems(rows, options):
+    """Each row's "acted on by" column against the code's lists of keys not acted on."""
+    ignored = {"native": listed_keys(NATIVE, "native_ignored_keys"),
+               "kernel": listed_keys(PLAIN, "plain_ignored_keys"), "kcsan": set()}
+    problems = [f"{path.relative_to(ROOT)}: no {array}[] of string keys"
+                for (path, array), keys in zip([(NATIVE, "native_ignored_keys"),
+                                                (PLAIN, "plain_ignored_keys")],
+                                               [ignored["native"], ignored["kernel"]]) if keys is None]
+    if problems:
+        return problems
+    for name, keys in ignored.items():
+        problems += [f"{name}: its list of keys not acted on names '{k}', which kernel/cmdline.c "
+                     "does not parse" for k in sorted(keys - set(options))]
+    for key in sorted(set(rows) & set(options)):
+        cells = rows[key].rstrip().rstrip("|").rsplit("|", 1)
+        said = set(re.findall(r"\b(" + "|".join(PROGRAMS) + r")\b", cells[-1] if len(cells) > 1 else ""))
+        want = {p for p in PROGRAMS if key not in ignored[p]}
+        if not said:
+            problems.append(f"docs/interface.md: the row of '{key}' has no 'acted on by' column "
+                            f"(expected: {', '.join(p for p in PROGRAMS if p in want)})")
+            continue
+        for p in sorted(want - said):
+            problems.append(f"docs/interface.md: the row of '{key}' leaves out '{p}', which acts on it")
+        for p in sorted(said - want):
+            problems.append(f"docs/interface.md: the row of '{key}' names '{p}', which does not act "
+                            "on it (its list of keys not acted on names it)")
+    return problems
+
+
 def main():
     problems = []
     doc, code = DOC.read_text(), CODE.read_text()
     rows, twice = doc_rows(doc)
     options = code_options(code)
     problems += harmless_problems(doc, code, options)
+    problems += programs_problems(rows, options)
     for key in twice:
         problems.append(f"docs/interface.md: '{key}' has more than one row")
     for key in sorted(set(options) - set(rows)):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""lockdep_decode.py - the code addresses of lockdep and kcsan reports as file:line.
+"""lockdep_decode.py - the code addresses of lockdep, kcsan and panic reports as file:line.
 
 Why: the kernel prints each acquisition in a report as "'class' at 0xADDR",
 the return address of the lock call (docs/lockdep.md); what a reader wants
@@ -16,6 +16,11 @@ variable that holds it, from the ELF's symbols (nm): "(counter)", "(cpus+0x48)".
     tools/log/lockdep_decode.py build/kernel.elf LOG
     tools/log/lockdep_decode.py build/kcsan/kernel.elf LOG     (make kcsan's kernel)
     tools/log/lockdep_decode.py --offset 0x555555554000 build/host/plain/test_lockdep LOG
+    tools/log/lockdep_decode.py --sites build/kernel.elf LOG    (only those lines: make run's ending)
+
+A panic backtrace's frames ("  #1 0x107922") are decoded too.  Where the
+kernel printed its own name for an address ("at 0x13a3fa (add_all+0x1a/0x80)",
+from its symbol table), the file:line decoding replaces it.
 
 --offset is subtracted from every address first: the load address of a
 position-independent host program (the kernel runs where it is linked: 0).
@@ -27,9 +32,15 @@ import re
 import subprocess
 import sys
 
-ADDR = re.compile(r"\bat (0x[0-9a-fA-F]+)")
+# A code address, and the kernel's own name for it when it printed one
+# ("at 0x13a3fa (add_all+0x1a/0x80)", lib/printf.h's %pB): the decoding replaces that name.
+ADDR = re.compile(r"\bat (0x[0-9a-fA-F]+)(?: \([\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+\))?")
 # The lines whose "at 0x..." addresses are code addresses.
 DECODED = re.compile(r"\b(lockdep|kcsan):")
+# A frame of a panic backtrace (kernel/panic.c): "  #1 0x107922 (ktest_run+0xe2/0x3e5)".
+FRAME = re.compile(r"^  #(\d+) (0x[0-9a-fA-F]+)(?: \([\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+\))?")
+# A panic's register dump: its backtrace's frame #0 is the faulting instruction itself.
+FAULT = re.compile(r"^PANIC: rip ")
 # A kcsan line's data address ("on 0x..."): named by the symbol that holds it.
 DATA = re.compile(r"^kcsan: .*?\bon (0x[0-9a-fA-F]+)")
 
@@ -58,7 +69,7 @@ def data_name(syms, addr):
 
 
 def decode(elf, addrs):
-    """{address: "function file:line"} from addr2line, for the (already offset) addresses.
+    """{address: "function file:line"} from addr2line, for the (already offset) return addresses.
 
     An address inside an inlined function (fs_node_lock in fs_impl.h) names
     the function it was inlined into first, at the line of the call, then
@@ -93,21 +104,46 @@ def decode(elf, addrs):
     return {a: name(fr) for a, fr in zip(want, frames)}
 
 
-def decode_lines(lines, elf, offset):
-    """The lines with every address of a lockdep or kcsan line followed by its decoding."""
+def frame_lookups(lines):
+    """{line index: the address to look up} for each backtrace frame: a return address as
+    it is, the faulting instruction of frame #0 after a register dump plus one (decode
+    looks up one byte before every address)."""
+    out, fault = {}, False
+    for i, line in enumerate(lines):
+        if FAULT.search(line):
+            fault = True
+        m = FRAME.search(line)
+        if m:
+            exact = fault and m.group(1) == "0"
+            out[i] = int(m.group(2), 16) + (1 if exact else 0)
+            if exact:
+                fault = False
+    return out
+
+
+def decode_lines(lines, elf, offset, sites_only=False):
+    """The lines with every address of a lockdep or kcsan line, and of each backtrace frame,
+    followed by its decoding (the kernel's own name for it replaced).  @sites_only: only
+    those lines."""
+    frames = frame_lookups(lines)
     addrs = [int(m.group(1), 16) - offset for line in lines if DECODED.search(line)
-             for m in ADDR.finditer(line)]
+             for m in ADDR.finditer(line)] + [a - offset for a in frames.values()]
     names = decode(elf, addrs)
     syms = data_symbols(elf) if any(DATA.search(line) for line in lines) else []
 
-    def one(line):
+    def one(i, line):
+        if i in frames:
+            m = FRAME.search(line)
+            return f"{line[:m.end(2)]} ({names[frames[i] - offset]}){line[m.end():]}"
         if not DECODED.search(line):
             return line
-        line = ADDR.sub(lambda m: f"{m.group(0)} ({names[int(m.group(1), 16) - offset]})", line)
+        line = ADDR.sub(lambda m: f"at {m.group(1)} ({names[int(m.group(1), 16) - offset]})",
+                        line)
         m = DATA.search(line)
         var = data_name(syms, int(m.group(1), 16) - offset) if m else None
         return line[:m.end()] + f" ({var})" + line[m.end():] if var else line
-    return [one(line) for line in lines]
+    return [one(i, line) for i, line in enumerate(lines)
+            if not sites_only or i in frames or (DECODED.search(line) and ADDR.search(line))]
 
 
 def main(argv=None):
@@ -115,6 +151,8 @@ def main(argv=None):
     p.add_argument("elf", help="the ELF with debug information (build/kernel.elf)")
     p.add_argument("log", nargs="?", help="the log (default: stdin)")
     p.add_argument("--offset", default="0", help="load address to subtract (host PIE programs)")
+    p.add_argument("--sites", action="store_true",
+                   help="print only the lines with code addresses, decoded (make run, make kcsan)")
     a = p.parse_args(argv)
     try:
         offset = int(a.offset, 0)
@@ -127,11 +165,12 @@ def main(argv=None):
         print(f"lockdep_decode: {a.log}: {e.strerror}", file=sys.stderr)
         return 1
     try:
-        out = decode_lines(text.splitlines(), a.elf, offset)
+        out = decode_lines(text.splitlines(), a.elf, offset, a.sites)
     except ValueError as e:
         print(f"lockdep_decode: {e}", file=sys.stderr)
         return 1
-    print("\n".join(out))
+    if out or not a.sites:
+        print("\n".join(out))
     return 0
 
 

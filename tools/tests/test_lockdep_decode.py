@@ -71,6 +71,20 @@ class Decode(unittest.TestCase):
         nowhere = "kcsan: data race in 'x' on 0xffffffffffff0000: none"
         self.assertEqual(lockdep_decode.decode_lines([nowhere], BIN, 0), [nowhere])
 
+    def test_kernel_names_replaced_and_frames_decoded(self):
+        main_run = int(re.search(r"main at (0x[0-9a-f]+)", self.out).group(1), 16)
+        named = (f"kcsan: data race in 'x' on 0x10: cpu 0 read 1 bytes at {main_run + 1:#x} "
+                 "(main+0x1/0x80), value changed by an access not seen (unknown origin)")
+        frame = f"  #1 {main_run + 1:#x} (main+0x1/0x80)"
+        lines = ["PANIC: backtrace (addr2line -e build/kernel.elf ADDR):", frame, "other"]
+        got = lockdep_decode.decode_lines([named] + lines, BIN, self.offset)
+        self.assertIn(f"at {main_run + 1:#x} (main test_lockdep.c:", got[0])
+        self.assertNotIn("main+0x1/0x80", got[0])
+        self.assertRegex(got[2], rf"^  #1 {main_run + 1:#x} \(main test_lockdep.c:\d+\)$")
+        # --sites: only the lines with code addresses.
+        sites = lockdep_decode.decode_lines([named] + lines, BIN, self.offset, sites_only=True)
+        self.assertEqual(sites, [got[0], got[2]])
+
     def test_other_lines_pass_unchanged(self):
         lines = ["boot: hello at 0x1234", "lockdep: none here"]
         self.assertEqual(lockdep_decode.decode_lines(lines, BIN, 0), lines)
