@@ -177,9 +177,12 @@ static void note(const char *key, const char *value, const char *what, bool sele
 		first_selecting = n;
 }
 
-#define SUITE_X_NAME(name, id, group) #name,
+#define SUITE_X_NAME(name, id, group, switches) #name,
 const char *const suite_names[SUITE_COUNT + 1] = {SUITE_LIST(SUITE_X_NAME) NULL};
 #undef SUITE_X_NAME
+#define SUITE_X_SWITCHES(name, id, group, switches) SUITE_SWITCHES_##switches,
+const enum suite_switches suite_switches[SUITE_COUNT] = {SUITE_LIST(SUITE_X_SWITCHES)};
+#undef SUITE_X_SWITCHES
 
 /* A word of a comma list that stands for several bits at once ("all"). */
 struct word_mask {
@@ -301,6 +304,7 @@ static const char *const busted_names[] = {"lockref",
 					   "qspinlock-early-handoff",
 					   "qspinlock-plain-tail",
 					   "race",
+					   "static-key",
 					   SPIN_KIND_LIST(BUSTED_KIND_NAME) NULL};
 #undef BUSTED_KIND_NAME
 static const char *const fault_names[] = {"ud", "gp", "pf", NULL};

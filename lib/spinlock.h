@@ -405,6 +405,23 @@ static inline __attribute__((always_inline)) bool spin_value_unlocked(spinlock_t
 unsigned spin_value_waiters(spinlock_t copy);
 
 /*
+ * Append to @out the lock layer's keys whose switches are at their default
+ * now (spin_switched_key while no bit of the dispatch byte is set and pv is
+ * off, spin_kinds_key while the kind is the first): the keys a caller may
+ * turn off, in one round with others (static_keys_set), once no lock is
+ * held or waited for.  Returns how many; at most 2.
+ */
+unsigned spin_keys_at_default(struct static_key *out[]);
+
+/*
+ * Turn off, in one round with one line, the keys spin_keys_at_default
+ * names: after a benchmark that moved the kind or pv off their default
+ * and back, so the next one times the bare path again.  Only while no
+ * lock is held or waited for.
+ */
+void spin_keys_settle(void);
+
+/*
  * Lock-order checking on or off for every lock (lockdep_set calls it): the
  * SPIN_MODE_CHECKED bit, so that while it is off the dispatch's one test
  * covers it and checking costs the locks nothing.
