@@ -317,6 +317,33 @@ bool static_keys_bare(void)
 	return true;
 }
 
+/* FNV-1a, 64 bits: the text's fingerprint in static_keys_dump. */
+#define FNV64_OFFSET 0xcbf29ce484222325ull
+#define FNV64_PRIME  0x100000001b3ull
+
+void static_keys_dump(void)
+{
+	unsigned sites = 0, jumps = 0;
+	uint64_t hash = FNV64_OFFSET;
+
+	for (const struct static_key_site *s = static_keys_start; s < static_keys_end; s++) {
+		const struct static_key *key = (const struct static_key *)(uintptr_t)s->key;
+
+		sites++;
+		if (((const uint8_t *)(uintptr_t)s->site)[0] != STATIC_KEY_JMP)
+			continue;
+		jumps++;
+		platform_log("# KEYS jump %#llx %#llx '%s'", (unsigned long long)s->site,
+			     (unsigned long long)s->target, key->name);
+	}
+	for (const uint8_t *b = (const uint8_t *)text_start; b < (const uint8_t *)text_end; b++)
+		hash = (hash ^ *b) * FNV64_PRIME;
+	platform_log("# KEYS {\"sites\":%u,\"jumps\":%u,\"text_start\":\"%#llx\",\"text_end\":"
+		     "\"%#llx\",\"text_fnv1a\":\"%#llx\"}",
+		     sites, jumps, (unsigned long long)(uintptr_t)text_start,
+		     (unsigned long long)(uintptr_t)text_end, (unsigned long long)hash);
+}
+
 struct static_key_round static_keys_last_round(void)
 {
 	return round_last;

@@ -113,4 +113,5 @@ void suite_switches_apply(unsigned suite)
 	    static_keys_bare() ? ""
 			       : "; a key stays on for a switch the command line set "
 				 "(trace=, lockref.policy=, spinlock.kind=, spinlock.pv=on)");
+	static_keys_dump(); /* the text this suite runs, for tools/fastpath_check.py --patched */
 }

@@ -158,6 +158,15 @@ struct static_key_round {
 };
 struct static_key_round static_keys_last_round(void);
 
+/*
+ * The text as it runs, for tools/fastpath_check.py --patched: one line
+ * "# KEYS jump 0xSITE 0xTARGET 'key'" per site that holds its JMP, then
+ * "# KEYS {json}" with the sites, the jumps and the FNV-1a hash of the
+ * whole text (text_start..text_end), so the tool can rebuild the running
+ * text from the ELF and know it is byte for byte what ran.
+ */
+void static_keys_dump(void);
+
 /* The bytes @site holds while its key is @on: the 5-byte NOP, or the JMP to @site's target. */
 #define STATIC_KEY_INSN 5
 void static_key_site_bytes(const struct static_key_site *site, bool on,
