@@ -79,6 +79,8 @@ static uint64_t round_generation;	 /* the last round's number, bumped by its wri
 static uint64_t round_released;		 /* the last round whose writer let its CPUs go */
 static uint32_t round_writer = MAX_CPUS; /* the CPU writing now (MAX_CPUS: none) */
 static uint8_t round_nmi_deferred;	 /* an NMI the writer took mid-round that was not ours */
+/* STATIC_KEY_RELEASE_NS in TSC cycles, set by the writer: the park loop calls nothing of tsc.c. */
+static uint64_t round_release_cycles;
 static struct static_key_round round_last;
 
 static void serialise(void)
@@ -258,6 +260,7 @@ unsigned static_keys_set(struct static_key *const keys[], unsigned n, bool on, c
 	cli();
 	uint64_t gen = atomic_load64_relaxed(&round_generation) + 1;
 
+	atomic_store64(&round_release_cycles, tsc_from_us(STATIC_KEY_RELEASE_NS / 1000));
 	atomic_store64(&round_generation, gen);
 	parked = round_park_others(gen, &late);
 	if (late == MAX_CPUS) {
@@ -374,7 +377,7 @@ KCSAN_EXEMPT bool static_key_answer_nmi(bool explained)
 	start = tsc_now();
 	while (atomic_load64(&round_released) < asked) {
 		cpu_relax();
-		if (tsc_to_ns(tsc_now() - start) > STATIC_KEY_RELEASE_NS)
+		if (tsc_now() - start > atomic_load64(&round_release_cycles))
 			panic("static_key: cpu %u parked over %llu s waiting for cpu %u to end "
 			      "its patching round",
 			      self, STATIC_KEY_RELEASE_NS / 1000000000ull,
