@@ -419,8 +419,13 @@ struct bench_spec bench_ref_spec(const char *bench, struct bench_ref *r)
 	    .lockref = ref_is_lockref(r),
 	    /* A get and a put per operation: a pair, or one timed and one untimed. */
 	    .lockref_calls = ref_is_lockref(r) ? 2 : 0,
-	    /* The counter reads no switch; the fixed copies have theirs as constants. */
-	    .bare = r->impl->kind == BENCH_REF_XADD || r->pairs != ref_loops[r->impl->kind].pairs,
+	    /*
+	     * The counter reads no switch; the fixed copies have theirs as
+	     * constants, but a policy with no lockless attempt takes the lock,
+	     * whose public calls read the switch word where text is not patched.
+	     */
+	    .bare = r->impl->kind == BENCH_REF_XADD ||
+		    (r->pairs != ref_loops[r->impl->kind].pairs && r->policy->retries > 0),
 	};
 }
 
