@@ -223,8 +223,12 @@ unsigned static_keys_set(struct static_key *const keys[], unsigned n, bool on, c
 	char names[STATIC_KEYS_ROUND_MAX * 24];
 	size_t len = 0;
 
-	if (n > STATIC_KEYS_ROUND_MAX)
+	if (n > STATIC_KEYS_ROUND_MAX) {
+		platform_log("static_key: %u keys asked in one round, more than %u: the first %u "
+			     "only (STATIC_KEYS_ROUND_MAX)",
+			     n, STATIC_KEYS_ROUND_MAX, STATIC_KEYS_ROUND_MAX);
 		n = STATIC_KEYS_ROUND_MAX;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		struct static_key *key = keys[i];
 
