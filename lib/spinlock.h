@@ -131,6 +131,16 @@ void spin_lock(spinlock_t *lock) ACQUIRES(*lock);
 void spin_unlock(spinlock_t *lock) RELEASES(*lock);
 
 /*
+ * spin_lock and spin_unlock of the default kind with every switch as a
+ * constant (untraced, unchecked, no pv): what the kernel's patched default
+ * runs, for the native benchmark, whose text cannot be patched (the
+ * spinlock row's baseline beside ticket-inline; bench/bench_ref.c).  Only
+ * while the lock layer is in its default mode.
+ */
+void spin_lock_fixed_ticket(spinlock_t *lock) ACQUIRES(*lock);
+void spin_unlock_fixed_ticket(spinlock_t *lock) RELEASES(*lock);
+
+/*
  * spin_lock for a lock of the same class as one the caller holds: the
  * lock-order checker takes it as class @subclass (1 to LOCKDEP_SUBCLASSES
  * - 1, a class of its own), so the nesting is checked as an order
