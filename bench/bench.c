@@ -26,6 +26,7 @@
 #include "lockref.h"
 #include "platform.h"
 #include "printf.h"
+#include "static_key.h"
 
 /* Empty batches timed per CPU before the trials; the median is the overhead. */
 #define BENCH_EMPTY_RUNS 33
@@ -84,6 +85,7 @@ struct bench_trials {
 	uint64_t overlap[BENCH_TRIALS_MAX];
 	uint64_t max_gap, span, batches;
 	unsigned overruns;
+	bool switched; /* a measured trial ran with a static key on (bench_spec.bare) */
 	struct lockref_stats lockref;
 };
 
@@ -262,6 +264,7 @@ static void bench_summarise(unsigned active, unsigned n, struct bench_result *r)
 	r->max_gap_ns = bench_cycles_to_ns(tr->max_gap);
 	r->batch_ns = tr->batches ? bench_cycles_to_ns(tr->span * active / tr->batches) : 0;
 	r->overruns = tr->overruns;
+	r->switched = tr->switched;
 	r->lockref_ops = tr->lockref.lockless + tr->lockref.fallbacks;
 	r->retries = tr->lockref.retries;
 	r->fallbacks = tr->lockref.fallbacks;
@@ -320,9 +323,9 @@ static void bench_print(struct bench_ctx *t, const struct bench_spec *spec,
 	bench_append(line, &len, ",\"overruns\":%u,\"clock_end\":\"%s\"", r->overruns,
 		     facts.rdtscp ? "rdtscp" : "lfence-rdtsc");
 	bench_plan_cpu_list(cpus, sizeof(cpus), r->cpus);
-	bench_append(line, &len, ",\"place\":\"%s\",\"cpu_list\":\"%s\"",
+	bench_append(line, &len, ",\"place\":\"%s\",\"cpu_list\":\"%s\",\"path\":\"%s\"",
 		     topo_place_names[bench_plan.place < TOPO_PLACE_COUNT ? bench_plan.place : 0],
-		     cpus);
+		     cpus, r->switched ? "switched" : "bare");
 	if (spec->lockref) {
 		bench_append_fixed(line, &len, "retries_per_op",
 				   bench_muldiv(r->retries, BENCH_ONE, r->lockref_ops));
@@ -383,8 +386,10 @@ static void bench_after_trial(struct bench_ctx *t, const struct bench_spec *spec
 	if (spec->check && !spec->check(spec->arg, why, sizeof(why)))
 		bench_fail(t, "bench %s/%s at %u CPUs, trial %u: %s", spec->bench, spec->impl,
 			   active, trial, why);
-	if (trial > 0)
+	if (trial > 0) {
 		bench_collect(spec, active, trial - 1);
+		bench.trials.switched |= !spec->bare && !static_keys_bare();
+	}
 }
 
 bool bench_run(struct bench_ctx *t, const struct bench_spec *spec, unsigned active,

@@ -44,6 +44,7 @@
  *            "overlap":..,"overlap_min":..,"max_gap_us":..,"batch_us":..,
  *            "overruns":..,
  *            "clock_end":"rdtscp"|"lfence-rdtsc","place":..,"cpu_list":..,
+ *            "path":"bare"|"switched",
  *            <lockref forms: "retries_per_op":..,"fallbacks":..,"lockref_ops":..,>
  *            <the spec's extra members>}
  *
@@ -70,6 +71,11 @@
  *   place,         bench.place= (cores, compact, spread) and the CPUs the
  *   cpu_list       active ranks ran on, as a CPU list ("0-3,8-11"): kernel
  *                  CPU indices, or the host's CPU numbers (bench_plan.h)
+ *   path           the lock path the trials timed: "bare" if every one ran
+ *                  each switch's default without reading a switch word (the
+ *                  kernel with every static key off, or the spec's fixed
+ *                  copies), else "switched" (a key on, e.g. the pv rows', or
+ *                  a host's public calls, which read the switch words).
  *   overruns       CPUs that did not see the stop flag in time and stopped
  *                  on their own (after BENCH_OVERRUN_FACTOR trial lengths).
  *   retries_per_op lockref forms: failed compare-exchanges per lockref
@@ -174,6 +180,12 @@ struct bench_spec {
 	 * count, which needs lockref_stats_count_all().
 	 */
 	unsigned lockref_calls;
+	/*
+	 * The loops run copies built with every switch constant (the host's
+	 * lib/lockref_fixed.h ones): the line's "path" is "bare" whatever the
+	 * static keys say.  Otherwise "bare" only while static_keys_bare().
+	 */
+	bool bare;
 };
 
 /* What CPU 0 measured, in the units of the BENCH line. */
@@ -184,6 +196,7 @@ struct bench_result {
 	uint64_t jain, min_mean, overlap, overlap_min; /* fixed point */
 	uint64_t max_gap_ns, batch_ns;
 	unsigned overruns;
+	bool switched; /* the "path" member: a measured trial ran a static key on */
 	uint64_t lockref_ops, retries, fallbacks;
 };
 

@@ -276,6 +276,13 @@ static void pathwalk_sweep(struct bench_ctx *t, const char *impl,
 	    .lockref = true,
 	};
 
+	/*
+	 * The line's lockref_ops is the library's own count of every lockless
+	 * operation, which needs the count's key on: these rows time the
+	 * switched path, and say so ("path"); the key goes off again after.
+	 */
+	if (t->cpu == 0 && !lockref_stats_count_all())
+		bench_fail(t, "pathwalk: the lockref's count of every operation was refused");
 	if (t->cpu == 0)
 		pathwalk_build(t, w, policy, kind, refwalk ? FS_WALK_REF : fs_walk_default());
 	/* No CPU walks before CPU 0 has built the tree (or failed to). */
@@ -289,6 +296,8 @@ static void pathwalk_sweep(struct bench_ctx *t, const char *impl,
 		return;
 	if (t->cpu == 0 && fs_destroy(w->fs) != 0)
 		bench_fail(t, "pathwalk: the fs did not come apart cleanly");
+	if (t->cpu == 0)
+		(void)lockref_stats_count_first(); /* refused: its line said why */
 }
 
 /*

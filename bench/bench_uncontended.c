@@ -323,6 +323,7 @@ static bool uncontended_baselines(struct bench_ctx *t)
 		    .check = baselines[i].check,
 		    .arg = baselines[i].arg,
 		    .batch = UNCONTENDED_BATCH,
+		    .bare = true, /* written inline, no switch: what the lock rows are held to */
 		};
 
 		spec.op = "get";

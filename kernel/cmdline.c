@@ -195,9 +195,12 @@ static void note(const char *key, const char *value, const char *what, bool sele
 	note_why(key, value, what, selects, NULL, NULL);
 }
 
-#define SUITE_X_NAME(name, id, group) #name,
+#define SUITE_X_NAME(name, id, group, switches) #name,
 const char *const suite_names[SUITE_COUNT + 1] = {SUITE_LIST(SUITE_X_NAME) NULL};
 #undef SUITE_X_NAME
+#define SUITE_X_SWITCHES(name, id, group, switches) SUITE_SWITCHES_##switches,
+const enum suite_switches suite_switches[SUITE_COUNT] = {SUITE_LIST(SUITE_X_SWITCHES)};
+#undef SUITE_X_SWITCHES
 
 /* A word of a comma list that stands for several bits at once ("all"). */
 struct word_mask {
@@ -319,6 +322,7 @@ static const char *const busted_names[] = {"lockref",
 					   "qspinlock-early-handoff",
 					   "qspinlock-plain-tail",
 					   "race",
+					   "static-key",
 					   SPIN_KIND_LIST(BUSTED_KIND_NAME) NULL};
 #undef BUSTED_KIND_NAME
 
@@ -331,6 +335,8 @@ unsigned busted_suite(enum busted_kind busted)
 		return SUITE_LOCKREF; /* kernel/test/torture_lockref.c */
 	case BUSTED_RACE:
 		return SUITE_BOOT; /* kernel/test/test_race.c */
+	case BUSTED_STATIC_KEY:
+		return SUITE_KEYS; /* kernel/test/test_static_key.c */
 	default:
 		return SUITE_SPINLOCK; /* every lock's own: kernel/test/torture_spinlock.c */
 	}

@@ -145,19 +145,15 @@ void cmdline_apply_keys(void)
 	/*
 	 * The switches that change after the other CPUs start, or whose
 	 * reports need every lockless operation counted: their keys go on
-	 * now, while only this CPU runs (lib/static_key.h).  The rest turn
-	 * their keys on themselves when set off their default at boot.
+	 * now, while only this CPU runs, so the first of those changes costs
+	 * no patching round with every CPU parked (lib/static_key.h).  The
+	 * rest turn their keys on themselves when they leave their default.
 	 */
 	if (opts.trace_groups)
 		(void)static_key_enable(&trace_key); /* trace_start comes after the other CPUs */
 	if (opts.trace_groups & TRACE_GROUP_SPIN)
 		(void)static_key_enable(&spin_switched_key);
-	if (opts.run & SUITE_BENCH) {
-		/* The benchmarks switch the lock kind and pv mode between trials. */
-		(void)static_key_enable(&spin_switched_key);
-		(void)static_key_enable(&spin_kinds_key);
-	}
-	/* The lockref torture's lockless counts and the BENCH lines' lockref_ops of pathwalk. */
-	if (opts.run & (SUITE_LOCKREF | SUITE_BENCH))
+	/* The lockref torture's lockless counts (the pathwalk benchmark turns it on itself). */
+	if (opts.run & SUITE_LOCKREF)
 		(void)lockref_stats_count_all();
 }

@@ -7,7 +7,7 @@
  * and a whole call appears as one unbroken piece on every device.
  *
  * The screen is for a person: machine-readable lines (# ENV, # BENCH,
- * # TRACE JSON) go to the serial port only, the bottom row shows the run's
+ * # TRACE, # KEYS JSON) go to the serial port only, the bottom row shows the run's
  * progress, and at the end one page of results replaces the scrolling text
  * (results.c builds both from the lines printed here, serial unchanged).
  */
@@ -36,7 +36,7 @@ static bool screen_frozen;    /* the results page is up: nothing more goes on th
 static bool screen_status_on; /* the bottom row shows progress */
 
 /* Lines that start so (after indentation) are for programs: serial only. */
-static const char *const serial_only[] = {"# ENV ", "# BENCH ", "# TRACE "};
+static const char *const serial_only[] = {"# ENV ", "# BENCH ", "# TRACE ", "# KEYS "};
 
 void console_init(void)
 {

@@ -35,6 +35,7 @@
 #include "results.h"
 #include "smp.h"
 #include "string.h"
+#include "suite_switches.h"
 #include "trace.h"
 #include "tsc.h"
 
@@ -338,13 +339,9 @@ static bool run_one(const struct ktest *test, unsigned number)
 	trace_name(&s->user, "ktest:barrier");
 	/* Lines from lib/ and fs/ belong to this test: diagnostics and BENCH lines at its level. */
 	console_set_test_prefixes(KTAP_DIAG_PREFIX, KTAP_INDENT);
-	/* Benchmarks measure the locks, not the checker: it is off while they run. */
-	bool bench = strcmp(test->suite, "bench") == 0, checking = lockdep_enabled();
 	uint64_t reports = lockdep_reports(), races = kcsan_races();
 
 	kcsan_set_test(test->name);
-	if (bench && checking)
-		lockdep_set(false);
 	uint64_t start = tsc_now();
 	trace_test_begin(test->name);
 	if (s->ncpus > 1) {
@@ -389,8 +386,6 @@ static bool run_one(const struct ktest *test, unsigned number)
 		s->failed = true;
 	}
 	trace_test_end(test->name, !s->failed);
-	if (bench && checking)
-		lockdep_set(true);
 	/*
 	 * The lockdep suite plants its reports and checks them itself; anywhere
 	 * else one is a bug, and so is a full table that stopped the checker.
@@ -464,6 +459,9 @@ bool ktest_run(unsigned mask)
 
 		number++;
 		planned += n;
+		/* Its switches (SUITE_LIST's column): one patching round, one line, before its plan. */
+		if (n)
+			suite_switches_apply(s);
 		if (n == 0) {
 			printk("ok %u %s # SKIP no tests registered in this build\n", number,
 			       suite);

@@ -47,7 +47,7 @@ struct ktest_ctx {
 };
 
 /* One constant per suite name, so KTEST() of a suite not in SUITE_LIST does not build. */
-#define KTEST_X_SUITE(name, id, group) KTEST_SUITE_##name,
+#define KTEST_X_SUITE(name, id, group, switches) KTEST_SUITE_##name,
 enum ktest_suite { SUITE_LIST(KTEST_X_SUITE) };
 #undef KTEST_X_SUITE
 

@@ -104,7 +104,6 @@ void kernel_main(uint32_t magic, uint64_t info_addr)
 			       boot_locks_reinit);
 	cmdline_apply_lockref();	/* lockref.*=: the boot policy */
 	cmdline_apply_keys();		/* the static keys of switches that change later */
-	static_keys_seal();		/* keys are patched text: only while this CPU runs alone */
 	kcsan_init();			/* kcsan=: races watched from here, on every CPU */
 	smp_start_aps(&bi, info_range); /* every CPU, or a line saying why not */
 	topology_init();		/* CPUID on every CPU: packages, cores, LLC groups */

@@ -34,6 +34,9 @@ struct cpu {
 	/* Fence NMIs asked of this CPU by another, and answered by it; see fence.c. */
 	uint64_t fence_asked;
 	uint64_t fence_answered;
+	/* Interrupt and exception handlers this CPU is inside (trap.c), and the last one's vector. */
+	uint32_t trap_depth;
+	uint32_t trap_vector;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 /* Where struct cpu keeps the dense index, from the GS base. */

@@ -102,6 +102,8 @@ static void observe_bench(struct results *r, const char *json)
 	    !json_string(json, "bench", b.bench, sizeof(b.bench)) ||
 	    !json_string(json, "impl", b.impl, sizeof(b.impl)) || !tabled(json, &b))
 		return;
+	if (!json_string(json, "path", b.path, sizeof(b.path)))
+		b.path[0] = '\0';
 	v = json_value(json, "cpus");
 	b.cpus = v ? (unsigned)str_decimal(v, &ok_cpus) : 0;
 	v = json_value(json, "ops_per_sec");
@@ -457,7 +459,30 @@ static void page_suites(struct page *p, const struct results *r)
 	}
 }
 
-/* One row of a benchmark table: each implementation's rate at @cpus, and lockref/spinlock. */
+/*
+ * The lock path the row's figures timed (the BENCH lines' "path"): theirs if
+ * they agree, "mixed" if not, "" if none says.
+ */
+static const char *bench_path(const struct results *r, const char *bench, unsigned cpus)
+{
+	const char *path = NULL;
+
+	for (unsigned i = 0; i < r->nbench; i++) {
+		const struct results_bench *b = &r->bench[i];
+
+		if (b->cpus != cpus || strcmp(b->bench, bench) != 0 || !b->path[0])
+			continue;
+		if (path && strcmp(path, b->path) != 0)
+			return "mixed";
+		path = b->path;
+	}
+	return path ? path : "";
+}
+
+/*
+ * One row of a benchmark table: the lock path it timed, each
+ * implementation's rate at @cpus, and lockref/spinlock.
+ */
 static void page_bench_row(struct page *p, const struct results *r, const char *bench,
 			   unsigned cpus)
 {
@@ -474,7 +499,8 @@ static void page_bench_row(struct page *p, const struct results *r, const char *
 	if (ops[1] && ops[2])
 		ksnprintf(ratio, sizeof(ratio), "%lu.%02lu", ops[2] / ops[1],
 			  ops[2] % ops[1] * 100 / ops[1]);
-	page_line(p, " %-9s %4u %11s %11s %11s %17s", "", cpus, cell[0], cell[1], cell[2], ratio);
+	page_line(p, " %9s %4u %11s %11s %11s %17s", bench_path(r, bench, cpus), cpus, cell[0],
+		  cell[1], cell[2], ratio);
 }
 
 /* A table per benchmark measured (refcount, pathwalk): a row per CPU count, as many as fit. */

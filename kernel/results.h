@@ -37,6 +37,7 @@ struct results_suite {
  */
 struct results_bench {
 	char bench[RESULTS_NAME_MAX], impl[RESULTS_NAME_MAX];
+	char path[RESULTS_NAME_MAX]; /* the lock path timed: "bare", "switched"; "" if not said */
 	unsigned cpus;
 	uint64_t ops_per_sec;
 };

@@ -17,6 +17,7 @@
 #include "panic.h"
 #include "percpu.h"
 #include "power.h"
+#include "static_key_park.h"
 
 static const char *const exception_names[EXCEPTION_VECS] = {
     "#DE divide error",
@@ -82,10 +83,16 @@ __attribute__((noreturn)) static void panic_exception(const struct trap_frame *t
 /* Installed by one CPU while others may take the trap: function pointers held as words. */
 static uint64_t exception_fixup; /* trap_fixup_fn */
 static uint64_t tick_fn;	 /* void (*)(void) */
+static uint64_t test_hook_fn;	 /* void (*)(void) */
 
 void trap_set_tick(void (*fn)(void))
 {
 	atomic_store64(&tick_fn, (uint64_t)(uintptr_t)fn);
+}
+
+void trap_set_test_hook(void (*fn)(void))
+{
+	atomic_store64(&test_hook_fn, (uint64_t)(uintptr_t)fn);
 }
 
 void trap_set_fixup(trap_fixup_fn fn)
@@ -93,15 +100,29 @@ void trap_set_fixup(trap_fixup_fn fn)
 	atomic_store64(&exception_fixup, (uint64_t)(uintptr_t)fn);
 }
 
-void trap_dispatch(struct trap_frame *tf)
+/*
+ * An NMI.  A CPU parked by a static-key patching round runs this while the
+ * sites are written, so neither it nor what it calls (up to the panic) has
+ * a site: tools/house/static_key_park_check.py holds the ELF to that.
+ */
+static __attribute__((noinline)) void trap_nmi(struct trap_frame *tf)
+{
+	if (panic_in_progress() || machine_is_stopping())
+		cpu_halt_forever();
+	/* Both asked: one NMI may carry a fence and a park request (NMIs merge). */
+	bool fenced = fence_answer_nmi();
+
+	if (static_key_answer_nmi(fenced) || fenced)
+		return; /* no EOI: an NMI does not go through the APIC's in-service bits */
+	panic_exception(tf);
+}
+
+static void trap_handle(struct trap_frame *tf)
 {
 	switch (tf->vector) {
 	case VEC_NMI:
-		if (panic_in_progress() || machine_is_stopping())
-			cpu_halt_forever();
-		if (fence_answer_nmi())
-			return; /* no EOI: an NMI does not go through the APIC's in-service bits */
-		panic_exception(tf);
+		trap_nmi(tf);
+		return;
 	case VEC_SPURIOUS:
 		return; /* the APIC expects no EOI for its spurious vector (SDM 11.9) */
 	case VEC_WAKE:
@@ -121,10 +142,15 @@ void trap_dispatch(struct trap_frame *tf)
 		apic_eoi();
 		return;
 	}
-	case VEC_TEST:
+	case VEC_TEST: {
+		void (*fn)(void) = (void (*)(void))(uintptr_t)atomic_load64(&test_hook_fn);
+
+		if (fn)
+			fn();
 		this_cpu()->ipis_seen++;
 		apic_eoi();
 		return;
+	}
 	default:
 		if (tf->vector < EXCEPTION_VECS) {
 			trap_fixup_fn fixup =
@@ -138,4 +164,19 @@ void trap_dispatch(struct trap_frame *tf)
 		apic_eoi();
 		return;
 	}
+}
+
+/*
+ * Every vector, counted while handled: a static key refuses to change from
+ * inside a handler (kernel/static_key.c), since the CPU may have been
+ * interrupted mid-site or in the middle of a patching round.
+ */
+void trap_dispatch(struct trap_frame *tf)
+{
+	struct cpu *c = this_cpu();
+
+	c->trap_depth++;
+	c->trap_vector = (uint32_t)tf->vector;
+	trap_handle(tf);
+	c->trap_depth--;
 }

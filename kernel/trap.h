@@ -49,4 +49,10 @@ void trap_set_fixup(trap_fixup_fn fn);
 /* What VEC_TICK runs (interrupts off, before the EOI); NULL: nothing. */
 void trap_set_tick(void (*fn)(void));
 
+/*
+ * What VEC_TEST runs besides counting it (interrupts off, before the EOI):
+ * a test's way to run code inside an interrupt handler; NULL: nothing.
+ */
+void trap_set_test_hook(void (*fn)(void));
+
 #endif /* KERNEL_TRAP_H */

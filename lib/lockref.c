@@ -258,6 +258,21 @@ bool lockref_stats_count_all(void)
 	return static_key_enable(&lockref_stats_key);
 }
 
+bool lockref_stats_count_first(void)
+{
+	return static_key_disable(&lockref_stats_key);
+}
+
+unsigned lockref_keys_bare(struct static_key *out[])
+{
+	unsigned n = 0;
+
+	if (lockref_mode_of(&lockref_boot.policy) == LOCKREF_MODE_CMPXCHG8B)
+		out[n++] = &lockref_mode_key;
+	out[n++] = &lockref_stats_key;
+	return n;
+}
+
 const struct lockref_policy *lockref_get_policy(void)
 {
 	return &lockref_boot.policy;

@@ -260,11 +260,23 @@ void lockref_stats_sum(struct lockref_stats *out);
 void lockref_stats_cpu(unsigned cpu, struct lockref_stats *out);
 
 /*
- * Count the first attempt's successes in lockless too, from now on.  At
- * boot, before other CPUs run (a static key, lib/static_key.h): returns
- * false, with a line saying why, if the platform refused.
+ * Count the first attempt's successes in lockless too, from now on (a
+ * static key, lib/static_key.h): returns false, with a line saying why, if
+ * the platform refused.  lockref_stats_count_first() goes back to the
+ * default, where the lockless path stores nothing; both may race with
+ * running operations, which are then counted or not.
  */
 bool lockref_stats_count_all(void);
+bool lockref_stats_count_first(void);
+
+/*
+ * Append to @out the lockref's keys a bare lock path turns off: the
+ * policy's while the boot policy's first step is the default's, and the
+ * lockless count's (lockref_stats_count_all is undone by turning it off;
+ * the lockref torture and the pathwalk benchmark turn it on again
+ * themselves).  Returns how many; at most 2.
+ */
+unsigned lockref_keys_bare(struct static_key *out[]);
 
 /* Zero every CPU's counters.  Call while no lockref operation runs, or counts may be lost. */
 void lockref_stats_reset(void);

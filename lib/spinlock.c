@@ -110,6 +110,30 @@ void spin_kind_set(enum spin_kind kind)
 		atomic_store32(&spin_globals[i]->val, 0); /* free under every kind; class kept */
 }
 
+unsigned spin_keys_at_default(struct static_key *out[])
+{
+	uint8_t mode = atomic_load8(&spin_switches.mode);
+	unsigned n = 0;
+
+	if (mode == 0 && atomic_load8(&spin_switches.pv) == SPIN_PV_OFF)
+		out[n++] = &spin_switched_key;
+	if ((mode & SPIN_MODE_KIND) == SPIN_KIND_TICKET)
+		out[n++] = &spin_kinds_key;
+	return n;
+}
+
+void spin_keys_settle(void)
+{
+	struct static_key *keys[2];
+	unsigned n = spin_keys_at_default(keys), todo = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (keys[i]->enabled)
+			keys[todo++] = keys[i];
+	if (todo)
+		(void)static_keys_set(keys, todo, false, ""); /* refused: its line said why */
+}
+
 void spin_trace_set(bool traced)
 {
 	(void)spin_mode_update(SPIN_MODE_TRACED, traced); /* refused: the key's line said why */
@@ -417,6 +441,20 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
 
 	spin_debug_release(lock);
 	spin_unlock_kinds(lock, mode, LOCKDEP_SITE());
+}
+
+/* The dispatch with its mode a constant: the default kind's body, nothing else. */
+LOCK_RULES_EXEMPT("the lock itself") void spin_lock_fixed_ticket(spinlock_t *lock)
+{
+	spin_debug_before_lock(lock);
+	spin_lock_kinds(lock, SPIN_KIND_TICKET, 0, LOCKDEP_SITE());
+	spin_debug_acquired(lock);
+}
+
+LOCK_RULES_EXEMPT("the lock itself") void spin_unlock_fixed_ticket(spinlock_t *lock)
+{
+	spin_debug_release(lock);
+	spin_unlock_kinds(lock, SPIN_KIND_TICKET, LOCKDEP_SITE());
 }
 
 /* Not on a hot path: the bodies inline with @traced read at run time. */

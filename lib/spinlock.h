@@ -131,6 +131,16 @@ void spin_lock(spinlock_t *lock) ACQUIRES(*lock);
 void spin_unlock(spinlock_t *lock) RELEASES(*lock);
 
 /*
+ * spin_lock and spin_unlock of the default kind with every switch as a
+ * constant (untraced, unchecked, no pv): what the kernel's patched default
+ * runs, for the native benchmark, whose text cannot be patched (the
+ * spinlock row's baseline beside ticket-inline; bench/bench_ref.c).  Only
+ * while the lock layer is in its default mode.
+ */
+void spin_lock_fixed_ticket(spinlock_t *lock) ACQUIRES(*lock);
+void spin_unlock_fixed_ticket(spinlock_t *lock) RELEASES(*lock);
+
+/*
  * spin_lock for a lock of the same class as one the caller holds: the
  * lock-order checker takes it as class @subclass (1 to LOCKDEP_SUBCLASSES
  * - 1, a class of its own), so the nesting is checked as an order
@@ -403,6 +413,23 @@ static inline __attribute__((always_inline)) bool spin_value_unlocked(spinlock_t
  * test-and-set word shows none).
  */
 unsigned spin_value_waiters(spinlock_t copy);
+
+/*
+ * Append to @out the lock layer's keys whose switches are at their default
+ * now (spin_switched_key while no bit of the dispatch byte is set and pv is
+ * off, spin_kinds_key while the kind is the first): the keys a caller may
+ * turn off, in one round with others (static_keys_set), once no lock is
+ * held or waited for.  Returns how many; at most 2.
+ */
+unsigned spin_keys_at_default(struct static_key *out[]);
+
+/*
+ * Turn off, in one round with one line, the keys spin_keys_at_default
+ * names: after a benchmark that moved the kind or pv off their default
+ * and back, so the next one times the bare path again.  Only while no
+ * lock is held or waited for.
+ */
+void spin_keys_settle(void);
 
 /*
  * Lock-order checking on or off for every lock (lockdep_set calls it): the

@@ -79,6 +79,14 @@ static void trace_switch(unsigned groups)
 	spin_trace_set((groups & TRACE_GROUP_SPIN) != 0);
 }
 
+unsigned trace_keys_at_default(struct static_key *out[])
+{
+	if (atomic_load32(&trace_mask))
+		return 0;
+	out[0] = &trace_key;
+	return 1;
+}
+
 void trace_record(enum trace_type type, const void *obj, uint32_t arg)
 {
 	unsigned cpu = platform_cpu_id();

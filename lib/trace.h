@@ -105,6 +105,9 @@ extern unsigned trace_mask;
 /* On once any group may be recorded in this boot: the hooks read trace_mask only then. */
 extern struct static_key trace_key;
 
+/* Append trace_key to @out if no group is recorded now (a bare lock path turns it off). */
+unsigned trace_keys_at_default(struct static_key *out[]);
+
 /* Record one event of @type on @obj (a lock, a lockref's lock, a barrier). Tracing on only. */
 void trace_record(enum trace_type type, const void *obj, uint32_t arg);
 

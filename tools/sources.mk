@@ -37,7 +37,8 @@ BENCH_SRCS := bench/bench.c bench/bench_pathwalk.c bench/bench_ref.c bench/bench
 # The kernel's suites: boot tests, tortures, lockdep's planted cases, the fs
 # suite and the benchmarks.
 SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/test_fs.c \
-	kernel/test/test_lockdep.c kernel/test/test_race.c kernel/test/torture_lockref.c \
+	kernel/test/test_lockdep.c kernel/test/test_race.c kernel/test/test_static_key.c \
+	kernel/test/torture_lockref.c \
 	kernel/test/torture_spinlock.c kernel/test/bench_ktest.c $(FS_SUITE_SRCS) $(BENCH_SRCS)
 
 # The command-line parser and what applies its words, on the host too.
@@ -49,6 +50,6 @@ PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/a
 	kernel/font8x16.c kernel/heap.c kernel/idt.c kernel/kcsan.c kernel/ksyms.c kernel/ktest.c \
 	kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c kernel/multiboot2.c kernel/panic.c \
 	kernel/percpu.c kernel/platform.c kernel/power.c kernel/progress.c kernel/results.c \
-	kernel/screen.c kernel/serial.c kernel/smp.c kernel/static_key.c kernel/topology_read.c \
-	kernel/trap.c kernel/tsc.c kernel/vm.c
+	kernel/screen.c kernel/serial.c kernel/smp.c kernel/static_key.c kernel/suite_switches.c \
+	kernel/topology_read.c kernel/trap.c kernel/tsc.c kernel/vm.c
 

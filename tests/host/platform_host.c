@@ -72,12 +72,34 @@ static bool host_relax_yields = true;
 
 /*
  * The host's static keys (lib/static_key.h): text is not patched, each
- * static_key_on() is a load of the byte, so a key may go on at any time.
+ * static_key_on() is a load of the byte, so a key may change at any time.
  */
+unsigned static_keys_set(struct static_key *const keys[], unsigned n, bool on, const char *why)
+{
+	(void)why;
+	for (unsigned i = 0; i < n; i++)
+		atomic_store8(&keys[i]->enabled, on ? 1 : 0);
+	return n;
+}
+
 bool static_key_enable(struct static_key *key)
 {
-	atomic_store8(&key->enabled, 1);
-	return true;
+	return static_keys_set(&key, 1, true, NULL) == 1;
+}
+
+bool static_key_disable(struct static_key *key)
+{
+	return static_keys_set(&key, 1, false, NULL) == 1;
+}
+
+void static_keys_dump(void)
+{
+	/* Nothing is patched here: the text is the binary's. */
+}
+
+bool static_keys_bare(void)
+{
+	return false; /* static_key_guard() reads every switch word here */
 }
 
 void host_set_relax_yield(bool yield)

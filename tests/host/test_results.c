@@ -56,9 +56,9 @@ static void bench_line(const char *bench, const char *impl, unsigned cpus, unsig
 
 	snprintf(line, sizeof(line),
 		 "  # BENCH {\"bench\":\"%s\",\"impl\":\"%s\",%s\"cpus\":%u,\"trials\":3,"
-		 "\"ops_per_sec\":%lu,\"ns_per_op\":12}\n",
+		 "\"ops_per_sec\":%lu,\"ns_per_op\":12,\"path\":\"%s\"}\n",
 		 bench, impl, strcmp(bench, "pathwalk") ? "" : "\"op\":\"stat-same-path\",", cpus,
-		 ops);
+		 ops, strcmp(bench, "pathwalk") ? "bare" : "switched");
 	feed(line);
 }
 
@@ -145,9 +145,14 @@ static void test_page(void)
 		  strstr(row(i + 1), "1.50"),
 	      "refcount at 1 CPU: '%s'", i > 0 ? row(i + 1) : "");
 	CHECK(i > 0 && strstr(row(i + 3), "   4 ") && strstr(row(i + 3), "22.5M"));
+	/* Each row names the lock path its BENCH lines timed. */
+	CHECK(i > 0 && strstr(row(i + 1), " bare    1 "), "refcount's path: '%s'",
+	      i > 0 ? row(i + 1) : "");
 	i = find_row(" pathwalk ");
 	/* pathwalk has no xadd figure: a dash, and 2.5M / 1.0M = 2.50. */
 	CHECK(i > 0 && strstr(row(i + 1), " - ") && strstr(row(i + 1), "2.50"));
+	CHECK(i > 0 && strstr(row(i + 1), " switched "), "pathwalk's path: '%s'",
+	      i > 0 ? row(i + 1) : "");
 	CHECK(find_row("convoy") < 0, "only refcount and pathwalk are tabled");
 	CHECK(strstr(row(ROWS - 1), "exit=auto: halted") != NULL);
 	if (failures)

@@ -31,12 +31,27 @@ public call is checked so; the native build cannot patch its text, so
 there only the fixed copies the native benchmark times
 (lib/lockref_fixed.h) are held to it, the public calls to the rest.
 
-Usage: fastpath_check.py [--self-test] [--kernel ELF] [--native OBJ...]
+And the text the benchmarks ran (--patched LOG, with --kernel): the kernel
+patches its static keys at run time, so the ELF's text is what runs only
+while every key is off.  The kernel prints, after the bench suite's switch
+round, each site that holds a JMP and the FNV-1a hash of its whole text
+(kernel/static_key.c, static_keys_dump).  This applies those JMPs to a copy
+of the ELF, requires the copy's text to hash as the running text did (byte
+for byte what ran), and checks the copy: the lockref calls as above, and the
+lock calls (spin_lock, spin_unlock, spin_trylock): on the straight path
+from the entry (fall-throughs and the jumps a patched site makes) to the
+first locked instruction, store through the lock or ret, no load of a global.
+
+Usage: fastpath_check.py [--self-test] [--kernel ELF [--patched LOG]] [--native OBJ...]
 With no arguments: build/kernel.elf and build/bench-native/obj/lib/lockref{,16}.o.
 """
+import json
+import os
 import re
+import struct
 import subprocess
 import sys
+import tempfile
 
 OPS = ["get", "get_not_zero", "get_not_dead", "put_not_zero", "put_return", "put_or_lock"]
 FUNCTIONS = [f"lockref_{op}{p}" for op in OPS for p in ("", "_p")] + [
@@ -45,6 +60,8 @@ FUNCTIONS = [f"lockref_{op}{p}" for op in OPS for p in ("", "_p")] + [
 # The native build's copies with the switches constant: held to the "only the algorithm" rule there.
 FIXED = ["lockref_get_fixed", "lockref_put_or_lock_fixed", "lockref_get_fixed_zero",
          "lockref_put_or_lock_fixed_zero", "lockref16_get_fixed", "lockref16_put_or_lock_fixed"]
+# The lock calls whose straight path the patched text is held to (lock_straight_path).
+LOCK_FUNCTIONS = ["spin_lock", "spin_unlock", "spin_trylock"]
 DEFAULT_KERNEL = "build/kernel.elf"
 DEFAULT_NATIVE = ["build/bench-native/obj/lib/lockref.o", "build/bench-native/obj/lib/lockref16.o"]
 
@@ -252,6 +269,95 @@ def check_function(name, insns, kernel, only_algorithm=False):
     return problems
 
 
+def lock_straight_path(name, insns):
+    """Problems on @name's straight path: from the entry along fall-throughs and jumps within
+    the function, to the first locked instruction, store through %rdi (the lock word) or ret:
+    no load of a global (a switch word read because a site jumps)."""
+    if not insns:
+        return [f"{name}: not found in the disassembly"]
+    index = {a: i for i, (a, _, _) in enumerate(insns)}
+    problems, i, seen = [], 0, set()
+    while i is not None and i < len(insns) and i not in seen:
+        seen.add(i)
+        addr, mnem, ops = insns[i]
+        b, off = base(mnem), addr - insns[0][0]
+        ops_list = operands(ops)
+        if mnem.startswith("lock") or b == "ret":
+            return problems
+        if any(memory(o, mnem)[1] for o in ops_list) and not b.startswith(("lea", "nop")):
+            problems.append(f"{name}+{off:#x}: a load of a global on the straight path to "
+                            f"the lock (a switch word?) ({mnem} {ops})")
+        if len(ops_list) > 1 and "(%rdi)" in ops_list[-1] and not READS_ONLY.match(b):
+            return problems  # the unlock's store
+        m = TARGET.match(ops)
+        if b == "jmp":
+            i = index.get(int(m.group(1), 16)) if m and m.group(2) == name else None
+            if i is None:
+                problems.append(f"{name}+{off:#x}: leaves the function on the straight path "
+                                f"({mnem} {ops})")
+        else:
+            i += 1
+    return problems
+
+
+def fnv1a64(data):
+    h = 0xCBF29CE484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def patched_copy(elf, log):
+    """A copy of @elf with the JMPs @log's last "# KEYS" dump lists, and the problems found
+    making it (the dump missing, its text not the ELF's once patched).  (path or None, list)"""
+    jumps, summary = [], None
+    for line in open(log, errors="replace"):
+        text = line.strip()
+        if text.startswith("# KEYS jump "):
+            p = text.split()
+            jumps.append((int(p[3], 16), int(p[4], 16)))
+        elif text.startswith("# KEYS {"):
+            summary, last = json.loads(text[len("# KEYS "):]), jumps
+            jumps = []
+    if summary is None:
+        return None, [f"{log}: no '# KEYS {{json}}' line (the kernel's static_keys_dump)"]
+    secs = sections(elf)
+    data = bytearray(open(elf, "rb").read())
+    for site, target in last:
+        at = offset(secs, site)
+        data[at:at + 5] = b"\xe9" + struct.pack("<i", target - (site + 5))
+    start, end = int(summary["text_start"], 16), int(summary["text_end"], 16)
+    got = fnv1a64(data[offset(secs, start):offset(secs, start) + end - start])
+    if got != int(summary["text_fnv1a"], 16):
+        return None, [f"{log}: the running text hashed {summary['text_fnv1a']}, the ELF with "
+                      f"its {len(last)} jump(s) {got:#x}: not the same build, or text changed"]
+    fd, path = tempfile.mkstemp(suffix=".elf")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    print(f"ok {log}: {summary['sites']} sites, {len(last)} jump(s); the ELF so patched "
+          f"hashes as the running text did")
+    return path, []
+
+
+def sections(elf):
+    """[(address, file offset, size)] of the sections with file contents."""
+    out = subprocess.run(["readelf", "-SW", elf], capture_output=True, text=True,
+                         check=True).stdout
+    found = []
+    for line in out.splitlines():
+        p = line.replace("[ ", "[").split()
+        if len(p) > 6 and p[0].startswith("[") and p[1].startswith(".") and p[2] != "NOBITS":
+            found.append((int(p[3], 16), int(p[4], 16), int(p[5], 16)))
+    return found
+
+
+def offset(secs, addr):
+    for start, off, size in secs:
+        if start and start <= addr < start + size:
+            return off + addr - start
+    raise ValueError(f"address {addr:#x} is in no section with contents")
+
+
 def disassemble(path):
     out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path], capture_output=True,
                          text=True, check=True)
@@ -317,7 +423,39 @@ SELF_TEST = """
 """
 
 
+# The lock calls' straight path: bare passes, a patched site's jump into a switch load does not.
+SELF_TEST_LOCK = """
+0000000000000000 <lockbare>:
+   0:	push   %rbp
+   1:	mov    %rsp,%rbp
+   4:	nopl   0x0(%rax,%rax,1)
+   9:	mov    $0x20000,%eax
+   e:	lock xadd %eax,(%rdi)
+  12:	pop    %rbp
+  13:	ret
+
+0000000000000020 <lockswitched>:
+  20:	push   %rbp
+  21:	mov    %rsp,%rbp
+  24:	jmp    40 <lockswitched+0x20>
+  29:	mov    $0x20000,%eax
+  2e:	lock xadd %eax,(%rdi)
+  32:	pop    %rbp
+  33:	ret
+  40:	movzbl 0x348e69(%rip),%esi
+  47:	test   %sil,%sil
+  4a:	je     29 <lockswitched+0x9>
+  4c:	jmp    100 <slow>
+"""
+
+
 def self_test():
+    lock_funcs = parse(SELF_TEST_LOCK)
+    if lock_straight_path("lockbare", lock_funcs["lockbare"]) or not any(
+            "load of a global" in p for p in lock_straight_path("lockswitched",
+                                                                lock_funcs["lockswitched"])):
+        print("self-test FAILED: the lock calls' straight path")
+        return False
     funcs = parse(SELF_TEST)
     good = check_function("good", funcs["good"], True, True)
     bad = check_function("bad", funcs["bad"], True)
@@ -337,12 +475,13 @@ def self_test():
         return False
     print("ok self-test: a call and a frame after the exchange are found, "
           "the slow path's call is not; a switch load and a statistics store after the "
-          "lockref's first load are found, a load before it is not")
+          "lockref's first load are found, a load before it is not; a lock call's jump into "
+          "a switch load is found, its NOP is not")
     return True
 
 
 def main(argv):
-    kernel, native, args = None, [], list(argv)
+    kernel, native, log, args = None, [], None, list(argv)
     ok = self_test()
     if args == ["--self-test"]:
         return 0 if ok else 1
@@ -350,15 +489,32 @@ def main(argv):
         a = args.pop(0)
         if a == "--kernel":
             kernel = args.pop(0)
+        elif a == "--patched":
+            log = args.pop(0)
         elif a == "--native":
             while args and not args[0].startswith("--"):
                 native.append(args.pop(0))
         else:
             print(f"fastpath_check: unknown argument {a!r}")
             return 2
+    if log and kernel is None:
+        print("fastpath_check: --patched LOG needs --kernel ELF (the build that ran)")
+        return 2
     if kernel is None and not native:
         kernel, native = DEFAULT_KERNEL, DEFAULT_NATIVE
     problems = []
+    if log:
+        patched, problems = patched_copy(kernel, log)
+        if patched:
+            funcs = disassemble(patched)
+            found = check(patched, FUNCTIONS, True, FUNCTIONS)
+            for name in LOCK_FUNCTIONS:
+                found += [f"{kernel} as patched: {p}" for p in
+                          lock_straight_path(name, funcs.get(name, []))]
+            os.unlink(patched)
+            problems += found
+            print(f"{'not ok' if found else 'ok'} {kernel} as {log} ran it: "
+                  f"{len(FUNCTIONS)} lockref and {len(LOCK_FUNCTIONS)} lock functions")
     targets = ([(kernel, True)] if kernel else []) + [(n, False) for n in native]
     for path, is_kernel in targets:
         names = [f for f in FUNCTIONS + FIXED if ("lockref16_" in f) == ("lockref16" in path)] \
