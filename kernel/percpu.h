@@ -34,10 +34,15 @@ struct cpu {
 	/* Fence NMIs asked of this CPU by another, and answered by it; see fence.c. */
 	uint64_t fence_asked;
 	uint64_t fence_answered;
+	/* Static-key patching rounds that asked this CPU to park, and the last it answered (static_key.c). */
+	uint64_t key_park_asked;
+	uint64_t key_park_answered;
 	/* Interrupt and exception handlers this CPU is inside (trap.c), and the last one's vector. */
 	uint32_t trap_depth;
 	uint32_t trap_vector;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
+_Static_assert(sizeof(struct cpu) == CACHE_PAIR_BYTES,
+	       "struct cpu fills one cache-line pair, no more");
 
 /* Where struct cpu keeps the dense index, from the GS base. */
 #define PERCPU_INDEX_GS_OFFSET 8

@@ -64,16 +64,13 @@ extern const char text_start[], text_end[];
 static const uint8_t static_key_nop[STATIC_KEY_INSN] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 
 /*
- * One CPU's park slot: the generation of the round that asked it to park
- * (written by the writer before the NMI) and the last one it answered.
- * A CPU's NMI is a park request iff the two differ when it arrives.
+ * Each CPU's park request lives in its struct cpu (kernel/percpu.h), as the
+ * fence's does: key_park_asked is the generation of the round that asked it
+ * to park (written by the writer before the NMI), key_park_answered the last
+ * one it answered.  A CPU's NMI is a park request iff the two differ when it
+ * arrives.  (A table of its own would add 32 KiB of .bss to an image that
+ * must stay under 4 MiB.)
  */
-struct park_slot {
-	uint64_t asked;
-	uint64_t answered;
-} __attribute__((aligned(CACHE_PAIR_BYTES)));
-
-static struct park_slot park_slots[MAX_CPUS];
 static uint8_t round_busy;		 /* a round is in progress: one at a time */
 static uint64_t round_generation;	 /* the last round's number, bumped by its writer */
 static uint64_t round_released;		 /* the last round whose writer let its CPUs go */
@@ -195,15 +192,15 @@ static unsigned round_park_others(uint64_t gen, unsigned *late)
 	for (unsigned i = 0; i < MAX_CPUS; i++) {
 		if (i == self || !atomic_load8(&cpus[i].online))
 			continue;
-		atomic_store64(&park_slots[i].asked, gen);
+		atomic_store64(&cpus[i].key_park_asked, gen);
 		apic_send_nmi(cpus[i].apic_id);
 	}
 	start = tsc_now();
 	*late = MAX_CPUS;
 	for (unsigned i = 0; i < MAX_CPUS; i++) {
-		if (i == self || atomic_load64_relaxed(&park_slots[i].asked) != gen)
+		if (i == self || atomic_load64_relaxed(&cpus[i].key_park_asked) != gen)
 			continue;
-		while (atomic_load64(&park_slots[i].answered) != gen) {
+		while (atomic_load64(&cpus[i].key_park_answered) != gen) {
 			cpu_relax();
 			if (tsc_to_ns(tsc_now() - start) > STATIC_KEY_PARK_NS) {
 				*late = i;
@@ -365,10 +362,10 @@ struct static_key_round static_keys_last_round(void)
 KCSAN_EXEMPT bool static_key_answer_nmi(bool explained)
 {
 	unsigned self = this_cpu_index();
-	struct park_slot *slot = &park_slots[self];
-	uint64_t asked = atomic_load64(&slot->asked), start;
+	struct cpu *slot = &cpus[self];
+	uint64_t asked = atomic_load64(&slot->key_park_asked), start;
 
-	if (asked == atomic_load64_relaxed(&slot->answered)) {
+	if (asked == atomic_load64_relaxed(&slot->key_park_answered)) {
 		/* The writer mid-round: any other NMI waits until the sites are whole. */
 		if (!explained && atomic_load8(&round_busy) &&
 		    atomic_load32(&round_writer) == self) {
@@ -377,7 +374,7 @@ KCSAN_EXEMPT bool static_key_answer_nmi(bool explained)
 		}
 		return false;
 	}
-	atomic_store64(&slot->answered, asked);
+	atomic_store64(&slot->key_park_answered, asked);
 	start = tsc_now();
 	while (atomic_load64(&round_released) < asked) {
 		cpu_relax();
