@@ -369,6 +369,8 @@ static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, unsi
 {
 	lockdep_release(lock, site);
 	spin_unlock_kinds(lock, mode & ~SPIN_MODE_CHECKED, site);
+	/* Only now may a report kept under the print lock take it (lockdep_released). */
+	lockdep_released(lock);
 }
 
 /*
