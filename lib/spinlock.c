@@ -265,14 +265,20 @@ static unsigned ticket_value_waiters(spinlock_t copy)
 	_Static_assert(sizeof(#value) > 1,                                                         \
 		       "spinlock kind '" #kind "': " column                                        \
 		       " missing from its SPIN_KIND_LIST line (lib/spinlock.h)")
-#define SPIN_KIND_CHECK(kind, ID, lock, trylock, unlock, free, waiters, fifo, pv, busted_lock,     \
-			busted_unlock)                                                             \
+#define SPIN_KIND_CHECK(kind, ID, lock, trylock, unlock, free, waiters, fifo, fairness, pv,        \
+			busted_lock, busted_unlock)                                                \
 	SPIN_KIND_REQUIRE(kind, "the lock body", lock);                                            \
 	SPIN_KIND_REQUIRE(kind, "the trylock body", trylock);                                      \
 	SPIN_KIND_REQUIRE(kind, "the unlock body", unlock);                                        \
 	SPIN_KIND_REQUIRE(kind, "the free test (TICKET or ZERO)", free);                           \
 	SPIN_KIND_REQUIRE(kind, "the waiters function", waiters);                                  \
 	SPIN_KIND_REQUIRE(kind, "the fifo flag (0 or 1)", fifo);                                   \
+	_Static_assert(SPIN_FAIRNESS_KNOWN(fairness),                                              \
+		       "spinlock kind '" #kind "': fairness '" #fairness                           \
+		       "' is not FAIR or UNFAIR in its SPIN_KIND_LIST line (lib/spinlock.h)");     \
+	_Static_assert(SPIN_KIND_##ID <= SPIN_MODE_KIND,                                           \
+		       "spinlock kind '" #kind "': its number does not fit SPIN_MODE_KIND, the "   \
+		       "kind field of spin_switches.mode (lib/spinlock.h)");                       \
 	SPIN_KIND_REQUIRE(kind, "the pv flag (0 or 1)", pv);                                       \
 	SPIN_KIND_REQUIRE(kind, "the busted lock (the negative control)", busted_lock);            \
 	SPIN_KIND_REQUIRE(kind, "the busted unlock", busted_unlock);

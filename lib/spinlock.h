@@ -186,7 +186,8 @@ bool spin_is_held(const spinlock_t *lock);
  * keys below); SPIN_KINDS_SWITCHED(X, arg) are the others, which a boot or
  * a benchmark switches to (spin_kind_set).  Each line is
  *
- *   X(arg, name, ID, lock, trylock, unlock, free, waiters, fifo, pv, busted_lock, busted_unlock)
+ *   X(arg, name, ID, lock, trylock, unlock, free, waiters, fifo, fairness, pv, busted_lock,
+ *     busted_unlock)
  *
  *   name     a bare word: the kind's name on the command line, in logs and
  *            benchmark impls ("lockref-<name>"); SPIN_KIND_<ID> its index
@@ -205,6 +206,12 @@ bool spin_is_held(const spinlock_t *lock);
  *            behind a holder, a lower bound (0: the word cannot tell)
  *   fifo     1 if waiters are served in arrival order: the torture's fifo
  *            invariant is judged for the kind
+ *   fairness FAIR or UNFAIR: whether the kind shares the lock out about
+ *            evenly among CPUs that all want it.  The torture judges a FAIR
+ *            kind by starvation (max:min acquisitions per CPU at most 8:1),
+ *            an UNFAIR one by every CPU acquiring at least once and a looser
+ *            bound (docs/testing.md, "Fair and unfair kinds").  Anything
+ *            else fails the build naming the kind
  *   pv       1 if the kind waits paravirtually when spinlock.pv= is on (its
  *            bodies call spinlock_pv.h's or qspinlock_pv.h's steps); 0: it
  *            only spins, whatever spinlock.pv= says (the boot log says so)
@@ -220,13 +227,13 @@ bool spin_is_held(const spinlock_t *lock);
  */
 #define SPIN_KIND_LIST_ARG(X, arg)                                                                 \
 	X(arg, ticket, TICKET, ticket_lock, ticket_trylock, ticket_unlock, TICKET,                 \
-	  ticket_value_waiters, 1, 1, spin_lock_busted, spin_unlock_busted)                        \
+	  ticket_value_waiters, 1, FAIR, 1, spin_lock_busted, spin_unlock_busted)                  \
 	SPIN_KINDS_SWITCHED(X, arg)
 #define SPIN_KINDS_SWITCHED(X, arg)                                                                \
 	X(arg, qspinlock, QSPINLOCK, qspin_lock_body, qspin_trylock_body, qspin_unlock_body, ZERO, \
-	  qspin_value_waiters, 0, 1, qspin_lock_busted, qspin_unlock_busted)                       \
-	X(arg, tas, TAS, tas_lock_body, qspin_trylock_body, tas_unlock_body, ZERO,                 \
-	  tas_value_waiters, 0, 0, tas_lock_busted, tas_unlock_busted)
+	  qspin_value_waiters, 0, FAIR, 1, qspin_lock_busted, qspin_unlock_busted)                 \
+	X(arg, tas, TAS, tas_lock_body, tas_trylock_body, tas_unlock_body, ZERO,                   \
+	  tas_value_waiters, 0, UNFAIR, 0, tas_lock_busted, tas_unlock_busted)
 
 /* SPIN_KIND_LIST(X): X(name, ID, ...) per kind, without the pass-through argument. */
 #define SPIN_KIND_CALL(X, ...) X(__VA_ARGS__)
@@ -270,10 +277,31 @@ static inline bool spin_kind_fifo(enum spin_kind kind)
 #undef SPIN_KIND_FIFO
 }
 
+/*
+ * The fairness column's two values.  SPIN_FAIRNESS_KNOWN(F) is 1 for
+ * those and 0 for any other token or none (F pastes onto a name defined
+ * only for the two), so spinlock.c's check of each line can name the kind.
+ */
+enum spin_fairness { SPIN_FAIRNESS_FAIR, SPIN_FAIRNESS_UNFAIR };
+#define SPIN_FAIRNESS_IS_FAIR	      ~, 1
+#define SPIN_FAIRNESS_IS_UNFAIR	      ~, 1
+#define SPIN_SECOND_OF(a, b, ...)     b
+#define SPIN_SECOND(...)	      SPIN_SECOND_OF(__VA_ARGS__)
+#define SPIN_FAIRNESS_KNOWN(fairness) SPIN_SECOND(SPIN_FAIRNESS_IS_##fairness, 0, ~)
+
+/* @kind's fairness column: whether the torture judges it by starvation. */
+static inline bool spin_kind_fair(enum spin_kind kind)
+{
+#define SPIN_KIND_FAIR(name, ID, lock, trylock, unlock, free, waiters, fifo, fairness, ...)        \
+	kind == SPIN_KIND_##ID ? SPIN_FAIRNESS_##fairness == SPIN_FAIRNESS_FAIR:
+	return SPIN_KIND_LIST(SPIN_KIND_FAIR) true;
+#undef SPIN_KIND_FAIR
+}
+
 /* @kind's pv column: whether it waits paravirtually while spinlock.pv= is on. */
 static inline bool spin_kind_pv(enum spin_kind kind)
 {
-#define SPIN_KIND_PV(name, ID, lock, trylock, unlock, free, waiters, fifo, pv, ...)                \
+#define SPIN_KIND_PV(name, ID, lock, trylock, unlock, free, waiters, fifo, fairness, pv, ...)      \
 	kind == SPIN_KIND_##ID ? (pv) != 0:
 	return SPIN_KIND_LIST(SPIN_KIND_PV) false;
 #undef SPIN_KIND_PV

@@ -75,7 +75,7 @@ static inline void tas_lock_busted(spinlock_t *lock)
 	while (atomic_load32(&lock->val) != 0)
 		atomic_pause();
 	atomic_pause();
-	atomic_store32(&lock->val, TAS_LOCKED);
+	atomic_store32(&lock->val, TAS_HELD_BY(platform_cpu_id()));
 	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
 }
 
