@@ -303,7 +303,7 @@ static const char *const busted_names[] = {"lockref",
 					   "race",
 					   SPIN_KIND_LIST(BUSTED_KIND_NAME) NULL};
 #undef BUSTED_KIND_NAME
-static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
+static const char *const fault_names[] = {"ud", "gp", "pf", "lockdep", NULL};
 /* Indexed by enum exit_kind; power.c names the choice in its last line. */
 const char *const exit_names[] = {
     [EXIT_AUTO] = "auto",

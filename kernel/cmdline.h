@@ -83,7 +83,8 @@ enum busted_kind {
 };
 /* torture.busted=qspinlock: the queued kind's pending waiter that does not wait. */
 #define BUSTED_QSPINLOCK (BUSTED_KIND + SPIN_KIND_QSPINLOCK)
-enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
+/* selftest.fault=: an exception (the panic path), or a lockdep report outside any test. */
+enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_LOCKDEP };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
 enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */
 /* selftest.stall=: where the CPU stalls (ktest.c). */
