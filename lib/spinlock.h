@@ -209,9 +209,9 @@ bool spin_is_held(const spinlock_t *lock);
  *   fairness FAIR or UNFAIR: whether the kind shares the lock out about
  *            evenly among CPUs that all want it.  The torture judges a FAIR
  *            kind by starvation (max:min acquisitions per CPU at most 8:1),
- *            an UNFAIR one by every CPU acquiring at least once and a looser
- *            bound (docs/testing.md, "Fair and unfair kinds").  Anything
- *            else fails the build naming the kind
+ *            an UNFAIR one by every CPU acquiring at least once, since its
+ *            shares follow the host's scheduler (docs/testing.md, "Fair and
+ *            unfair kinds").  Anything else fails the build naming the kind
  *   pv       1 if the kind waits paravirtually when spinlock.pv= is on (its
  *            bodies call spinlock_pv.h's or qspinlock_pv.h's steps); 0: it
  *            only spins, whatever spinlock.pv= says (the boot log says so)

@@ -116,9 +116,14 @@
  *                   (spinlock.h) says FAIR; the queued lock's torture is
  *                   judged so whatever the boot's kind.  An UNFAIR kind
  *                   (tas: whoever runs at the release takes the lock) is
- *                   judged by every CPU acquiring at least once and the
- *                   looser SPIN_UNFAIR_MAX_RATIO (docs/testing.md: measured
- *                   4.4 to 11.7 at -smp 16, 2 s; 8:1 failed 2 seeds of 5).
+ *                   judged by every CPU acquiring at least
+ *                   SPIN_UNFAIR_MIN_ACQUISITIONS times: whoever runs at
+ *                   the release takes the lock, so its shares follow the
+ *                   host's scheduler, not the lock (docs/testing.md: at
+ *                   -smp 16, 2 s, max:min 3.3 to 772 on a quiet host, a
+ *                   CPU with 1 acquisition against 48818 at a load average
+ *                   of 149), and no ratio tells a broken lock from a busy
+ *                   host.  A CPU locked out for the whole window does.
  *                   Shorter runs
  *                   (quick: 0.3 s) are dominated by stutter restarts, where
  *                   one CPU may run alone for thousands of acquisitions,
@@ -170,9 +175,9 @@
 #define SPIN_QUEUE_DEPTH_MIN 3u
 /* starvation: the largest max:min of acquisitions per CPU, judged in runs this long or longer. */
 #define SPIN_FAIR_MAX_RATIO 8u
-/* ...for a kind whose fairness column says UNFAIR (see the top of the file): every CPU at least once. */
-#define SPIN_UNFAIR_MAX_RATIO 64u
-#define SPIN_FAIR_MIN_MS      2000u
+/* ...for a kind whose fairness column says UNFAIR (see the top of the file): each CPU's least. */
+#define SPIN_UNFAIR_MIN_ACQUISITIONS 1u
+#define SPIN_FAIR_MIN_MS	     2000u
 /* ...and with at least this many per CPU on average: fewer make a ratio noise. */
 #define SPIN_FAIR_MIN_MEAN 32u
 /* torture.busted=*-lost-kick: one paravirtual kick in this many is dropped (pv_kick_drop). */
@@ -521,9 +526,9 @@ static void spin_check_starvation(struct ktest_ctx *t, uint64_t min, uint64_t ma
 	unsigned n = spin_torture.ncpus;
 	uint64_t began_ms = (uint64_t)((clock->all_begun_ns - clock->start_ns) / TORTURE_NS_PER_MS);
 	bool kernel_run = platform_facts().name[0] == 'k' && opts.torture_ms >= SPIN_FAIR_MIN_MS;
-	unsigned ratio = spin_torture.fair ? SPIN_FAIR_MAX_RATIO : SPIN_UNFAIR_MAX_RATIO;
-	const char *kind = spin_torture.fair ? "fair" : "unfair";
-	char line[SPIN_LINE_MAX];
+	bool within = spin_torture.fair ? min > 0 && max <= (uint64_t)SPIN_FAIR_MAX_RATIO * min
+					: min >= SPIN_UNFAIR_MIN_ACQUISITIONS;
+	char line[SPIN_LINE_MAX], bound[80];
 
 	torture_per_cpu(line, sizeof(line), &spin_torture.cpu[0].counted, sizeof(struct spin_cpu),
 			n);
@@ -532,22 +537,27 @@ static void spin_check_starvation(struct ktest_ctx *t, uint64_t min, uint64_t ma
 		   "%lu before, while some had not begun; the last began %lu ms in)",
 		   spin_torture.label, n, line, counted, min ? max / min : 0,
 		   min ? max * 100 / min % 100 : 0, total - counted, began_ms);
-	if (n == 1 || (min > 0 && max <= (uint64_t)ratio * min))
+	if (n == 1 || within)
 		return;
+	if (spin_torture.fair)
+		ksnprintf(bound, sizeof(bound), "over the fair kinds' %u:1", SPIN_FAIR_MAX_RATIO);
+	else
+		ksnprintf(bound, sizeof(bound), "the fewest under the unfair kinds' least, %u",
+			  SPIN_UNFAIR_MIN_ACQUISITIONS);
 	if (kernel_run &&
 	    began_ms * TORTURE_NS_PER_MS <= clock->period_ns * (TORTURE_STUTTER_PERIODS - 1) &&
 	    counted >= (uint64_t)SPIN_FAIR_MIN_MEAN * n) {
 		spin_fail(t, &spin_torture.cpu[0], SPIN_STARVATION,
-			  "acquisitions per cpu once all ran range from %lu to %lu, over the %s "
-			  "kinds' %u:1%s: some CPUs starved",
-			  min, max, kind, ratio, min ? "" : " (a CPU never acquired)");
+			  "acquisitions per cpu once all ran range from %lu to %lu, %s%s: some "
+			  "CPUs starved",
+			  min, max, bound, min ? "" : " (a CPU never acquired)");
 		return;
 	}
 	ktest_diag(t,
-		   "%s: acquisitions per cpu once all ran range from %lu to %lu, over the %s "
-		   "kinds' %u:1 (not judged: a run under %u ms or on host threads, the last CPU "
-		   "beginning in the last period, or under %u per CPU on average)",
-		   spin_torture.label, min, max, kind, ratio, SPIN_FAIR_MIN_MS, SPIN_FAIR_MIN_MEAN);
+		   "%s: acquisitions per cpu once all ran range from %lu to %lu, %s (not judged: "
+		   "a run under %u ms or on host threads, the last CPU beginning in the last "
+		   "period, or under %u per CPU on average)",
+		   spin_torture.label, min, max, bound, SPIN_FAIR_MIN_MS, SPIN_FAIR_MIN_MEAN);
 }
 
 /* CPU 0: the queue's depth and a broken queue's lost waiters. */
