@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * spinlock.c - the lock layer's one switch over the kinds of spinlock.h's
- * SPIN_KIND_LIST, and the ticket spinlock, its default kind, with the debug
- * build's owner checks (spinlock_debug.h) and the trace events of
- * docs/tracing.md.
+ * spinlock.c - the lock layer's one switch over the kinds of
+ * spinlock_kinds.h's SPIN_KIND_LIST, and the ticket spinlock, its default
+ * kind (prefix ticket: ticket_lock_body, ticket_trylock_body,
+ * ticket_unlock_body, ticket_value_waiters below; its broken twin
+ * ticket_lock_busted, ticket_unlock_busted in kernel/test/spinlock_busted.h),
+ * with the debug build's owner checks (spinlock_debug.h) and the trace
+ * events of docs/tracing.md.
  *
  * Taking the lock is one XADD on the whole 32-bit word that adds one ticket
  * to the tail and returns the old word: its tail half (less the sleepers
@@ -21,8 +24,8 @@
  * point over every kind, untraced and traced, generated from the kind list
  * (grep SPIN_KIND_LIST: SPIN_LOCK_CASES, SPIN_UNLOCK_CASES,
  * SPIN_TRYLOCK_CASE).  Each kind has one always_inline body per operation
- * taking a constant @traced (ticket_* below, qspin_*_body in qspinlock.h,
- * tas_*_body in spinlock_tas.h), instantiated twice: the untraced copy
+ * taking a constant @traced (ticket_*_body below, <prefix>_*_body in each
+ * kind's header: spinlock_kinds.h), instantiated twice: the untraced copy
  * inline in the entry point, without a trace hook, the traced one out of
  * line.  Each entry point has one hook point for checks common to every
  * kind (spinlock_debug.h, and lockdep): before the lock is taken, once it
@@ -44,9 +47,9 @@
 #include "spinlock_wait.h"
 #include "trace.h"
 
-/* The kinds' bodies (spinlock.h's SPIN_KIND_LIST names them; the ticket lock's are below). */
-#include "qspinlock.h"
-#include "spinlock_tas.h"
+/* The kinds' functions (spinlock_kinds.h names them; the ticket lock's are below). */
+#define SPIN_KIND_BODIES
+#include "spinlock_kinds.h"
 
 struct spin_switches spin_switches;
 struct static_key spin_switched_key = STATIC_KEY_INIT("spinlock.switched");
@@ -204,7 +207,7 @@ static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t t
  * The ticket lock's bodies, for a constant @traced.  Lock: one XADD, and
  * the wait if the lock was not free (spin_wait_for records its own events).
  */
-static inline __attribute__((always_inline)) void ticket_lock(spinlock_t *lock, bool traced)
+static inline __attribute__((always_inline)) void ticket_lock_body(spinlock_t *lock, bool traced)
 {
 	uint32_t old;
 	uint16_t ticket = spin_take_ticket(lock, &old);
@@ -216,7 +219,7 @@ static inline __attribute__((always_inline)) void ticket_lock(spinlock_t *lock, 
 }
 
 /* Unlock: the release stamped before the store that hands the lock on. */
-static inline __attribute__((always_inline)) void ticket_unlock(spinlock_t *lock, bool traced)
+static inline __attribute__((always_inline)) void ticket_unlock_body(spinlock_t *lock, bool traced)
 {
 	uint16_t head;
 
@@ -236,7 +239,7 @@ static inline __attribute__((always_inline)) void ticket_unlock(spinlock_t *lock
 }
 
 /* Trylock: take the next ticket only if nobody else took one since we looked. */
-static inline __attribute__((always_inline)) bool ticket_trylock(spinlock_t *lock, bool traced)
+static inline __attribute__((always_inline)) bool ticket_trylock_body(spinlock_t *lock, bool traced)
 {
 	spinlock_t old = {.val = atomic_load32(&lock->val)};
 
@@ -257,40 +260,37 @@ static unsigned ticket_value_waiters(spinlock_t copy)
 }
 
 /*
- * Each line of SPIN_KIND_LIST checked whole: an empty column fails the
- * build here, naming the kind and the column, instead of a lock that does
- * nothing at boot.
+ * Each line of SPIN_KIND_LIST checked whole: an empty column, an unknown
+ * fairness or a kind number the mode byte cannot hold fails the build
+ * here, naming the kind, instead of a lock that does nothing at boot.  A
+ * function the prefix names and the kind's header lacks fails it naming
+ * the function (the dispatch below calls each one).
  */
 #define SPIN_KIND_REQUIRE(kind, column, value)                                                     \
 	_Static_assert(sizeof(#value) > 1,                                                         \
 		       "spinlock kind '" #kind "': " column                                        \
-		       " missing from its SPIN_KIND_LIST line (lib/spinlock.h)")
-#define SPIN_KIND_CHECK(kind, ID, lock, trylock, unlock, free, waiters, fifo, fairness, pv,        \
-			busted_lock, busted_unlock)                                                \
-	SPIN_KIND_REQUIRE(kind, "the lock body", lock);                                            \
-	SPIN_KIND_REQUIRE(kind, "the trylock body", trylock);                                      \
-	SPIN_KIND_REQUIRE(kind, "the unlock body", unlock);                                        \
+		       " missing from its SPIN_KIND_LIST line (lib/spinlock_kinds.h)")
+#define SPIN_KIND_CHECK(kind, ID, prefix, free, fifo, fairness, pv)                                \
+	SPIN_KIND_REQUIRE(kind, "the function prefix", prefix);                                    \
 	SPIN_KIND_REQUIRE(kind, "the free test (TICKET or ZERO)", free);                           \
-	SPIN_KIND_REQUIRE(kind, "the waiters function", waiters);                                  \
 	SPIN_KIND_REQUIRE(kind, "the fifo flag (0 or 1)", fifo);                                   \
-	_Static_assert(SPIN_FAIRNESS_KNOWN(fairness),                                              \
-		       "spinlock kind '" #kind "': fairness '" #fairness                           \
-		       "' is not FAIR or UNFAIR in its SPIN_KIND_LIST line (lib/spinlock.h)");     \
+	SPIN_KIND_REQUIRE(kind, "the pv flag (0 or 1)", pv);                                       \
+	_Static_assert(                                                                            \
+	    SPIN_FAIRNESS_KNOWN(fairness),                                                         \
+	    "spinlock kind '" #kind "': fairness '" #fairness                                      \
+	    "' is not FAIR or UNFAIR in its SPIN_KIND_LIST line (lib/spinlock_kinds.h)");          \
 	_Static_assert(SPIN_KIND_##ID <= SPIN_MODE_KIND,                                           \
 		       "spinlock kind '" #kind "': its number does not fit SPIN_MODE_KIND, the "   \
-		       "kind field of spin_switches.mode (lib/spinlock.h)");                       \
-	SPIN_KIND_REQUIRE(kind, "the pv flag (0 or 1)", pv);                                       \
-	SPIN_KIND_REQUIRE(kind, "the busted lock (the negative control)", busted_lock);            \
-	SPIN_KIND_REQUIRE(kind, "the busted unlock", busted_unlock);
+		       "kind field of spin_switches.mode (lib/spinlock.h)");
 SPIN_KIND_LIST(SPIN_KIND_CHECK)
 #undef SPIN_KIND_CHECK
 
 unsigned spin_value_waiters(spinlock_t copy)
 {
 	switch (spin_kind()) {
-#define SPIN_KIND_WAITERS(name, ID, lock, trylock, unlock, free, waiters, ...)                     \
+#define SPIN_KIND_WAITERS(name, ID, prefix, ...)                                                   \
 	case SPIN_KIND_##ID:                                                                       \
-		return waiters(copy);
+		return prefix##_value_waiters(copy);
 		SPIN_KIND_LIST(SPIN_KIND_WAITERS)
 #undef SPIN_KIND_WAITERS
 	default:
@@ -299,17 +299,18 @@ unsigned spin_value_waiters(spinlock_t copy)
 }
 
 /*
- * Each kind's traced copies, out of line: @name_lock_traced and
- * @name_unlock_traced run its bodies with @traced true.
+ * Each kind's traced copies, out of line: <prefix>_lock_traced and
+ * <prefix>_unlock_traced (ticket_lock_traced, qspin_lock_traced,
+ * tas_lock_traced, ...) run its bodies with @traced true.
  */
-#define SPIN_KIND_TRACED(name, ID, lock, trylock, unlock, ...)                                     \
-	static __attribute__((noinline)) void name##_lock_traced(spinlock_t *l)                    \
+#define SPIN_KIND_TRACED(name, ID, prefix, ...)                                                    \
+	static __attribute__((noinline)) void prefix##_lock_traced(spinlock_t *l)                  \
 	{                                                                                          \
-		lock(l, true);                                                                     \
+		prefix##_lock_body(l, true);                                                       \
 	}                                                                                          \
-	static __attribute__((noinline)) void name##_unlock_traced(spinlock_t *l)                  \
+	static __attribute__((noinline)) void prefix##_unlock_traced(spinlock_t *l)                \
 	{                                                                                          \
-		unlock(l, true);                                                                   \
+		prefix##_unlock_body(l, true);                                                     \
 	}
 SPIN_KIND_LIST(SPIN_KIND_TRACED)
 #undef SPIN_KIND_TRACED
@@ -325,16 +326,15 @@ static void spin_unlock_checked(spinlock_t *lock, unsigned mode, uintptr_t site)
  * mode byte; any mode with SPIN_MODE_CHECKED set is the default case
  * (lock orders checked, then this dispatch again without the bit).
  */
-#define SPIN_OP_CASES(op, name, ID, body)                                                          \
+#define SPIN_OP_CASES(op, ID, prefix)                                                              \
 	case SPIN_KIND_##ID:                                                                       \
-		body(l, false);                                                                    \
+		prefix##_##op##_body(l, false);                                                    \
 		break;                                                                             \
 	case SPIN_KIND_##ID | SPIN_MODE_TRACED:                                                    \
-		name##_##op##_traced(l);                                                           \
+		prefix##_##op##_traced(l);                                                         \
 		break;
-#define SPIN_LOCK_CASES(name, ID, lock_body, ...) SPIN_OP_CASES(lock, name, ID, lock_body)
-#define SPIN_UNLOCK_CASES(name, ID, lock_body, trylock_body, unlock_body, ...)                     \
-	SPIN_OP_CASES(unlock, name, ID, unlock_body)
+#define SPIN_LOCK_CASES(name, ID, prefix, ...)	 SPIN_OP_CASES(lock, ID, prefix)
+#define SPIN_UNLOCK_CASES(name, ID, prefix, ...) SPIN_OP_CASES(unlock, ID, prefix)
 
 static inline __attribute__((always_inline)) void spin_lock_kinds(spinlock_t *l, unsigned mode,
 								  unsigned subclass, uintptr_t site)
@@ -434,9 +434,9 @@ LOCK_RULES_EXEMPT("the lock itself") bool spin_trylock(spinlock_t *lock)
 	bool traced = mode & SPIN_MODE_TRACED, taken;
 
 	switch (mode & SPIN_MODE_KIND) {
-#define SPIN_TRYLOCK_CASE(name, ID, lock_body, trylock_body, ...)                                  \
+#define SPIN_TRYLOCK_CASE(name, ID, prefix, ...)                                                   \
 	case SPIN_KIND_##ID:                                                                       \
-		taken = trylock_body(lock, traced);                                                \
+		taken = prefix##_trylock_body(lock, traced);                                       \
 		break;
 		SPIN_KIND_LIST(SPIN_TRYLOCK_CASE)
 #undef SPIN_TRYLOCK_CASE

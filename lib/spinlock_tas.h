@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * spinlock_tas.h - the test-and-set lock, a kind of spinlock_t
- * (spinlock.h's SPIN_KIND_LIST, spinlock.kind=tas): what Linux falls back
- * to as a guest without paravirtual spinlocks (virt_spin_lock in
- * arch/x86/include/asm/qspinlock.h, used when the hypervisor bit is set).
+ * (spinlock_kinds.h's line "tas", prefix tas, spinlock.kind=tas): what
+ * Linux falls back to as a guest without paravirtual spinlocks
+ * (virt_spin_lock in arch/x86/include/asm/qspinlock.h, used when the
+ * hypervisor bit is set).  The line's prefix names this file's
+ * tas_lock_body, tas_trylock_body, tas_unlock_body, tas_value_waiters
+ * and the broken twin tas_lock_busted, tas_unlock_busted (at the end).
  *
  * Why a lock this simple: a fair lock (ticket, queue) hands the lock to
  * the next waiter in line, and when virtual CPUs outnumber the host's
@@ -96,7 +99,7 @@ static __attribute__((noinline)) void tas_lock_slow(spinlock_t *lock, uint32_t v
 }
 
 /*
- * The lock body of the kind's SPIN_KIND_LIST line, for a constant @traced:
+ * The lock body of the kind's table line, for a constant @traced:
  * L2 at once, L1 only if that failed.
  */
 static inline __attribute__((always_inline)) void tas_lock_body(spinlock_t *lock, bool traced)
@@ -134,6 +137,29 @@ static inline unsigned tas_value_waiters(spinlock_t copy)
 {
 	(void)copy;
 	return 0;
+}
+
+/*
+ * The broken twin, for torture.busted=tas only (NEGATIVE CONTROL: no lock
+ * calls it): L2 split in two: it
+ * reads the word until it is 0, then stores the lock value with a plain
+ * store, so two CPUs that both read 0 both go in.  The window between the
+ * test and the store is widened by one PAUSE (which under TCG leaves the
+ * vCPU's loop) so that short runs meet it too.  Its events are the kind's.
+ */
+static inline void tas_lock_busted(spinlock_t *lock)
+{
+	while (atomic_load32(&lock->val) != 0)
+		atomic_pause();
+	atomic_pause();
+	atomic_store32(&lock->val, TAS_HELD_BY(platform_cpu_id()));
+	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
+}
+
+static inline void tas_unlock_busted(spinlock_t *lock)
+{
+	trace_ev(TR_SPIN_REL, lock, 0);
+	atomic_store32(&lock->val, 0);
 }
 
 #endif /* LIB_SPINLOCK_TAS_H */

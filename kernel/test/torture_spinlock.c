@@ -55,7 +55,7 @@
  *
  * It also measures how long acquisitions waited (maximum and a log2
  * histogram in cycles, from one acquisition in SPIN_TIME_EVERY).  torture.busted=spinlock runs the same test on
- * spin_lock_busted, which excludes nobody: the run must fail.
+ * ticket_lock_busted, which excludes nobody: the run must fail.
  *
  * Two tests: ticket_lock_torture takes spin_lock, so it runs on the boot's
  * kind (spinlock.kind=) with its debug checks; qspinlock_torture takes the
@@ -72,8 +72,8 @@
  * (qspinlock_busted.h), whose pending waiter does not wait for the holder;
  * torture.busted=qspinlock-skip-head, -early-handoff and -plain-tail on
  * queued locks with one queue step broken each (same file).
- * torture.busted=<kind> (any name of spinlock.h's SPIN_KIND_LIST) runs
- * ticket_lock_torture on that kind's broken variant, its busted columns;
+ * torture.busted=<kind> (any name of spinlock_kinds.h's SPIN_KIND_LIST) runs
+ * ticket_lock_torture on that kind's broken twin, <prefix>_lock_busted;
  * fifo is judged there only if the kind's fifo column says it is FIFO.
  * torture.busted=unfair runs qspinlock_torture on spin_lock_unfair
  * (spinlock_busted.h), which excludes but starves odd CPUs: only the
@@ -159,6 +159,9 @@
 #include "qspinlock.h"
 #include "qspinlock_busted.h"
 #include "spinlock_busted.h"
+/* Every kind's header, for its broken twin (torture.busted=<kind>). */
+#define SPIN_KIND_BODIES
+#include "spinlock_kinds.h"
 #include "trace.h"
 
 /* Longest random hold inside, and think time outside, the critical section, in loop iterations. */
@@ -295,14 +298,13 @@ static bool busted_drop_kick(unsigned cpu)
 	return atomic_xadd64(&busted_kicks, 1) % BUSTED_KICK_DROP_EVERY == 0;
 }
 
-/* torture.busted=<kind>: each kind's broken variant, its busted columns (spinlock.h). */
+/* torture.busted=<kind>: each kind's broken twin, <prefix>_lock_busted (spinlock_kinds.h). */
 static const struct {
 	void (*lock)(spinlock_t *lock);
 	void (*unlock)(spinlock_t *lock);
 } spin_busted_kinds[SPIN_KINDS] = {
-#define SPIN_BUSTED_OF(name, ID, lock_body, trylock_body, unlock_body, free, waiters, fifo,        \
-		       fairness, pv, busted_lock, busted_unlock)                                   \
-	[SPIN_KIND_##ID] = {busted_lock, busted_unlock},
+#define SPIN_BUSTED_OF(name, ID, prefix, ...)                                                      \
+	[SPIN_KIND_##ID] = {prefix##_lock_busted, prefix##_unlock_busted},
     SPIN_KIND_LIST(SPIN_BUSTED_OF)
 #undef SPIN_BUSTED_OF
 };
@@ -352,8 +354,8 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 		spin_torture.acquire = spin_busted_kinds[kind].lock;
 		spin_torture.release = spin_busted_kinds[kind].unlock;
 	} else {
-		spin_torture.acquire = busted ? spin_lock_busted : spin_lock;
-		spin_torture.release = busted ? spin_unlock_busted : spin_unlock;
+		spin_torture.acquire = busted ? ticket_lock_busted : spin_lock;
+		spin_torture.release = busted ? ticket_unlock_busted : spin_unlock;
 	}
 	spin_torture.label = queued ? "qspinlock" : "spinlock";
 	spin_torture.fifo = !queued && spin_kind_fifo(kind);
@@ -374,14 +376,14 @@ static void spin_setup(struct ktest_ctx *t, bool queued)
 			   "report it first");
 	else if (kind_busted)
 		ktest_diag(t,
-			   "torture.busted=%s: running on that kind's broken variant (its busted "
-			   "columns in spinlock.h's SPIN_KIND_LIST); this test must fail",
+			   "torture.busted=%s: running on that kind's broken twin (its header's "
+			   "<prefix>_lock_busted, spinlock_kinds.h); this test must fail",
 			   spin_kind_names[kind]);
 	else if (busted && queued)
 		ktest_diag(t, "torture.busted=qspinlock: running on qspin_lock_busted, whose "
 			      "pending waiter does not wait for the holder; this test must fail");
 	else if (busted)
-		ktest_diag(t, "torture.busted=spinlock: running on spin_lock_busted, which "
+		ktest_diag(t, "torture.busted=spinlock: running on ticket_lock_busted, which "
 			      "excludes nobody; this test must fail");
 	else if (unfair)
 		ktest_diag(t,
