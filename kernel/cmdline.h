@@ -63,7 +63,7 @@ extern const char *const suite_names[SUITE_COUNT + 1];
 /*
  * torture.busted=, in busted_names' order (kernel/cmdline.c).  The queue's
  * three (kernel/test/qspinlock_busted.h) are one range; each lock kind's own
- * broken variant (spinlock.h's busted columns) comes last, one per kind,
+ * broken twin (<prefix>_lock_busted, spinlock_kinds.h) comes last, one per kind,
  * named after the kind: BUSTED_KIND + its enum spin_kind.
  */
 enum busted_kind {

@@ -18,6 +18,8 @@
 #include "check.h"
 #include "lock_stress.h"
 
+#include <stdio.h>
+
 static uint32_t word(const spinlock_t *lock)
 {
 	return atomic_load32(&lock->val);
@@ -73,6 +75,8 @@ int main(void)
 		test_states(name);
 		test_stress(name, 2);
 		test_stress(name, 4);
+		printf("# kind %s: states, trylock and the stress at 2 and 4 threads checked\n",
+		       name);
 	}
 	spin_kind_set(SPIN_KIND_TICKET);
 	return check_exit("test_spin_kinds");
