@@ -16,6 +16,7 @@ check fails (it then names the check: the file it wanted is one the page lacks).
     KIND_RECIPE_BOOT=0 ...                   skip the boot (no QEMU)
     KIND_RECIPE_KEEP=1 ...                   keep the scratch tree, and say where
 """
+import glob
 import os
 import re
 import shutil
@@ -31,6 +32,14 @@ RECIPE = re.compile(r"<!-- kind-recipe-files: (.*?) -->")
 EXAMPLE = {"name": "tas", "id": "TAS", "prefix": "tas"}
 KIND = {"name": "tasb", "id": "TASB", "prefix": "tasb"}
 MOST_FILES = 3
+
+
+def tool(tree, name):
+    """A tool's path in TREE by its name, wherever under tools/ it lives."""
+    found = sorted(glob.glob(os.path.join(tree, "tools", "**", name), recursive=True))
+    if not found:
+        raise AssertionError(f"no tools/**/{name} in {tree}")
+    return os.path.relpath(found[0], tree)
 
 
 def read(path):
@@ -126,21 +135,22 @@ class KindRecipe(unittest.TestCase):
 
             checks = [
                 ("the kernel build", ["make", "-j2"]),
-                ("cmdline_doc_check.py", [sys.executable, "tools/cmdline_doc_check.py"]),
-                ("readme_check.py", [sys.executable, "tools/readme_check.py"]),
-                ("layering.py", [sys.executable, "tools/layering.py"]),
+                ("cmdline_doc_check.py", [sys.executable, tool(tree, "cmdline_doc_check.py")]),
+                ("readme_check.py", [sys.executable, tool(tree, "readme_check.py")]),
+                ("layering.py", [sys.executable, tool(tree, "layering.py")]),
                 ("the host test over every kind",
                  ["sh", "-c", "make -C tests/host -j2 ../../build/host/plain/test_spin_kinds "
                   ">/dev/null && build/host/plain/test_spin_kinds"]),
                 ("bench_log.py's kinds",
-                 [sys.executable, "-c", "import sys; sys.path.insert(0, 'tools'); import "
-                  f"bench_log; sys.exit('{KIND['name']}' not in bench_log.spin_kinds())"]),
+                 [sys.executable, "-c", "import os, sys; sys.path.insert(0, os.path.dirname("
+                  f"'{tool(tree, 'bench_log.py')}')); import bench_log; "
+                  f"sys.exit('{KIND['name']}' not in bench_log.spin_kinds())"]),
             ]
             if os.environ.get("KIND_RECIPE_BOOT", "1") != "0":
                 checks.append(("a quick boot on the kind", [
                     "env", "ACCEL=tcg", "SMP=2", "TIMEOUT=600",
                     f"CMDLINE=run=spinlock quick spinlock.kind={KIND['name']}",
-                    "tools/run-qemu.sh", "build/kind.serial"]))
+                    tool(tree, "run-qemu.sh"), "build/kind.serial"]))
             outputs = {}
             for what, cmd in checks:
                 status, outputs[what] = run(tree, *cmd)
