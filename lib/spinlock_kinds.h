@@ -58,9 +58,8 @@
  * Bad lines fail the build with one line naming the kind (SPIN_KIND_CHECK
  * in spinlock.c): an empty column, a fairness other than FAIR or UNFAIR, a
  * kind number past SPIN_MODE_KIND; a missing function fails it naming the
- * function.  The ticket kind's functions are spinlock.c's own, and its
- * broken twin the torture's (kernel/test/spinlock_busted.h), as the queued
- * kind's is (kernel/test/qspinlock_busted.h).
+ * function.  The queued kind's broken twin is the torture's
+ * (kernel/test/qspinlock_busted.h), beside its broken queue steps.
  */
 #ifndef LIB_SPINLOCK_KINDS_H
 #define LIB_SPINLOCK_KINDS_H
@@ -82,6 +81,7 @@
  */
 #if defined(SPIN_KIND_BODIES) && !defined(LIB_SPINLOCK_KIND_BODIES)
 #define LIB_SPINLOCK_KIND_BODIES
+#include "spinlock_ticket.h"
 #include "qspinlock.h"
 #include "spinlock_tas.h"
 #endif

@@ -1,32 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * spinlock_busted.h - NEGATIVE CONTROL ONLY: a "lock" that excludes nobody,
- * the ticket kind's broken twin, and one that excludes but starves.
- *
- * torture.busted=spinlock and torture.busted=ticket (torture_spinlock.c)
- * and the host spinlock test's busted build (tests/host/test_spinlock.c)
- * run their stress on the first, torture.busted=unfair the spinlock
- * torture's queued test on the second; each run must then fail: a harness
- * is only trusted once it was seen to catch a broken lock.  The other
- * kinds' twins are in their headers (spinlock_kinds.h), which no code but
- * the torture calls.
+ * spinlock_busted.h - NEGATIVE CONTROL ONLY: a lock that excludes but
+ * starves.  torture.busted=unfair runs the spinlock torture's queued test
+ * on it, which must then fail (starvation): a harness is only trusted once
+ * it was seen to catch a broken lock.  The kinds' broken twins are in
+ * their headers (spinlock_kinds.h), which no code but the torture calls.
  */
 #ifndef KERNEL_TEST_SPINLOCK_BUSTED_H
 #define KERNEL_TEST_SPINLOCK_BUSTED_H
 
 #include "spinlock.h"
 #include "trace.h"
-
-/* The trace records the hold the caller believes it has: trace_check.py must see the overlap. */
-static inline void ticket_lock_busted(spinlock_t *lock)
-{
-	trace_ev(TR_SPIN_ACQ, lock, 0);
-}
-
-static inline void ticket_unlock_busted(spinlock_t *lock)
-{
-	trace_ev(TR_SPIN_REL, lock, 0);
-}
 
 /*
  * Unfair: a test-and-set lock on the lock's word that makes odd CPUs wait

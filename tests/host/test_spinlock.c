@@ -22,7 +22,7 @@
 #include "platform_host.h"
 #include "pv_stats.h"
 #include "spinlock.h"
-#include "spinlock_busted.h"
+#include "spinlock_ticket.h"
 #include "check.h"
 #include "child_panics.h"
 #include "lock_stress.h"
