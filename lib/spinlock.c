@@ -4,8 +4,7 @@
  * spinlock_kinds.h's SPIN_KIND_LIST (the default kind, the ticket lock, is
  * spinlock_ticket.h), with the debug build's owner checks
  * (spinlock_debug.h), lockdep's hooks and the trace events of
- * docs/tracing.md, and the deadlock panic every kind's wait ends in
- * (spinlock_wait.h).
+ * docs/tracing.md.
  *
  * The lock layer's decisions live here: the switch word of spinlock.h
  * (kind, tracing, paravirtual mode) and the one dispatch of each entry
@@ -110,32 +109,6 @@ void spin_init_key(spinlock_t *lock, struct lock_class_key *key)
 	trace_ev(TR_SPIN_INIT, lock, 0);
 	if (spin_mode() & SPIN_MODE_CHECKED)
 		lockdep_init_lock(lock, key);
-}
-
-void spin_wait_check(struct spin_wait *w, uint32_t progress, const char *what, int who)
-{
-	uint64_t now = platform_now_ns();
-
-	if (w->since == 0 || progress != w->seen) {
-		w->seen = progress;
-		w->since = now;
-	} else if (now - w->since > SPIN_TIMEOUT_NS) {
-		spin_deadlock(w->lock, what, who);
-	}
-}
-
-void spin_deadlock(const spinlock_t *lock, const char *what, int who)
-{
-	unsigned long long secs = SPIN_TIMEOUT_NS / 1000000000u;
-	uint32_t word = atomic_load32(&lock->val);
-
-	if (who >= 0)
-		platform_panic("spinlock %p: cpu %u waited for %s %d, and nothing it watched "
-			       "moved for over %llu s (word now %#x): deadlock?",
-			       (const void *)lock, platform_cpu_id(), what, who, secs, word);
-	platform_panic("spinlock %p: cpu %u waited for %s, and nothing it watched moved for "
-		       "over %llu s (word now %#x): deadlock?",
-		       (const void *)lock, platform_cpu_id(), what, secs, word);
 }
 
 /*
