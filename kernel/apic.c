@@ -48,6 +48,8 @@
 #define XAPIC_DEST_SHIFT 24
 /* The xAPIC sets ICR_PENDING until accepted; bound the wait. */
 #define ICR_POLL_LIMIT 1000000
+/* icr_dest_writing: no xAPIC send between its two writes on this CPU (else dest + 1). */
+#define ICR_NONE 0u
 
 #define PIC1_DATA    0x21
 #define PIC2_DATA    0xa1
@@ -145,6 +147,28 @@ void apic_eoi(void)
 	lapic_write(APIC_REG_EOI, 0);
 }
 
+/*
+ * Per CPU, the destination + 1 of an xAPIC send between its two ICR
+ * writes, or ICR_NONE.  cli keeps maskable interrupts out of that window but not an
+ * NMI or an exception, and a send from one rewrites ICR_HIGH, so the
+ * interrupted send would then go to the nested one's destination.  Today
+ * the only such sender is the panic path (trap.c: an NMI that is not a
+ * fence's panics, fence_answer_nmi sends nothing; a fault in the window
+ * panics), which never returns to the interrupted code; but a send that
+ * finds this slot set (it nests inside another on its CPU) puts the outer
+ * destination back in ICR_HIGH before it returns, so the outer send is
+ * right either way.  Only its own CPU touches a slot, so program order and
+ * a compiler barrier order it against the NMI.
+ */
+static volatile uint32_t icr_dest_writing[MAX_CPUS];
+
+/* Wait (bounded) until the xAPIC has accepted the last IPI this CPU sent (SDM 11.6.1). */
+static void icr_wait_idle(void)
+{
+	for (int i = 0; i < ICR_POLL_LIMIT && (lapic_read(APIC_REG_ICR_LOW) & ICR_PENDING); i++)
+		cpu_relax();
+}
+
 static void icr_send(uint32_t dest, uint32_t low)
 {
 	if (x2apic) {
@@ -162,17 +186,30 @@ static void icr_send(uint32_t dest, uint32_t low)
 	/*
 	 * Two writes: an interrupt between them whose handler sends an IPI of
 	 * its own (the status tick's console unlock kicks a waiter) would
-	 * leave its destination in ICR_HIGH, and this IPI would go there.
+	 * leave its destination in ICR_HIGH, and this IPI would go there.  So
+	 * interrupts are off, and an NMI's send restores it (icr_dest_writing).
 	 */
 	uint64_t flags = read_rflags();
 
 	cli();
+	unsigned cpu = this_cpu_index();
+	uint32_t outer = icr_dest_writing[cpu];
+
+	/* The previous IPI accepted first: the ICR is not written while a send is pending. */
+	icr_wait_idle();
+	icr_dest_writing[cpu] = dest + 1;
+	atomic_compiler_barrier();
 	lapic_write(APIC_REG_ICR_HIGH, dest << XAPIC_DEST_SHIFT);
 	lapic_write(APIC_REG_ICR_LOW, low);
+	/* Accepted before return: INIT and STARTUP are timed from here (smp.c). */
+	icr_wait_idle();
+	/* Nested inside another send on this CPU: its destination back, before its LOW write. */
+	if (outer != ICR_NONE)
+		lapic_write(APIC_REG_ICR_HIGH, (outer - 1) << XAPIC_DEST_SHIFT);
+	atomic_compiler_barrier();
+	icr_dest_writing[cpu] = outer;
 	if (flags & RFLAGS_IF)
 		sti();
-	for (int i = 0; i < ICR_POLL_LIMIT && (lapic_read(APIC_REG_ICR_LOW) & ICR_PENDING); i++)
-		cpu_relax();
 }
 
 bool apic_vector_requested(uint8_t vector)

@@ -346,7 +346,7 @@ const char *busted_name(enum busted_kind busted)
 {
 	return busted > BUSTED_NONE && busted <= BUSTED_LAST ? busted_names[busted - 1] : "none";
 }
-static const char *const fault_names[] = {"ud", "gp", "pf", NULL};
+static const char *const fault_names[] = {"ud", "gp", "pf", "lockdep", NULL};
 /* Indexed by enum exit_kind; power.c names the choice in its last line. */
 const char *const exit_names[] = {
     [EXIT_AUTO] = "auto",

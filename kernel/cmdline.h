@@ -75,7 +75,7 @@ extern const enum suite_switches suite_switches[SUITE_COUNT];
 /*
  * torture.busted=, in busted_names' order (kernel/cmdline.c).  The queue's
  * three (kernel/test/qspinlock_busted.h) are one range; each lock kind's own
- * broken variant (spinlock.h's busted columns) comes last, one per kind,
+ * broken twin (<prefix>_lock_busted, spinlock_kinds.h) comes last, one per kind,
  * named after the kind: BUSTED_KIND + its enum spin_kind.
  */
 enum busted_kind {
@@ -104,7 +104,8 @@ unsigned busted_suite(enum busted_kind busted);
 const char *busted_name(enum busted_kind busted);
 /* torture.busted=qspinlock: the queued kind's pending waiter that does not wait. */
 #define BUSTED_QSPINLOCK (BUSTED_KIND + SPIN_KIND_QSPINLOCK)
-enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF };
+/* selftest.fault=: an exception (the panic path), or a lockdep report outside any test. */
+enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_LOCKDEP };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
 enum pv_kind { PV_AUTO, PV_ON, PV_OFF }; /* spinlock.pv=: auto is on under a hypervisor */
 /* selftest.stall=: where the CPU stalls (ktest.c). */

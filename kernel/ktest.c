@@ -89,6 +89,8 @@ static bool stall_pending;     /* selftest.stall= at start or deadline: the next
 static uint8_t fs_stall_armed; /* selftest.stall= at fs-start, not yet done */
 static struct run_tally tally; /* what ran, for the line beside the verdict */
 static uint64_t plan_tsc;      /* when the plan was printed */
+/* Lockdep reports made inside tests' windows: any other is outside every test (ktest_verdict). */
+static uint64_t lockdep_reports_in_tests;
 
 static bool in_time(const struct ktest_ctx *t)
 {
@@ -401,6 +403,7 @@ static bool run_one(const struct ktest *test, unsigned number)
 		       (unsigned long long)(lockdep_reports() - reports), first, last);
 		s->failed = true;
 	}
+	lockdep_reports_in_tests += lockdep_reports() - reports;
 	kcsan_set_test(NULL);
 	kcsan_flush(); /* this test's races, before its verdict */
 	if (kcsan_races() != races) {
@@ -514,9 +517,36 @@ bool ktest_run(unsigned mask)
 	return all_ok;
 }
 
+/*
+ * The checker's reports outside every test's window (boot, the setup
+ * hooks, between tests, the results page, the exit until now), and a
+ * checker that stopped: no test failed for them, so the run does, with
+ * one line beside the verdict.  False if there was any.
+ */
+static bool lockdep_outside_tests_clean(void)
+{
+	uint64_t outside = lockdep_reports() - lockdep_reports_in_tests;
+	struct lockdep_stats stats = lockdep_stats();
+	const char *last = lockdep_last_report();
+	int first = 0;
+
+	while (last[first] && last[first] != '\n')
+		first++;
+	if (outside)
+		printk("# lockdep: %llu report(s) outside any test (boot, setup hooks, between "
+		       "tests, results page or exit): the run fails; the last: %.*s\n",
+		       (unsigned long long)outside, first, last);
+	if (stats.stopped)
+		printk("# lockdep: checking stopped (the %s table is full, %u entries): the run "
+		       "fails\n",
+		       stats.stopped, stats.stopped_size);
+	return !outside && !stats.stopped;
+}
+
 bool ktest_verdict(bool pass)
 {
 	console_set_test_prefixes("", ""); /* a panic inside a test left its prefixes */
+	pass &= lockdep_outside_tests_clean();
 	tally.ms = tally.started ? tsc_to_ns(tsc_now() - plan_tsc) / NS_PER_MS : 0;
 	return cmdline_verdict(&tally, pass);
 }

@@ -80,7 +80,13 @@ void ld_table_full(const char *table, unsigned size)
 {
 	if (!atomic_xchg8(&ld.on, 0))
 		return; /* said once */
-	spin_check_set(false);
+	/*
+	 * The locks stop calling the checker, unless this CPU holds the print
+	 * lock: then its report waits for lockdep_released, which the
+	 * checked unlock path alone calls, and which turns checking off.
+	 */
+	if (!ld_cpus[platform_cpu_id()].holds_print_lock)
+		spin_check_set(false);
 	ld.stopped = table;
 	ld.stopped_size = size;
 	ld_cpus[platform_cpu_id()].stop_pending = true;
@@ -325,6 +331,9 @@ void lockdep_acquire(const void *lock, unsigned subclass, bool trylock, uintptr_
 
 	if (!c)
 		return;
+	/* A trylock has the word already: its reports wait for the release. */
+	if (trylock && lock == ld.print_lock)
+		c->holds_print_lock = true;
 	if (subclass >= LOCKDEP_SUBCLASSES) {
 		ld_report_subclass(cpu, lock, subclass, site);
 		subclass = 0;
@@ -354,6 +363,12 @@ void lockdep_acquire(const void *lock, unsigned subclass, bool trylock, uintptr_
 			break;
 out:
 	ld_leave(c);
+	/*
+	 * A blocking lock's reports are out: they printed before the word was
+	 * taken.  Not once the checker stopped: its unlock will not call here.
+	 */
+	if (lock == ld.print_lock && lockdep_enabled())
+		c->holds_print_lock = true;
 }
 
 void lockdep_release(const void *lock, uintptr_t site)
@@ -366,14 +381,29 @@ void lockdep_release(const void *lock, uintptr_t site)
 		if (c->held[i].lock == lock) {
 			/* Spinlocks may be released in any order: close the gap, keep the order. */
 			ld_held_drop(c, i);
-			if (lock == ld.print_lock)
-				ld_print_deferred();
 			ld_leave(c);
 			return;
 		}
 	}
 	ld_report_not_held(platform_cpu_id(), lock, ld_map_find(lock), site);
 	ld_leave(c);
+}
+
+void lockdep_released(const void *lock)
+{
+	struct ld_cpu *c = &ld_cpus[platform_cpu_id()];
+
+	if (lock != ld.print_lock || !c->holds_print_lock || c->busy)
+		return;
+	c->holds_print_lock = false;
+	/* Busy while printing: the print lock's own acquisitions are not checked meanwhile. */
+	c->busy = true;
+	atomic_compiler_barrier();
+	ld_print_deferred();
+	if (!lockdep_enabled())
+		spin_check_set(false); /* a table filled under the print lock (ld_table_full) */
+	atomic_compiler_barrier();
+	c->busy = false;
 }
 
 void lockdep_check_free(const void *mem, size_t size, uintptr_t site)

@@ -78,8 +78,9 @@ bool lockdep_set_class_limit(unsigned n);
 
 /*
  * @lock is the one platform_log takes (the kernel's console lock): a report
- * made while this CPU holds it is printed once it is released, not while
- * it is held (which would wait for itself).  Kept across lockdep_reset.
+ * made while this CPU holds its word is printed once the word is free
+ * again (lockdep_released), not while it is held (which would wait for
+ * itself).  Kept across lockdep_reset.
  */
 void lockdep_set_print_lock(const void *lock);
 
@@ -94,8 +95,19 @@ void lockdep_init_lock(const void *lock, struct lock_class_key *key);
  */
 void lockdep_acquire(const void *lock, unsigned subclass, bool trylock, uintptr_t site);
 
-/* @lock, held by this CPU, is being released at @site. */
+/*
+ * @lock, held by this CPU, is being released at @site: called before the
+ * lock's word is written, so it prints nothing while the CPU still holds
+ * the print lock; lockdep_released follows the write.
+ */
 void lockdep_release(const void *lock, uintptr_t site);
+
+/*
+ * @lock's word was just made free by this CPU (after lockdep_release and the
+ * real unlock): if it is the print lock, the reports kept while this CPU
+ * held it are printed now, when printing can take it.
+ */
+void lockdep_released(const void *lock);
 
 /*
  * [@mem, @mem + @size) is being freed at @site: a report for each lock in

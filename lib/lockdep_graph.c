@@ -162,15 +162,10 @@ static void ld_print(const char *text)
 	}
 }
 
-/* Whether this CPU holds the print lock: printing now would wait for itself. */
+/* Whether this CPU holds the print lock's word: printing now would wait for itself. */
 static bool ld_holds_print_lock(void)
 {
-	const struct ld_cpu *c = &ld_cpus[platform_cpu_id()];
-
-	for (unsigned i = 0; ld.print_lock && i < c->n; i++)
-		if (c->held[i].lock == ld.print_lock)
-			return true;
-	return false;
+	return ld_cpus[platform_cpu_id()].holds_print_lock;
 }
 
 void ld_report_out(const struct ld_text *t, const char *what)

@@ -57,6 +57,14 @@ struct ld_cpu {
 	unsigned n;
 	bool busy;	   /* inside the checker: locks taken now are not checked */
 	bool stop_pending; /* this CPU filled a table: reported when it leaves the checker */
+	/*
+	 * This CPU holds the print lock's word: from a trylock's first report
+	 * (the word is already taken) or a blocking lock's return, to
+	 * lockdep_released after the real unlock.  The held stack alone
+	 * misses both ends: a trylock is pushed after its reports, and a
+	 * release pops the lock before its word is written.
+	 */
+	bool holds_print_lock;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 /*
@@ -120,7 +128,7 @@ void ld_report_keep(const struct ld_text *t);
  */
 void ld_report_out(const struct ld_text *t, const char *what);
 
-/* The print lock was just released by this CPU: print the report kept while it held it. */
+/* This CPU just made the print lock's word free: print the report kept while it held it. */
 void ld_print_deferred(void);
 
 /* @now is being taken while @held is held (different classes): record and check the order. */

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * qspinlock.h - the queued spinlock, the lock under Linux's lockref since
- * 4.2, a kind of spinlock_t (spinlock.h's SPIN_KIND_LIST, spin_kind_set).
+ * 4.2, a kind of spinlock_t (spinlock_kinds.h's line "qspinlock", prefix
+ * qspin: qspin_lock_body, qspin_trylock_body, qspin_unlock_body,
+ * qspin_value_waiters here, the broken twin qspin_lock_busted and
+ * qspin_unlock_busted in kernel/test/qspinlock_busted.h).
  *
  * Why a second kind: a ticket lock makes every waiter spin on the one
  * shared word, so each unlock sends that line to every waiter; the queued

@@ -1,38 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * spinlock.c - the lock layer's one switch over the kinds of spinlock.h's
- * SPIN_KIND_LIST, and the ticket spinlock, its default kind, with the debug
- * build's owner checks (spinlock_debug.h) and the trace events of
+ * spinlock.c - the lock layer's one switch over the kinds of
+ * spinlock_kinds.h's SPIN_KIND_LIST (the default kind, the ticket lock, is
+ * spinlock_ticket.h), with the debug build's owner checks
+ * (spinlock_debug.h), lockdep's hooks and the trace events of
  * docs/tracing.md.
- *
- * Taking the lock is one XADD on the whole 32-bit word that adds one ticket
- * to the tail and returns the old word: its tail half (less the sleepers
- * flag) is our ticket, its head half the ticket being served.  If they
- * match the lock was free and is now ours; otherwise we wait until the
- * owner's unlock advances the head to our ticket.  The 16-bit halves wrap
- * independently, which is why the tail carries out of bit 31 harmlessly.
- *
- * Unlock is a 16-bit store of head + SPIN_TICKET_STEP: only the owner
- * writes the head, and an x86 store has release semantics (SDM Vol. 3A
- * 8.2.2), so no LOCK prefix is needed.
  *
  * The lock layer's decisions live here: the switch word of spinlock.h
  * (kind, tracing, paravirtual mode) and the one dispatch of each entry
  * point over every kind, untraced and traced, generated from the kind list
  * (grep SPIN_KIND_LIST: SPIN_LOCK_CASES, SPIN_UNLOCK_CASES,
  * SPIN_TRYLOCK_CASE).  Each kind has one always_inline body per operation
- * taking a constant @traced (ticket_* below, qspin_*_body in qspinlock.h,
- * tas_*_body in spinlock_tas.h), instantiated twice: the untraced copy
+ * taking a constant @traced (<prefix>_*_body in each kind's header:
+ * spinlock_kinds.h), instantiated twice: the untraced copy
  * inline in the entry point, without a trace hook, the traced one out of
  * line.  Each entry point has one hook point for checks common to every
  * kind (spinlock_debug.h, and lockdep): before the lock is taken, once it
  * is held, and before it is released.
- *
- * Paravirtual mode (spin, then halt until kicked) lives in spinlock_pv.c,
- * whose file comment names its steps W0-W5 (a waiter) and U0-U5 (an
- * unlock) and argues that no wake-up is lost.  This file calls in at those
- * steps only: a waiter that has spun long enough asks to sleep (W0-W5),
- * and an unlock reads the mode before and after its store (U0, U2).
  */
 #include "spinlock.h"
 
@@ -40,13 +24,12 @@
 #include "lockdep.h"
 #include "platform.h"
 #include "spinlock_debug.h"
-#include "spinlock_pv.h"
 #include "spinlock_wait.h"
 #include "trace.h"
 
-/* The kinds' bodies (spinlock.h's SPIN_KIND_LIST names them; the ticket lock's are below). */
-#include "qspinlock.h"
-#include "spinlock_tas.h"
+/* The kinds' functions: spinlock_kinds.h names them and includes their headers. */
+#define SPIN_KIND_BODIES
+#include "spinlock_kinds.h"
 
 struct spin_switches spin_switches;
 struct static_key spin_switched_key = STATIC_KEY_INIT("spinlock.switched");
@@ -152,163 +135,38 @@ void spin_init_key(spinlock_t *lock, struct lock_class_key *key)
 		lockdep_init_lock(lock, key);
 }
 
-void spin_wait_check(struct spin_wait *w, uint32_t progress, const char *what, int who)
-{
-	uint64_t now = platform_now_ns();
-
-	if (w->since == 0 || progress != w->seen) {
-		w->seen = progress;
-		w->since = now;
-	} else if (now - w->since > SPIN_TIMEOUT_NS) {
-		spin_deadlock(w->lock, what, who);
-	}
-}
-
-void spin_deadlock(const spinlock_t *lock, const char *what, int who)
-{
-	unsigned long long secs = SPIN_TIMEOUT_NS / 1000000000u;
-	uint32_t word = atomic_load32(&lock->val);
-
-	if (who >= 0)
-		platform_panic("spinlock %p: cpu %u waited for %s %d, and nothing it watched "
-			       "moved for over %llu s (word now %#x): deadlock?",
-			       (const void *)lock, platform_cpu_id(), what, who, secs, word);
-	platform_panic("spinlock %p: cpu %u waited for %s, and nothing it watched moved for "
-		       "over %llu s (word now %#x): deadlock?",
-		       (const void *)lock, platform_cpu_id(), what, secs, word);
-}
-
-/* The ticket a queued CPU takes: the tail before the XADD, less the flag. */
-static uint16_t spin_take_ticket(spinlock_t *lock, uint32_t *old)
-{
-	*old = atomic_xadd32(&lock->val, SPIN_TICKET_ONE);
-	return (uint16_t)(*old >> SPIN_TICKET_BITS) & (uint16_t)~SPIN_TAIL_SLEEPERS;
-}
-
 /*
- * Wait until the head reaches @ticket and the turn is ours.  Panics once
- * the head has not moved for SPIN_TIMEOUT_NS; in paravirtual mode sleeps
- * between bursts of spinning, and queues again if passed over while asleep.
- * Records its events whenever spin events are recorded (both copies call it).
- */
-static __attribute__((noinline)) void spin_wait_for(spinlock_t *lock, uint16_t ticket)
-{
-	uint64_t start = platform_now_ns();
-	uint16_t head;
-	struct spin_wait w;
-	bool passed = false;
-
-	spin_wait_start(&w, lock);
-	trace_ev(TR_SPIN_WAIT, lock, ticket);
-	while ((head = atomic_load16(&lock->tickets.head)) != ticket) {
-		bool due = spin_wait_due(&w);
-		bool sleep = w.turns % SPIN_PV_SPINS == 0 && spin_pv_enabled() &&
-			     platform_now_ns() - start >= SPIN_PV_MIN_NS && spin_pv_arm();
-
-		if (sleep) {
-			if (spin_pv_sleep(lock, ticket, passed)) {
-				uint32_t old;
-
-				/* Queued again: spin afresh before sleeping, the turn is near. */
-				passed = true;
-				ticket = spin_take_ticket(lock, &old);
-				trace_ev(TR_SPIN_WAIT, lock, ticket);
-				start = platform_now_ns();
-			}
-		} else {
-			platform_relax();
-		}
-		if (sleep || due)
-			spin_wait_check(&w, head, "the head to reach its ticket", ticket);
-	}
-	trace_ev(TR_SPIN_ACQ, lock, ticket);
-}
-
-/*
- * The ticket lock's bodies, for a constant @traced.  Lock: one XADD, and
- * the wait if the lock was not free (spin_wait_for records its own events).
- */
-static inline __attribute__((always_inline)) void ticket_lock(spinlock_t *lock, bool traced)
-{
-	uint32_t old;
-	uint16_t ticket = spin_take_ticket(lock, &old);
-
-	if (__builtin_expect((uint16_t)old != ticket, 0))
-		spin_wait_for(lock, ticket);
-	else if (traced)
-		trace_ev(TR_SPIN_ACQ, lock, ticket);
-}
-
-/* Unlock: the release stamped before the store that hands the lock on. */
-static inline __attribute__((always_inline)) void ticket_unlock(spinlock_t *lock, bool traced)
-{
-	uint16_t head;
-
-	if (traced)
-		trace_ev(TR_SPIN_REL, lock, 0);
-	if (__builtin_expect(spin_pv_mode() == SPIN_PV_ARMED, 0)) { /* U0 */
-		spin_pv_unlock_armed(lock);
-		return;
-	}
-	/* Only the owner writes the head: a release store hands the lock on. */
-	head = (uint16_t)(atomic_load16(&lock->tickets.head) + SPIN_TICKET_STEP);
-	atomic_store16(&lock->tickets.head, head); /* U1 */
-	/* U1 before U2 in program order, where the arming CPU's fence interrupt sees them. */
-	atomic_compiler_barrier();
-	if (__builtin_expect(spin_pv_mode() >= SPIN_PV_ARMING, 0)) /* U2 */
-		spin_pv_unlock_fence(lock, head);
-}
-
-/* Trylock: take the next ticket only if nobody else took one since we looked. */
-static inline __attribute__((always_inline)) bool ticket_trylock(spinlock_t *lock, bool traced)
-{
-	spinlock_t old = {.val = atomic_load32(&lock->val)};
-
-	if (old.tickets.head != old.tickets.tail ||
-	    !atomic_cmpxchg32(&lock->val, &old.val, old.val + SPIN_TICKET_ONE))
-		return false;
-	if (traced)
-		trace_ev(TR_SPIN_ACQ, lock, old.tickets.tail);
-	return true;
-}
-
-/* The ticket lock's waiters column: the tickets handed out past the holder's. */
-static unsigned ticket_value_waiters(spinlock_t copy)
-{
-	uint16_t queued = (uint16_t)((copy.tickets.tail & ~SPIN_TAIL_SLEEPERS) - copy.tickets.head);
-
-	return queued ? queued / SPIN_TICKET_STEP - 1 : 0;
-}
-
-/*
- * Each line of SPIN_KIND_LIST checked whole: an empty column fails the
- * build here, naming the kind and the column, instead of a lock that does
- * nothing at boot.
+ * Each line of SPIN_KIND_LIST checked whole: an empty column, an unknown
+ * fairness or a kind number the mode byte cannot hold fails the build
+ * here, naming the kind, instead of a lock that does nothing at boot.  A
+ * function the prefix names and the kind's header lacks fails it naming
+ * the function (the dispatch below calls each one).
  */
 #define SPIN_KIND_REQUIRE(kind, column, value)                                                     \
 	_Static_assert(sizeof(#value) > 1,                                                         \
 		       "spinlock kind '" #kind "': " column                                        \
-		       " missing from its SPIN_KIND_LIST line (lib/spinlock.h)")
-#define SPIN_KIND_CHECK(kind, ID, lock, trylock, unlock, free, waiters, fifo, pv, busted_lock,     \
-			busted_unlock)                                                             \
-	SPIN_KIND_REQUIRE(kind, "the lock body", lock);                                            \
-	SPIN_KIND_REQUIRE(kind, "the trylock body", trylock);                                      \
-	SPIN_KIND_REQUIRE(kind, "the unlock body", unlock);                                        \
+		       " missing from its SPIN_KIND_LIST line (lib/spinlock_kinds.h)")
+#define SPIN_KIND_CHECK(kind, ID, prefix, free, fifo, fairness, pv)                                \
+	SPIN_KIND_REQUIRE(kind, "the function prefix", prefix);                                    \
 	SPIN_KIND_REQUIRE(kind, "the free test (TICKET or ZERO)", free);                           \
-	SPIN_KIND_REQUIRE(kind, "the waiters function", waiters);                                  \
 	SPIN_KIND_REQUIRE(kind, "the fifo flag (0 or 1)", fifo);                                   \
 	SPIN_KIND_REQUIRE(kind, "the pv flag (0 or 1)", pv);                                       \
-	SPIN_KIND_REQUIRE(kind, "the busted lock (the negative control)", busted_lock);            \
-	SPIN_KIND_REQUIRE(kind, "the busted unlock", busted_unlock);
+	_Static_assert(                                                                            \
+	    SPIN_FAIRNESS_KNOWN(fairness),                                                         \
+	    "spinlock kind '" #kind "': fairness '" #fairness                                      \
+	    "' is not FAIR or UNFAIR in its SPIN_KIND_LIST line (lib/spinlock_kinds.h)");          \
+	_Static_assert(SPIN_KIND_##ID <= SPIN_MODE_KIND,                                           \
+		       "spinlock kind '" #kind "': its number does not fit SPIN_MODE_KIND, the "   \
+		       "kind field of spin_switches.mode (lib/spinlock.h)");
 SPIN_KIND_LIST(SPIN_KIND_CHECK)
 #undef SPIN_KIND_CHECK
 
 unsigned spin_value_waiters(spinlock_t copy)
 {
 	switch (spin_kind()) {
-#define SPIN_KIND_WAITERS(name, ID, lock, trylock, unlock, free, waiters, ...)                     \
+#define SPIN_KIND_WAITERS(name, ID, prefix, ...)                                                   \
 	case SPIN_KIND_##ID:                                                                       \
-		return waiters(copy);
+		return prefix##_value_waiters(copy);
 		SPIN_KIND_LIST(SPIN_KIND_WAITERS)
 #undef SPIN_KIND_WAITERS
 	default:
@@ -317,17 +175,18 @@ unsigned spin_value_waiters(spinlock_t copy)
 }
 
 /*
- * Each kind's traced copies, out of line: @name_lock_traced and
- * @name_unlock_traced run its bodies with @traced true.
+ * Each kind's traced copies, out of line: <prefix>_lock_traced and
+ * <prefix>_unlock_traced (ticket_lock_traced, qspin_lock_traced,
+ * tas_lock_traced, ...) run its bodies with @traced true.
  */
-#define SPIN_KIND_TRACED(name, ID, lock, trylock, unlock, ...)                                     \
-	static __attribute__((noinline)) void name##_lock_traced(spinlock_t *l)                    \
+#define SPIN_KIND_TRACED(name, ID, prefix, ...)                                                    \
+	static __attribute__((noinline)) void prefix##_lock_traced(spinlock_t *l)                  \
 	{                                                                                          \
-		lock(l, true);                                                                     \
+		prefix##_lock_body(l, true);                                                       \
 	}                                                                                          \
-	static __attribute__((noinline)) void name##_unlock_traced(spinlock_t *l)                  \
+	static __attribute__((noinline)) void prefix##_unlock_traced(spinlock_t *l)                \
 	{                                                                                          \
-		unlock(l, true);                                                                   \
+		prefix##_unlock_body(l, true);                                                     \
 	}
 SPIN_KIND_LIST(SPIN_KIND_TRACED)
 #undef SPIN_KIND_TRACED
@@ -343,16 +202,15 @@ static void spin_unlock_checked(spinlock_t *lock, unsigned mode, uintptr_t site)
  * mode byte; any mode with SPIN_MODE_CHECKED set is the default case
  * (lock orders checked, then this dispatch again without the bit).
  */
-#define SPIN_OP_CASES(op, name, ID, body)                                                          \
+#define SPIN_OP_CASES(op, ID, prefix)                                                              \
 	case SPIN_KIND_##ID:                                                                       \
-		body(l, false);                                                                    \
+		prefix##_##op##_body(l, false);                                                    \
 		break;                                                                             \
 	case SPIN_KIND_##ID | SPIN_MODE_TRACED:                                                    \
-		name##_##op##_traced(l);                                                           \
+		prefix##_##op##_traced(l);                                                         \
 		break;
-#define SPIN_LOCK_CASES(name, ID, lock_body, ...) SPIN_OP_CASES(lock, name, ID, lock_body)
-#define SPIN_UNLOCK_CASES(name, ID, lock_body, trylock_body, unlock_body, ...)                     \
-	SPIN_OP_CASES(unlock, name, ID, unlock_body)
+#define SPIN_LOCK_CASES(name, ID, prefix, ...)	 SPIN_OP_CASES(lock, ID, prefix)
+#define SPIN_UNLOCK_CASES(name, ID, prefix, ...) SPIN_OP_CASES(unlock, ID, prefix)
 
 static inline __attribute__((always_inline)) void spin_lock_kinds(spinlock_t *l, unsigned mode,
 								  unsigned subclass, uintptr_t site)
@@ -393,6 +251,8 @@ static __attribute__((noinline)) void spin_unlock_checked(spinlock_t *lock, unsi
 {
 	lockdep_release(lock, site);
 	spin_unlock_kinds(lock, mode & ~SPIN_MODE_CHECKED, site);
+	/* Only now may a report kept under the print lock take it (lockdep_released). */
+	lockdep_released(lock);
 }
 
 /*
@@ -464,9 +324,9 @@ LOCK_RULES_EXEMPT("the lock itself") bool spin_trylock(spinlock_t *lock)
 	bool traced = mode & SPIN_MODE_TRACED, taken;
 
 	switch (mode & SPIN_MODE_KIND) {
-#define SPIN_TRYLOCK_CASE(name, ID, lock_body, trylock_body, ...)                                  \
+#define SPIN_TRYLOCK_CASE(name, ID, prefix, ...)                                                   \
 	case SPIN_KIND_##ID:                                                                       \
-		taken = trylock_body(lock, traced);                                                \
+		taken = prefix##_trylock_body(lock, traced);                                       \
 		break;
 		SPIN_KIND_LIST(SPIN_TRYLOCK_CASE)
 #undef SPIN_TRYLOCK_CASE

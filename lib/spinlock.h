@@ -3,7 +3,7 @@
  * spinlock.h - the 4-byte spinlock_t of every lock and lockref, and its kinds
  * (SPIN_KIND_LIST below: one line each, chosen at boot by spinlock.kind=).
  * This comment is the default kind's, a ticket lock that can sleep when CPUs
- * are virtual; the others have a header each (qspinlock.h, spinlock_tas.h).
+ * are virtual; the others have a header each (spinlock_kinds.h lists them).
  *
  * Why tickets: a CPU takes a ticket (one XADD on the tail) and waits until
  * the head reaches it, so waiters are served in arrival order and nobody
@@ -55,6 +55,7 @@
 #include "lock_rules.h"
 #include "lockdep.h"
 #include "platform.h"
+#include "spinlock_kinds.h"
 #include "static_key.h"
 
 typedef struct LOCK_TYPE("spinlock") spinlock {
@@ -187,57 +188,7 @@ bool spin_is_locked(const spinlock_t *lock);
  */
 bool spin_is_held(const spinlock_t *lock);
 
-/*
- * The kinds of spinlock_t, one line each: the one list every other place
- * derives a kind from (spinlock.c's dispatch, spinlock.kind='s names, its
- * option text and error line, # ENV, the benchmark impls and rows, the
- * torture's negative control torture.busted=<kind>).  The default kind
- * comes first and is the only one a lock costs nothing to be (the static
- * keys below); SPIN_KINDS_SWITCHED(X, arg) are the others, which a boot or
- * a benchmark switches to (spin_kind_set).  Each line is
- *
- *   X(arg, name, ID, lock, trylock, unlock, free, waiters, fifo, pv, busted_lock, busted_unlock)
- *
- *   name     a bare word: the kind's name on the command line, in logs and
- *            benchmark impls ("lockref-<name>"); SPIN_KIND_<ID> its index
- *   lock, trylock, unlock   the bodies: (spinlock_t *, bool traced), always
- *            inline, @traced a constant (spinlock.c makes an untraced copy
- *            inline in each entry point and a traced one out of line); they
- *            record the kind's trace events (docs/tracing.md): a FIFO kind
- *            TR_SPIN_WAIT/ACQ with its ticket, which trace_check.py holds to
- *            ticket order, any other kind the word lock's TR_QSPIN_WAIT/ACQ,
- *            which it judges for overlap only (and queue order where the
- *            kind also stamps TR_QSPIN_QUEUED).  Paravirtual waiting, where a
- *            kind has it, is inside them (spinlock_pv.h, qspinlock_pv.h)
- *   free     TICKET or ZERO: which test of a copy of the word says "free"
- *            (spin_value_free), the lockref's lockless test
- *   waiters  (spinlock_t copy) -> unsigned: CPUs the word shows queued
- *            behind a holder, a lower bound (0: the word cannot tell)
- *   fifo     1 if waiters are served in arrival order: the torture's fifo
- *            invariant is judged for the kind
- *   pv       1 if the kind waits paravirtually when spinlock.pv= is on (its
- *            bodies call spinlock_pv.h's or qspinlock_pv.h's steps); 0: it
- *            only spins, whatever spinlock.pv= says (the boot log says so)
- *   busted_lock, busted_unlock   the kind broken on purpose, for
- *            torture.busted=<name>: defined with the tests (kernel/test/
- *            *_busted.h), only the torture expands this column
- *
- * Every lock starts as the word 0, which must be free under every kind
- * (SPINLOCK_INIT, spin_init, spin_kind_set's reset of the global locks).
- * A line with an empty column fails the build naming the kind and column
- * (SPIN_KIND_REQUIRE in spinlock.c).  The bodies are declared where the
- * dispatch sees them: spinlock.c includes each kind's header.
- */
-#define SPIN_KIND_LIST_ARG(X, arg)                                                                 \
-	X(arg, ticket, TICKET, ticket_lock, ticket_trylock, ticket_unlock, TICKET,                 \
-	  ticket_value_waiters, 1, 1, spin_lock_busted, spin_unlock_busted)                        \
-	SPIN_KINDS_SWITCHED(X, arg)
-#define SPIN_KINDS_SWITCHED(X, arg)                                                                \
-	X(arg, qspinlock, QSPINLOCK, qspin_lock_body, qspin_trylock_body, qspin_unlock_body, ZERO, \
-	  qspin_value_waiters, 0, 1, qspin_lock_busted, qspin_unlock_busted)                       \
-	X(arg, tas, TAS, tas_lock_body, qspin_trylock_body, tas_unlock_body, ZERO,                 \
-	  tas_value_waiters, 0, 0, tas_lock_busted, tas_unlock_busted)
-
+/* The kinds of spinlock_t: SPIN_KIND_LIST_ARG, one line each (spinlock_kinds.h). */
 /* SPIN_KIND_LIST(X): X(name, ID, ...) per kind, without the pass-through argument. */
 #define SPIN_KIND_CALL(X, ...) X(__VA_ARGS__)
 #define SPIN_KIND_LIST(X)      SPIN_KIND_LIST_ARG(SPIN_KIND_CALL, X)
@@ -261,7 +212,7 @@ enum spin_free { SPIN_FREE_TICKET, SPIN_FREE_ZERO };
 static inline __attribute__((always_inline)) enum spin_free spin_kind_free(enum spin_kind kind)
 {
 	switch (kind) {
-#define SPIN_KIND_FREE(name, ID, lock, trylock, unlock, free, ...)                                 \
+#define SPIN_KIND_FREE(name, ID, prefix, free, ...)                                                \
 	case SPIN_KIND_##ID:                                                                       \
 		return SPIN_FREE_##free;
 		SPIN_KIND_LIST(SPIN_KIND_FREE)
@@ -274,17 +225,36 @@ static inline __attribute__((always_inline)) enum spin_free spin_kind_free(enum 
 /* @kind's fifo column: whether it serves waiters in arrival order. */
 static inline bool spin_kind_fifo(enum spin_kind kind)
 {
-#define SPIN_KIND_FIFO(name, ID, lock, trylock, unlock, free, waiters, fifo, ...)                  \
-	kind == SPIN_KIND_##ID ? (fifo) != 0:
+#define SPIN_KIND_FIFO(name, ID, prefix, free, fifo, ...) kind == SPIN_KIND_##ID ? (fifo) != 0:
 	return SPIN_KIND_LIST(SPIN_KIND_FIFO) false;
 #undef SPIN_KIND_FIFO
+}
+
+/*
+ * The fairness column's two values.  SPIN_FAIRNESS_KNOWN(F) is 1 for
+ * those and 0 for any other token or none (F pastes onto a name defined
+ * only for the two), so spinlock.c's check of each line can name the kind.
+ */
+enum spin_fairness { SPIN_FAIRNESS_FAIR, SPIN_FAIRNESS_UNFAIR };
+#define SPIN_FAIRNESS_IS_FAIR	      ~, 1
+#define SPIN_FAIRNESS_IS_UNFAIR	      ~, 1
+#define SPIN_SECOND_OF(a, b, ...)     b
+#define SPIN_SECOND(...)	      SPIN_SECOND_OF(__VA_ARGS__)
+#define SPIN_FAIRNESS_KNOWN(fairness) SPIN_SECOND(SPIN_FAIRNESS_IS_##fairness, 0, ~)
+
+/* @kind's fairness column: whether the torture judges it by starvation. */
+static inline bool spin_kind_fair(enum spin_kind kind)
+{
+#define SPIN_KIND_FAIR(name, ID, prefix, free, fifo, fairness, ...)                                \
+	kind == SPIN_KIND_##ID ? SPIN_FAIRNESS_##fairness == SPIN_FAIRNESS_FAIR:
+	return SPIN_KIND_LIST(SPIN_KIND_FAIR) true;
+#undef SPIN_KIND_FAIR
 }
 
 /* @kind's pv column: whether it waits paravirtually while spinlock.pv= is on. */
 static inline bool spin_kind_pv(enum spin_kind kind)
 {
-#define SPIN_KIND_PV(name, ID, lock, trylock, unlock, free, waiters, fifo, pv, ...)                \
-	kind == SPIN_KIND_##ID ? (pv) != 0:
+#define SPIN_KIND_PV(name, ID, prefix, free, fifo, fairness, pv) kind == SPIN_KIND_##ID ? (pv) != 0:
 	return SPIN_KIND_LIST(SPIN_KIND_PV) false;
 #undef SPIN_KIND_PV
 }
@@ -298,10 +268,10 @@ static inline bool spin_kind_pv(enum spin_kind kind)
  * and the one arming of sleep (spinlock_pv.c); read-mostly and in a
  * cache-line pair of its own, so each read hits.
  */
-#define SPIN_MODE_KIND	 3u /* bits of spin_switches.mode: the enum spin_kind in force */
-#define SPIN_MODE_TRACED 4u /* bit of spin_switches.mode: spin events are recorded */
+#define SPIN_MODE_KIND	 7u /* bits of spin_switches.mode: the enum spin_kind in force (8) */
+#define SPIN_MODE_TRACED 8u /* bit of spin_switches.mode: spin events are recorded */
 /* Bit of spin_switches.mode: lock orders are checked (lib/lockdep.h); out of line, each kind. */
-#define SPIN_MODE_CHECKED 8u
+#define SPIN_MODE_CHECKED 16u
 _Static_assert(SPIN_KINDS <= SPIN_MODE_KIND + 1, "every kind must fit SPIN_MODE_KIND's bits");
 _Static_assert(SPIN_KIND_TICKET == 0, "mode 0 (every switch at its default) is the first kind");
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * spinlock_wait.h - the one bounded wait of both lock kinds (spinlock.c,
- * qspinlock.c, spinlock_pv.c).  Internal to lib/: users see spinlock.h.
+ * spinlock_wait.h - the one bounded wait of every lock kind (defined in
+ * spinlock_wait.c; used by each kind's header, qspinlock.c, spinlock_pv.c).
+ * Internal to lib/: users see spinlock.h.
  *
  * Why on progress, not on the total wait: with hundreds of virtual CPUs on
  * two cores a waiter far back in a queue rightly waits long, but something

@@ -4,15 +4,23 @@
  *
  * The panic path is code that normally never runs, so it is tested like any
  * other: selftest.fault= makes the run die through it, right after the
- * KTAP plan (make test checks the PANIC report), and the boot suite raises a recoverable #UD to check the
- * IDT, the stubs and the frame layout without ending the run.
+ * KTAP plan (make test checks the PANIC report), and the boot suite raises
+ * a recoverable #UD to check the IDT, the stubs and the frame layout
+ * without ending the run.
+ *
+ * selftest.fault=lockdep plants a lock-order report in the same place, a
+ * setup hook, outside any test's window: no test fails for it, so only the
+ * runner's count of reports outside the tests (ktest.c) can fail the run,
+ * and this proves it does.
  */
 #include "fault_inject.h"
 
 #include "cmdline.h"
 #include "console.h"
 #include "ktest.h"
+#include "lockdep.h"
 #include "percpu.h"
+#include "spinlock.h"
 #include "trap.h"
 
 #define VEC_UD	      6
@@ -22,6 +30,27 @@
 
 static volatile int armed_cpu = -1;
 static volatile int seen_vector = -1;
+
+/*
+ * selftest.fault=lockdep: the checker told of a release of a lock nobody
+ * took, a "bad unlock" report, with the lock word left alone.
+ */
+static spinlock_t never_taken = SPINLOCK_INIT;
+
+static void plant_lockdep_report(void)
+{
+	if (!lockdep_enabled()) {
+		printk("cmdline: 'selftest.fault=lockdep': the lock-order checker is off; no "
+		       "report planted\n");
+		cmdline_not_done("selftest.fault", "lockdep",
+				 "the lock-order checker is off (lockdep=off or run=bench "
+				 "alone), so no report was planted");
+		return;
+	}
+	printk("fault_inject: a lockdep report outside any test on purpose "
+	       "(selftest.fault=lockdep): the run must fail\n");
+	lockdep_release(&never_taken, LOCKDEP_SITE());
+}
 
 void fault_inject_if_asked(void)
 {
@@ -40,6 +69,9 @@ void fault_inject_if_asked(void)
 		printk("fault_inject: raising #PF on purpose (selftest.fault=pf)\n");
 		(void)*(volatile uint64_t *)UNMAPPED_ADDR;
 		break;
+	case FAULT_LOCKDEP:
+		plant_lockdep_report();
+		return;
 	}
 	panic("fault_inject: the deliberate fault did not trap");
 }

@@ -9,6 +9,8 @@
 
 /*
  * selftest.fault=ud|gp|pf: raise it now; the run then ends in a PANIC report.
+ * selftest.fault=lockdep: plant a lockdep report (outside any test: the
+ * run must fail for it, ktest.c), and return.
  * A KTEST_SETUP hook: the test runner calls it after printing its plan.
  */
 void fault_inject_if_asked(void);

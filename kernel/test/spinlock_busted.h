@@ -1,35 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * spinlock_busted.h - NEGATIVE CONTROL ONLY: a "lock" that excludes nobody,
- * one that excludes but starves, and a test-and-set lock whose acquire is
- * not atomic.
- *
- * torture.busted=spinlock (torture_spinlock.c) and the host spinlock test's
- * busted build (tests/host/test_spinlock.c) run their stress on the first,
- * torture.busted=unfair the spinlock torture's queued test on the second,
- * the busted columns of spinlock.h's kind list name the first (ticket) and
- * the third (the test-and-set kind) for torture.busted=<kind>; each run
- * must then fail: a harness is only trusted once it was seen to catch a
- * broken lock.  It lives with the tests, not in lib/, so production code
- * carries nothing that exists only to be wrong.
+ * spinlock_busted.h - NEGATIVE CONTROL ONLY: a lock that excludes but
+ * starves.  torture.busted=unfair runs the spinlock torture's queued test
+ * on it, which must then fail (starvation): a harness is only trusted once
+ * it was seen to catch a broken lock.  The kinds' broken twins are in
+ * their headers (spinlock_kinds.h), which no code but the torture calls.
  */
 #ifndef KERNEL_TEST_SPINLOCK_BUSTED_H
 #define KERNEL_TEST_SPINLOCK_BUSTED_H
 
 #include "spinlock.h"
-#include "spinlock_tas.h"
 #include "trace.h"
-
-/* The trace records the hold the caller believes it has: trace_check.py must see the overlap. */
-static inline void spin_lock_busted(spinlock_t *lock)
-{
-	trace_ev(TR_SPIN_ACQ, lock, 0);
-}
-
-static inline void spin_unlock_busted(spinlock_t *lock)
-{
-	trace_ev(TR_SPIN_REL, lock, 0);
-}
 
 /*
  * Unfair: a test-and-set lock on the lock's word that makes odd CPUs wait
@@ -58,28 +39,6 @@ static inline void spin_lock_unfair(spinlock_t *lock)
 }
 
 static inline void spin_unlock_unfair(spinlock_t *lock)
-{
-	trace_ev(TR_SPIN_REL, lock, 0);
-	atomic_store32(&lock->val, 0);
-}
-
-/*
- * The test-and-set kind (lib/spinlock_tas.h) with its L2 split in two: it
- * reads the word until it is 0, then stores the lock value with a plain
- * store, so two CPUs that both read 0 both go in.  The window between the
- * test and the store is widened by one PAUSE (which under TCG leaves the
- * vCPU's loop) so that short runs meet it too.  Its events are the kind's.
- */
-static inline void tas_lock_busted(spinlock_t *lock)
-{
-	while (atomic_load32(&lock->val) != 0)
-		atomic_pause();
-	atomic_pause();
-	atomic_store32(&lock->val, TAS_LOCKED);
-	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_FAST);
-}
-
-static inline void tas_unlock_busted(spinlock_t *lock)
 {
 	trace_ev(TR_SPIN_REL, lock, 0);
 	atomic_store32(&lock->val, 0);

@@ -77,7 +77,7 @@ static void parse_and_check(const char *line)
 		   "retries %d", opts.lockref_retries);
 	FUZZ_CHECK(opts.lockref_wait >= -1 && opts.lockref_wait <= 1, "wait %d", opts.lockref_wait);
 	FUZZ_CHECK(opts.smp_max >= 1 && opts.smp_max <= MAX_CPUS, "smp_max %u", opts.smp_max);
-	FUZZ_CHECK(opts.busted <= BUSTED_LAST && opts.fault <= FAULT_PF &&
+	FUZZ_CHECK(opts.busted <= BUSTED_LAST && opts.fault <= FAULT_LOCKDEP &&
 		       opts.exit <= EXIT_POWEROFF && opts.spinlock_pv <= PV_OFF &&
 		       opts.spinlock_kind < SPIN_KINDS,
 		   "enum out of range: busted %d fault %d exit %d pv %d kind %u", opts.busted,

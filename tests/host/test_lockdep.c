@@ -58,6 +58,7 @@ static __attribute__((noinline)) bool t_trylock(struct t_lock *l)
 static __attribute__((noinline)) void t_unlock(struct t_lock *l)
 {
 	lockdep_release(l, LOCKDEP_SITE());
+	lockdep_released(l); /* the word would be free now */
 }
 
 /* A fresh checker with the classes of this file. */

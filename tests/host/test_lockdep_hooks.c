@@ -6,7 +6,11 @@
  *
  * A planted order through spin_lock and lockref_lock must be reported, a
  * trylock against the order must not, and a second spin_lock by the holder
- * must panic on the report (lockdep.panic) instead of spinning.  The cost
+ * must panic on the report (lockdep.panic) instead of spinning.  A report
+ * made while the CPU holds the console lock, here a real spinlock_t that
+ * the log hook takes as the kernel's platform_log does, is printed only
+ * once that lock's word is free again, on the unlock and the trylock path
+ * alike (printing earlier spins on the CPU's own lock).  The cost
  * of one uncontended spin_lock + spin_unlock pair, off and on, is printed
  * for docs/lockdep.md.
  */
@@ -18,7 +22,9 @@
 #include "check.h"
 #include "child_panics.h"
 
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A fresh checker, on. */
@@ -129,6 +135,106 @@ static void take_twice_through_spin_lock(void)
 	spin_lock(&l); /* without the checker: the spinlock's 20 s "deadlock?" */
 }
 
+/*
+ * The console as the kernel has it: platform_log takes a real spinlock_t
+ * (the kernel's console lock), checked like any other, and the checker
+ * knows it as its print lock.
+ */
+static spinlock_t *console;
+static char console_line[256];
+
+static void console_log(const char *line)
+{
+	spin_lock(console);
+	snprintf(console_line, sizeof(console_line), "%s", line);
+	spin_unlock(console);
+}
+
+static void console_setup(spinlock_t *lock)
+{
+	fresh();
+	console = lock;
+	lockdep_set_print_lock(lock);
+	host_set_log_hook(console_log);
+	console_line[0] = '\0';
+}
+
+/* The child's verdict: 0 printed after the release, 2 printed too early or never. */
+static void console_verdict(const char *expect)
+{
+	bool printed = strstr(console_line, expect) != NULL;
+
+	if (!printed)
+		printf("# console lock: expected \"%s\" printed after its release, last line "
+		       "\"%s\"\n",
+		       expect, console_line);
+	fflush(stdout);
+	_exit(printed ? 0 : 2);
+}
+
+/* Unlock path: a report made while the console lock is held, printed at its release. */
+static void report_under_console_lock(void)
+{
+	static spinlock_t lock, never_taken;
+
+	console_setup(&lock);
+	spin_init_named(&lock, "host:console");
+	spin_lock(&lock);
+	lockdep_release(&never_taken, LOCKDEP_SITE()); /* a bad unlock: a report, deferred */
+	if (console_line[0]) {
+		printf("# printed while the console lock was held: %s\n", console_line);
+		_exit(2);
+	}
+	spin_unlock(&lock);
+	console_verdict("bad unlock: cpu 0 releases");
+}
+
+/*
+ * Trylock path: the console lock taken by spin_trylock (as the kernel's
+ * results page does) and reported on (never given a class: zeroed heap
+ * memory) once it is held and before the checker has it on its stack.
+ */
+static void report_in_console_trylock(void)
+{
+	spinlock_t *lock = calloc(1, sizeof(*lock));
+
+	console_setup(lock);
+	if (!lock || !spin_trylock(lock))
+		_exit(2);
+	if (console_line[0]) {
+		printf("# printed while the console lock was held: %s\n", console_line);
+		_exit(2);
+	}
+	spin_unlock(lock);
+	console_verdict("uninitialised lock: cpu 0 takes lock");
+}
+
+/*
+ * Run @fn in a child that must exit 0 within @secs: a CPU spinning on its
+ * own lock shows as the child killed by SIGALRM, long before the lock's
+ * own 20 s "deadlock?" panic.
+ */
+static bool child_finishes(void (*fn)(void), unsigned secs, const char *what)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		alarm(secs);
+		fn();
+		_exit(3);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return false;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		printf("# %s: self-deadlock: the CPU still spun on its own console lock after "
+		       "%u s\n",
+		       what, secs);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 int main(void)
 {
 	host_set_cpu_id(0);
@@ -137,5 +243,9 @@ int main(void)
 	CHECK(child_panics(take_twice_through_spin_lock,
 			   "lockdep: a lock taken twice by its holder (lockdep.panic=on)"),
 	      "a second spin_lock by the holder panics on the report, before spinning");
+	CHECK(child_finishes(report_under_console_lock, 5, "unlock path"),
+	      "a report under the console lock is printed after its release");
+	CHECK(child_finishes(report_in_console_trylock, 5, "trylock path"),
+	      "a report in the console lock's trylock is printed after its release");
 	return check_exit("test_lockdep_hooks");
 }

@@ -22,7 +22,7 @@
 #include "platform_host.h"
 #include "pv_stats.h"
 #include "spinlock.h"
-#include "spinlock_busted.h"
+#include "spinlock_ticket.h"
 #include "check.h"
 #include "child_panics.h"
 #include "lock_stress.h"
@@ -37,8 +37,8 @@
 #include <unistd.h>
 
 #ifdef SPINLOCK_TEST_BUSTED
-#define stress_lock   spin_lock_busted
-#define stress_unlock spin_unlock_busted
+#define stress_lock   ticket_lock_busted
+#define stress_unlock ticket_unlock_busted
 #else
 #define stress_lock   spin_lock
 #define stress_unlock spin_unlock

@@ -20,7 +20,7 @@ static uint32_t word(const spinlock_t *lock)
 	return atomic_load32(&lock->val);
 }
 
-/* One thread: the word is 0 free and TAS_LOCKED held, and nothing else. */
+/* One thread (CPU 0): the word is 0 free and TAS_HELD_BY(0) held, and nothing else. */
 static void test_single(void)
 {
 	spinlock_t lock;
@@ -28,16 +28,18 @@ static void test_single(void)
 	spin_init(&lock);
 	CHECK(word(&lock) == 0 && !spin_is_locked(&lock), "a fresh lock is the word 0, free");
 	spin_lock(&lock);
-	CHECK(word(&lock) == TAS_LOCKED, "held: word %#x, expected %#x", word(&lock), TAS_LOCKED);
+	CHECK(word(&lock) == TAS_HELD_BY(0), "held: word %#x, expected %#x", word(&lock),
+	      TAS_HELD_BY(0));
 	CHECK(spin_is_locked(&lock), "held reads locked");
 	CHECK(!spin_trylock(&lock), "a trylock of a held lock fails");
-	CHECK(word(&lock) == TAS_LOCKED, "a failed trylock changes nothing: word %#x", word(&lock));
+	CHECK(word(&lock) == TAS_HELD_BY(0), "a failed trylock changes nothing: word %#x",
+	      word(&lock));
 	CHECK(spin_value_waiters(lock) == 0, "the word shows no waiters: %u",
 	      spin_value_waiters(lock));
 	spin_unlock(&lock);
 	CHECK(word(&lock) == 0 && !spin_is_locked(&lock), "released: word %#x", word(&lock));
 	CHECK(spin_trylock(&lock), "a trylock of a free lock takes it");
-	CHECK(word(&lock) == TAS_LOCKED, "taken by trylock: word %#x", word(&lock));
+	CHECK(word(&lock) == TAS_HELD_BY(0), "taken by trylock: word %#x", word(&lock));
 	spin_unlock(&lock);
 }
 
@@ -47,15 +49,31 @@ static void test_single(void)
  */
 static void test_value_unlocked(void)
 {
-	spinlock_t free_word = {.val = 0}, held = {.val = TAS_LOCKED};
+	spinlock_t free_word = {.val = 0}, held = {.val = TAS_HELD_BY(0)};
 	spinlock_t ticket_free = {.tickets = {.head = SPIN_TICKET_STEP, .tail = SPIN_TICKET_STEP}};
 
 	CHECK(spin_kind_free(SPIN_KIND_TAS) == SPIN_FREE_ZERO, "the kind's free column is ZERO");
 	CHECK(spin_value_unlocked(free_word), "0 is free");
-	CHECK(!spin_value_unlocked(held), "TAS_LOCKED is held");
+	CHECK(!spin_value_unlocked(held), "TAS_HELD_BY(0) is held");
 	CHECK(!spin_value_unlocked(ticket_free), "head == tail is not free for this kind");
 	CHECK(!spin_kind_fifo(SPIN_KIND_TAS), "the kind promises no order");
+	CHECK(!spin_kind_fair(SPIN_KIND_TAS), "the kind is unfair: no starvation judgement");
+	CHECK(spin_kind_fair(SPIN_KIND_TICKET) && spin_kind_fair(SPIN_KIND_QSPINLOCK),
+	      "the ticket and queued kinds are judged by starvation");
 	CHECK(!spin_kind_pv(SPIN_KIND_TAS), "the kind has no paravirtual waiting");
+}
+
+/*
+ * The deadlock detector's progress: any hand-over the word shows, not only
+ * the word read free (a waiter that keeps missing the free moment while
+ * the lock moves between other CPUs must not panic).
+ */
+static void test_handed_over(void)
+{
+	CHECK(tas_handed_over(TAS_HELD_BY(1), TAS_HELD_BY(2)), "cpu 1 to cpu 2 is a hand-over");
+	CHECK(tas_handed_over(TAS_HELD_BY(1), 0), "the word read free is progress");
+	CHECK(tas_handed_over(0, 0), "free again is progress");
+	CHECK(!tas_handed_over(TAS_HELD_BY(3), TAS_HELD_BY(3)), "the same holder is none");
 }
 
 static void test_stress(unsigned threads)
@@ -77,6 +95,7 @@ int main(void)
 	      spin_kind_names[spin_kind()]);
 	test_single();
 	test_value_unlocked();
+	test_handed_over();
 	for (unsigned i = 0; i < sizeof(thread_counts) / sizeof(thread_counts[0]); i++)
 		test_stress(thread_counts[i]);
 	return check_exit("test_tas");

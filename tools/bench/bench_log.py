@@ -26,8 +26,8 @@ IMPL_ORDER = ["xadd", "cas-loop-cmpxchg8b", "cas-loop-cmpxchgq", "ticket-inline"
 
 
 def spin_kinds():
-    """The lock kinds (spinlock.kind=) of lib/spinlock.h's SPIN_KIND_LIST, the one list, in order."""
-    text = (pathlib.Path(__file__).resolve().parents[2] / "lib" / "spinlock.h").read_text()
+    """The lock kinds (spinlock.kind=) of lib/spinlock_kinds.h's SPIN_KIND_LIST, the one list, in order."""
+    text = (pathlib.Path(__file__).resolve().parents[2] / "lib" / "spinlock_kinds.h").read_text()
     return re.findall(r"^\s*X\(arg, (\w+), \w+,", text, re.M)
 
 

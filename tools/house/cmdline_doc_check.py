@@ -25,7 +25,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "interface.md"
 CODE = ROOT / "kernel" / "cmdline.c"
-KINDS = ROOT / "lib" / "spinlock.h"
+KINDS = ROOT / "lib" / "spinlock_kinds.h"
 SUITES = ROOT / "kernel" / "cmdline.h"
 WALKS = ROOT / "fs" / "fs.h"
 NATIVE = ROOT / "tests" / "bench" / "bench_native.c"
@@ -52,7 +52,7 @@ def doc_rows(text):
 
 
 def spin_kinds():
-    """The lock kinds of lib/spinlock.h's SPIN_KIND_LIST: spin_kind_names, and what
+    """The lock kinds of lib/spinlock_kinds.h's SPIN_KIND_LIST: spin_kind_names, and what
     an array that expands the list (torture.busted=<kind>) adds."""
     return re.findall(r"^\s*X\(arg, (\w+), \w+,", KINDS.read_text(), re.M)
 
