@@ -50,10 +50,15 @@ static unsigned trace_groups, trace_events = TRACE_EVENTS_DEFAULT, trace_ncpus;
 static char trace_only[TRACE_NAME_MAX];
 static uint32_t trace_dumped;
 
-static struct {
+/*
+ * The names given to objects, TRACE_NAMES_MAX of them (96 KiB): allocated by
+ * trace_start, since a boot without trace= names nothing, and .bss counts
+ * against the kernel image's 4 MiB span.
+ */
+static struct trace_object_name {
 	uint64_t obj;
 	char name[TRACE_NAME_MAX];
-} trace_names[TRACE_NAMES_MAX];
+} * trace_names;
 static uint32_t trace_nnames;
 
 /* Letter of each event type in the text encoding, and its group (TRACE_EVENT_LIST). */
@@ -123,6 +128,12 @@ bool trace_start(void)
 
 	if (!trace_groups)
 		return true;
+	if (!trace_names)
+		trace_names = platform_alloc(TRACE_NAMES_MAX * sizeof(*trace_names), 8);
+	if (!trace_names) {
+		platform_log("trace: no memory for %u object names; tracing off", TRACE_NAMES_MAX);
+		return false;
+	}
 	for (unsigned cpu = 0; cpu < n && cpu < MAX_CPUS; cpu++) {
 		trace_rings[cpu].ev = platform_alloc(
 		    (size_t)trace_events * sizeof(struct trace_event), CACHE_PAIR_BYTES);
@@ -143,7 +154,7 @@ void trace_name(const void *obj, const char *fmt, ...)
 	uint32_t i;
 	va_list ap;
 
-	if (!trace_groups)
+	if (!trace_groups || !trace_names)
 		return;
 	/* A ring of names: the oldest make way once TRACE_NAMES_MAX were given. */
 	i = atomic_xadd32(&trace_nnames, 1) % TRACE_NAMES_MAX;
@@ -188,6 +199,8 @@ static const char *trace_name_of(uintptr_t obj, enum trace_type type)
 
 	if (type == TR_TEST_START || type == TR_TEST_END)
 		return (const char *)obj;
+	if (!trace_names)
+		return NULL;
 	for (uint32_t back = 1; back <= n && back <= TRACE_NAMES_MAX; back++) {
 		uint32_t i = (n - back) % TRACE_NAMES_MAX;
 
