@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# run_one.sh NAME MUST HOLDERS - one check of tests/checks/checks.tab, as a target of the
+# plan tests/checks/run.py writes (build/test/checks.mk).
+#
+# Waits until HOLDERS holder targets (tests/checks/hold_slot.sh) hold their job slots, so a
+# check needing two cores starts with both; then runs the command (build/test/run/NAME.cmd)
+# with its output in build/test/NAME.log, and appends its verdict, exit status, seconds
+# and log to build/test/NAME.check (a boot's script wrote its replay record there first).
+# MUST is "must pass" (exit status 0) or "must fail" (exit status 1 exactly: 2 and up mean
+# it failed some other way, a timeout, a crash, a wrong reason).  Status 77: cannot run
+# here (no root, no /dev/kvm): verdict skip, said with the log's last line.
+# NAME.done, written last, tells make and run.py the check is over.
+set -u
+cd "$(dirname "$0")/../.."
+name=$1 must=$2 holders=$3
+run=build/test/run log=build/test/$name.log
+for i in $(seq 1 "$holders"); do
+    until [ -e "$run/$name.held$i" ]; do sleep 0.1; done
+done
+echo "$name" >>"$run/started.list"
+rm -f "build/test/$name.check"
+start=$(date +%s.%N)
+bash "$run/$name.cmd" >"$log" 2>&1 </dev/null
+status=$?
+case "$must,$status" in
+    *,77) verdict=skip ;;
+    "must pass,0" | "must fail,1") verdict=pass ;;
+    *) verdict=fail ;;
+esac
+seconds=$(echo "$(date +%s.%N) $start" | awk '{ printf "%.1f", $1 - $2 }')
+printf 'verdict=%s\nstatus=%s\nseconds=%s\nlog=%s\n' "$verdict" "$status" "$seconds" "$log" \
+    >>"build/test/$name.check"
+touch "$run/$name.done"
