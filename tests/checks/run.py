@@ -57,7 +57,7 @@ class Check:
     def __init__(self, lineno, name, group, must, seconds, cores, command):
         self.lineno, self.name, self.group, self.must = lineno, name, group, must
         self.seconds, self.cores, self.command = float(seconds), cores, command
-        self.after = []
+        self.after, self.after_all = [], False
 
     def slots(self, total, halve_controls):
         want = total if self.cores == "alone" else min(int(self.cores), total)
@@ -124,7 +124,7 @@ def read_table(path):
     names = {c.name for c in checks}
     for c in checks:
         if READS_ALL_RE.search(c.command):
-            c.after = [o.name for o in checks if o.name != c.name and not READS_ALL_RE.search(o.command)]
+            c.after_all = True  # every other check of its run: part() names them
             continue
         for word in READS_RE.findall(c.command):
             # build/test/NAME.serial, NAME.check, NAME-2.txt...: the longest check name it starts with.
@@ -150,6 +150,9 @@ def part(checks, which):
     if outside:
         # A long check reading a make test check's files: that check runs again here.
         chosen += [c for c in checks if c.name in outside]
+    for c in chosen:
+        if c.after_all:
+            c.after = [o.name for o in chosen if not o.after_all]
     return chosen
 
 
@@ -239,6 +242,25 @@ def report(name, tally):
     sys.stdout.flush()
 
 
+def forget_records(checks):
+    """Clear the last run's records: all of them (make test), or only those of CHECKS
+    (make test-long, which .ci/run runs after make test: both runs' records stay, in
+    checks.list, junit.xml and make summary)."""
+    listing = os.path.join(LOGDIR, "checks.list")
+    if checks is None:
+        stale = glob.glob(os.path.join(LOGDIR, "*.check")) + [listing]
+    else:
+        names = {c.name for c in checks}
+        stale = [os.path.join(LOGDIR, n + ".check") for n in names]
+        if os.path.exists(listing):
+            kept = [n for n in open(listing).read().split() if n not in names]
+            with open(listing, "w", encoding="utf-8") as f:
+                f.writelines(n + "\n" for n in kept)
+    for path in stale + [os.path.join(LOGDIR, "junit.xml")]:
+        if os.path.exists(path):
+            os.remove(path)
+
+
 def run(which):
     os.chdir(ROOT)
     checks = validate(TABLE)
@@ -252,10 +274,7 @@ def run(which):
         print("the build failed: no checks run")
         return 1
     os.makedirs(LOGDIR, exist_ok=True)
-    for path in glob.glob(os.path.join(LOGDIR, "*.check")) + [os.path.join(LOGDIR, f) for f in
-                                                              ("checks.list", "junit.xml")]:
-        if os.path.exists(path):
-            os.remove(path)
+    forget_records(chosen if which == "long" else None)
     shutil.rmtree(os.path.join(LOGDIR, "run"), ignore_errors=True)
     os.makedirs(os.path.join(LOGDIR, "run"))
     slots = int(os.environ.get("CHECK_SLOTS") or max(2, os.cpu_count() or 2))
