@@ -6,7 +6,8 @@
 # Waits until HOLDERS holder targets (tests/checks/hold_slot.sh) hold their job slots, so a
 # check needing two cores starts with both; then runs the command (build/test/run/NAME.cmd)
 # with its output in build/test/NAME.log, and appends its verdict, exit status, seconds
-# and log to build/test/NAME.check (a boot's script wrote its replay record there first).
+# log, start time (epoch seconds) and job slots to build/test/NAME.check (a boot's script
+# wrote its replay record there first).
 # MUST is "must pass" (exit status 0) or "must fail" (exit status 1 exactly: 2 and up mean
 # it failed some other way, a timeout, a crash, a wrong reason).  Status 77: cannot run
 # here (no root, no /dev/kvm): verdict skip, said with the log's last line.
@@ -34,6 +35,6 @@ case "$must,$status" in
     *) verdict=fail ;;
 esac
 seconds=$(echo "$(date +%s.%N) $start" | awk '{ printf "%.1f", $1 - $2 }')
-printf 'verdict=%s\nstatus=%s\nseconds=%s\nlog=%s\n' "$verdict" "$status" "$seconds" "$log" \
-    >>"build/test/$name.check"
+printf 'verdict=%s\nstatus=%s\nseconds=%s\nlog=%s\nstarted=%s\nslots=%s\n' "$verdict" "$status" \
+    "$seconds" "$log" "${start%.*}" "$((holders + 1))" >>"build/test/$name.check"
 touch "$run/$name.done"
