@@ -348,6 +348,13 @@ def estimates():
     with open(TABLE, "w", encoding="utf-8") as f:
         f.writelines(out)
     print(f"{TABLE}: {changed} estimates refreshed from {LOGDIR}/*.check")
+    checks, _ = read_table(TABLE)
+    for which in ("test", "long"):
+        chosen = part(checks, which)
+        total = sum(c.seconds for c in chosen)
+        packed = sum(c.seconds * c.slots(2, False) for c in chosen) / 2
+        print(f"make {'test-long' if which == 'long' else 'test'}: {len(chosen)} checks, "
+              f"{total:.0f} s added up, at best {packed:.0f} s on 2 cores")
     return 0
 
 
