@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: MIT
 # Makefile - build the kernel and its ISO, boot it, test everything.
-# What a target runs is a script in tools/ (make test: tools/test.sh), or one command;
+# What a target runs is a script in tools/ or tests/checks/, or one command;
 # no recipe is longer than three lines.  docs/interface.md states every target.
 #
 #   make               build/kernel.elf, build/lockref.iso (BIOS + UEFI), build/kernel.asm
 #   make run           boot under QEMU; exit 0 only if every test passed (tools/boot/run.sh)
 #   make kcsan         the race-detecting kernel (build/kcsan), booted as make run (docs/kcsan.md)
-#   make test          every check, "N passed, N failed"; logs in build/test (tools/test.sh)
+#   make test          every check, "N passed, N failed"; logs in build/test (tests/checks/checks.tab)
+#   make test-long     the slow checks make test leaves out (group long), the same way
+#   make test-estimates  the table's seconds column from the last run's build/test/*.check
 #   make summary       the last make test as Markdown (tools/log/ci_summary.py)
 #   make bench         benchmarks in a guest: build/bench/report.md (tools/bench/bench.sh)
 #   make bench-native  the same on this machine's cores (CPUS=N, TRACE=1): build/bench-native
@@ -94,7 +96,7 @@ $(patsubst %.c,$(NATIVE)/untraced/%.o,$(NATIVE_HOST_SRCS)): NATIVE_CFLAGS += -iq
 	-iquote tests/host
 $(NATIVE_UNTRACED_OBJS): NATIVE_CFLAGS += -DTRACE_COMPILED_OUT
 
-.PHONY: all run kcsan test summary bench bench-native trace bochs debug deps clean format host-tests \
+.PHONY: all run kcsan test test-long test-estimates summary bench bench-native trace bochs debug deps clean format host-tests \
 	fuzz lock-rules help
 all: $(ISO) $(BUILD)/kernel.asm
 
@@ -238,9 +240,16 @@ bench-native: $(NATIVE_BIN) $(NATIVE_UNTRACED) $(NATIVE_PAIR_COST)
 trace: $(KERNEL)
 	$(Q)tools/trace/trace.sh
 
-# The tools are checked first, then the ISO is built, then every check runs.
+# The table is checked first, then the tools, then the ISO is built, then every check
+# runs, longest first, as many at a time as there are cores (tests/checks/run.py).
 test:
-	$(Q)tools/test.sh
+	$(Q)tests/checks/run.py test
+
+test-long:
+	$(Q)tests/checks/run.py long
+
+test-estimates:
+	$(Q)tests/checks/run.py --estimates
 
 # The last make test as Markdown: what CI shows as the run's summary page.
 summary:

@@ -8,7 +8,7 @@
 # Environment (docs/interface.md): SMP ACCEL MACHINE FIRMWARE MEM CPU CMDLINE TIMEOUT.
 # DEBUG=1 (make debug): QEMU starts stopped with a gdb stub on localhost:1234
 # and no time limit; tools/boot/kernel.gdb attaches.  KERNEL_ELF: boot another
-# kernel than build/kernel.elf (make kcsan: build/kcsan/kernel.elf; tools/test.sh's
+# kernel than build/kernel.elf (make kcsan: build/kcsan/kernel.elf; make test's
 # planted static-key site, tools/boot/static_key_plant.py).
 # QEMU_MONITOR=PATH: the QEMU monitor on that Unix socket (for screendump;
 # tools/boot/screendump.py).  DEBUG_EXIT=0: no isa-debug-exit device, as on a

@@ -11,7 +11,7 @@ off and the boot must go on.  No build produces such a site, so this makes
 one: it copies ELF to OUT with the first site of the key named KEY (a
 symbol, e.g. trace_key) in the .static_keys table overwritten by five
 1-byte NOPs, valid code that is not the expected instruction.  A boot of
-OUT that turns KEY on is the negative control (tools/test.sh).
+OUT that turns KEY on is the negative control (static-key-bad-site in tests/checks/checks.tab).
 Prints the site's address; exit status 1 if KEY has no site.
 """
 import struct

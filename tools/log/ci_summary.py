@@ -3,7 +3,7 @@
 """ci_summary.py - the last `make test` as a Markdown page (make summary).
 
     ci_summary.py [DIR] [--bench-report REPORT_MD]
-                              DIR: where tools/test.sh left its records (build/test)
+                              DIR: where tests/checks/run.py left its records (build/test)
 
 A CI page shows this as the run's summary ($GITHUB_STEP_SUMMARY), and it
 reads the same in a terminal: one row per check with its verdict; for a
@@ -11,7 +11,7 @@ failed boot the first FAIL or PANIC line, the seed and the `make run ...`
 line that replays it; the invariants the runs reported broken; what was
 wrong with a serial log that could not be read, and where; then the
 benchmark tables of build/bench/report.md (make bench) or, without one,
-of the short native run make test keeps.  Reads only what tools/test.sh
+of the short native run make test keeps.  Reads only what tests/checks/run.py
 recorded (docs/ci.md); never raises on a bad log.
 """
 import argparse

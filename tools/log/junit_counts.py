@@ -8,7 +8,7 @@ The JUnit file of tools/log/ktap_junit.py is checked by a reader not written
 here (Debian's python3-junitparser; run under /usr/bin/python3, where
 Debian's Python packages import): the testcases named "check" (one per
 testsuite, each check's own verdict) must count N passed and N failed, as
-tools/test.sh's last line does, and each SUITE named must hold a <failure>
+tests/checks/run.py's last line does, and each SUITE named must hold a <failure>
 whose message matches REGEX (a negative control failing on its invariant).
 One line says what differs; exit status 0 when nothing does.
 """

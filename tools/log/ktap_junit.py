@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """ktap_junit.py - serial logs (KTAP version 1) and check results as JUnit XML.
 
-    ktap_junit.py --checks DIR -o OUT     every check tools/test.sh recorded in DIR
+    ktap_junit.py --checks DIR -o OUT     every check tests/checks/run.py recorded in DIR
                                           (DIR/checks.list, DIR/NAME.check sidecars)
     ktap_junit.py --run LOG --status N -o OUT
                                           one boot (make run): LOG, run-qemu.sh's status N
@@ -94,7 +94,7 @@ def log_problem_case(suite, classname, run):
 
 
 def check_case(suite, name, check, replay):
-    """The check's own verdict, as tools/test.sh judged it."""
+    """The check's own verdict, as tests/checks/run.py judged it."""
     attrs = {"classname": name, "name": CHECK_CASE}
     if check.get("seconds"):
         attrs["time"] = check["seconds"]
@@ -153,7 +153,7 @@ def testsuite(parent, name, check, run):
 
 
 def read_check(path):
-    """A check's sidecar (tools/test.sh): key=value lines, env.VAR=VALUE for a boot's variables."""
+    """A check's sidecar (tests/checks/run.py): key=value lines, env.VAR=VALUE for a boot's variables."""
     check = {"env": []}
     try:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
@@ -195,7 +195,7 @@ def replay_command(check, run):
 
 
 def recorded_checks(directory):
-    """[(name, check)] in the order tools/test.sh ran them."""
+    """[(name, check)] in the order tests/checks/run.py ran them."""
     listing = Path(directory) / "checks.list"
     names = listing.read_text(encoding="utf-8").split()
     return [(name, read_check(Path(directory) / f"{name}.check")) for name in names]
@@ -210,7 +210,7 @@ def write(root, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     what = ap.add_mutually_exclusive_group(required=True)
-    what.add_argument("--checks", metavar="DIR", help="the checks tools/test.sh recorded in DIR")
+    what.add_argument("--checks", metavar="DIR", help="the checks tests/checks/run.py recorded in DIR")
     what.add_argument("--run", metavar="LOG", help="one serial log (make run)")
     ap.add_argument("--status", type=int, default=None,
                     help="with --run: tools/boot/run-qemu.sh's exit status (0 = pass)")
@@ -226,7 +226,7 @@ def main():
             checks = recorded_checks(args.checks)
         except OSError as e:
             print(f"ktap_junit: {args.checks}: no record of checks ({e.strerror}): run "
-                  "tools/test.sh (make test) first", file=sys.stderr)
+                  "make test first", file=sys.stderr)
             return 2
         for name, check in checks:
             run = parse(check["serial"]) if check.get("serial") else None

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """test_ktap_junit.py - tests of ktap_junit.py and ci_summary.py on made-up logs.
 
-Each test writes serial logs and the records tools/test.sh leaves (checks.list,
+Each test writes serial logs and the records tests/checks/run.py leaves (checks.list,
 NAME.check), runs the tools as CI does (as programs, in a temporary
 directory), and reads what they wrote: the JUnit XML with ElementTree, the
 summary as text.  Good runs, failures, skips, crashes, and a garbled log
@@ -72,7 +72,7 @@ class Tools(unittest.TestCase):
 
     def add_boot(self, name, content, verdict="pass", expect_fail=None,
                  env=(("ACCEL", "tcg"), ("SMP", "2"), ("CMDLINE", "run=lockref quick"))):
-        """A boot as tools/test.sh records it; content: lines, or raw bytes."""
+        """A boot as tests/checks/run.py records it; content: lines, or raw bytes."""
         serial = self.dir / f"{name}.serial"
         if isinstance(content, bytes):
             serial.write_bytes(content)
