@@ -40,6 +40,8 @@ struct cpu {
 	/* Interrupt and exception handlers this CPU is inside (trap.c), and the last one's vector. */
 	uint32_t trap_depth;
 	uint32_t trap_vector;
+	/* NMIs this CPU answered ahead: both requests served by one NMI (trap.c). */
+	uint32_t nmis_answered_ahead;
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 _Static_assert(sizeof(struct cpu) == CACHE_PAIR_BYTES,
 	       "struct cpu fills one cache-line pair, no more");
