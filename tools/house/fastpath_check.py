@@ -53,6 +53,10 @@ import subprocess
 import sys
 import tempfile
 
+# The ELF's sections and an address's file offset: the site planter's (tools/boot/).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "boot"))
+from static_key_plant import offset, sections  # noqa: E402
+
 OPS = ["get", "get_not_zero", "get_not_dead", "put_not_zero", "put_return", "put_or_lock"]
 FUNCTIONS = [f"lockref_{op}{p}" for op in OPS for p in ("", "_p")] + [
     f"lockref16_{op}{p}" for op in OPS + ["get_if_gen"] for p in ("", "_p")
@@ -337,25 +341,6 @@ def patched_copy(elf, log):
     print(f"ok {log}: {summary['sites']} sites, {len(last)} jump(s); the ELF so patched "
           f"hashes as the running text did")
     return path, []
-
-
-def sections(elf):
-    """[(address, file offset, size)] of the sections with file contents."""
-    out = subprocess.run(["readelf", "-SW", elf], capture_output=True, text=True,
-                         check=True).stdout
-    found = []
-    for line in out.splitlines():
-        p = line.replace("[ ", "[").split()
-        if len(p) > 6 and p[0].startswith("[") and p[1].startswith(".") and p[2] != "NOBITS":
-            found.append((int(p[3], 16), int(p[4], 16), int(p[5], 16)))
-    return found
-
-
-def offset(secs, addr):
-    for start, off, size in secs:
-        if start and start <= addr < start + size:
-            return off + addr - start
-    raise ValueError(f"address {addr:#x} is in no section with contents")
 
 
 def disassemble(path):
