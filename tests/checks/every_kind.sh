@@ -11,11 +11,9 @@ set -u
 cd "$(dirname "$0")/../.."
 LOGDIR=${LOGDIR:-build/test/every-kind}
 mkdir -p "$LOGDIR"
-# A tool by its name, wherever under tools/ it lives.
-tool() { find tools -name "$1" -type f | head -n 1; }
-run_qemu=$(tool run-qemu.sh) ktap_check=$(tool ktap_check.py) bench_log=$(tool bench_log.py)
+run_qemu=tools/boot/run-qemu.sh ktap_check=tools/log/ktap_check.py
 kinds=${KINDS:-}
-[ -n "$kinds" ] || kinds=$(python3 -c 'import sys, os; sys.path.insert(0, os.path.dirname(sys.argv[1])); import bench_log; print(" ".join(bench_log.spin_kinds()))' "$bench_log") ||
+[ -n "$kinds" ] || kinds=$(python3 -c 'import sys; sys.path.insert(0, "tools/bench"); import bench_log; print(" ".join(bench_log.spin_kinds()))') ||
     { echo "every_kind: cannot read the kinds from lib/spinlock_kinds.h"; exit 2; }
 [ -n "$kinds" ] || { echo "every_kind: lib/spinlock_kinds.h lists no kind"; exit 2; }
 failed=0
