@@ -3,6 +3,8 @@
 """run.py - run the checks of tests/checks/checks.tab: make test, make test-long.
 
     run.py test | long          validate the table, build, run that part's checks
+    run.py only GLOB...         the same for the checks whose names match a GLOB (and
+                                the checks whose files they read): a quick look while working
     run.py --validate [TABLE]   only validate (exit 2 and one line per bad line)
     run.py --covers NAMES       every name of the file NAMES is a check of the table
     run.py --estimates          rewrite the seconds column from build/test/*.check
@@ -31,6 +33,7 @@ build/test/junit.xml and the line "N passed, N failed".
 CHECK_SLOTS=N runs with N slots; HALVE_CONTROLS=1 gives the must-fail
 controls half their cores (the proof that a control still fails when starved).
 """
+import fnmatch
 import glob
 import os
 import re
@@ -144,9 +147,12 @@ def validate(path):
     return checks if not problems else None
 
 
-def part(checks, which):
-    """make test runs every group but long; make test-long runs long."""
-    chosen = [c for c in checks if (c.group == "long") == (which == "long")]
+def part(checks, which, globs=()):
+    """make test runs every group but long; make test-long runs long; only, those named."""
+    if which == "only":
+        chosen = [c for c in checks if any(fnmatch.fnmatchcase(c.name, g) for g in globs)]
+    else:
+        chosen = [c for c in checks if (c.group == "long") == (which == "long")]
     names = {c.name for c in chosen}
     outside = sorted({a for c in chosen for a in c.after if a not in names})
     if outside:
@@ -260,20 +266,23 @@ def forget_records(checks):
             os.remove(path)
 
 
-def run(which):
+def run(which, globs=()):
     os.chdir(ROOT)
     checks = validate(TABLE)
     if checks is None:
         print(f"{TABLE}: bad lines: no check runs")
         return 2
-    chosen = order(part(checks, which))
+    chosen = order(part(checks, which, globs))
+    if not chosen:
+        print(f"no check of {TABLE} is named {' or '.join(globs)}")
+        return 2
     if subprocess.call(["tools/deps.sh", "check"]) != 0:
         return 2
     if subprocess.call(["make", "-s", "-j2", "all"]) != 0:
         print("the build failed: no checks run")
         return 1
     os.makedirs(LOGDIR, exist_ok=True)
-    forget_records(chosen if which == "long" else None)
+    forget_records(chosen if which != "test" else None)
     shutil.rmtree(os.path.join(LOGDIR, "run"), ignore_errors=True)
     os.makedirs(os.path.join(LOGDIR, "run"))
     slots = int(os.environ.get("CHECK_SLOTS") or max(2, os.cpu_count() or 2))
@@ -281,7 +290,7 @@ def run(which):
     plan = os.path.join(LOGDIR, "checks.mk")
     write_makefile(chosen, slots, halve, plan)
     estimate = sum(c.seconds * c.slots(slots, halve) for c in chosen) / slots
-    print(f"== {len(chosen)} checks ({'make test-long' if which == 'long' else 'make test'}), "
+    print(f"== {len(chosen)} checks ({ {'long': 'make test-long', 'test': 'make test'}.get(which, 'chosen by name') }), "
           f"{slots} slots{', controls on half their cores' if halve else ''}: "
           f"about {estimate:.0f} s by the estimates")
     make = subprocess.Popen(["make", "--no-print-directory", "-k", f"-j{slots}", "-f", plan, "all"],
@@ -368,6 +377,8 @@ def main(argv):
         return estimates()
     if argv in (["test"], ["long"]):
         return run(argv[0])
+    if argv[:1] == ["only"] and len(argv) > 1:
+        return run("only", argv[1:])
     print(__doc__.split("\n\n")[1])
     return 2
 
