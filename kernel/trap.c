@@ -81,9 +81,10 @@ __attribute__((noreturn)) static void panic_exception(const struct trap_frame *t
 }
 
 /* Installed by one CPU while others may take the trap: function pointers held as words. */
-static uint64_t exception_fixup; /* trap_fixup_fn */
-static uint64_t tick_fn;	 /* void (*)(void) */
-static uint64_t test_hook_fn;	 /* void (*)(void) */
+static uint64_t exception_fixup;  /* trap_fixup_fn */
+static uint64_t tick_fn;	  /* void (*)(void) */
+static uint64_t test_hook_fn;	  /* void (*)(void) */
+static uint64_t nmi_test_hook_fn; /* void (*)(void), taken by one NMI */
 
 void trap_set_tick(void (*fn)(void))
 {
@@ -93,6 +94,11 @@ void trap_set_tick(void (*fn)(void))
 void trap_set_test_hook(void (*fn)(void))
 {
 	atomic_store64(&test_hook_fn, (uint64_t)(uintptr_t)fn);
+}
+
+void trap_set_nmi_test_hook(void (*fn)(void))
+{
+	atomic_store64(&nmi_test_hook_fn, (uint64_t)(uintptr_t)fn);
 }
 
 void trap_set_fixup(trap_fixup_fn fn)
@@ -125,6 +131,12 @@ static __attribute__((noinline)) void trap_nmi(struct trap_frame *tf)
 		self->nmis_answered_ahead++;
 	if (fenced || parked)
 		return;
+	void (*hook)(void) = (void (*)(void))(uintptr_t)atomic_xchg64(&nmi_test_hook_fn, 0);
+
+	if (hook) {
+		hook();
+		return;
+	}
 	if (self->nmis_answered_ahead) {
 		self->nmis_answered_ahead--;
 		return;

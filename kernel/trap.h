@@ -55,4 +55,11 @@ void trap_set_tick(void (*fn)(void));
  */
 void trap_set_test_hook(void (*fn)(void));
 
+/*
+ * What the next NMI that is neither a fence nor a park request runs, once
+ * (the hook is taken as the NMI takes it): a test's way to run code inside
+ * an NMI handler.  Without it such an NMI is unexplained and panics.
+ */
+void trap_set_nmi_test_hook(void (*fn)(void));
+
 #endif /* KERNEL_TRAP_H */

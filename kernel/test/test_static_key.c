@@ -20,7 +20,8 @@
  *
  * The refusals: a key with no site, a site whose bytes are neither the NOP
  * nor its JMP at patch time, and a flip asked from inside an interrupt
- * handler each leave the key as it was, with one line, and the boot goes on.
+ * handler or an NMI handler each leave the key as it was, with one line,
+ * and the boot goes on.
  */
 #include "apic.h"
 #include "atomic.h"
@@ -355,33 +356,49 @@ static void refuse_bad_site(struct ktest_ctx *t)
 }
 KTEST(keys, "refuse_bad_site", refuse_bad_site, 0);
 
-/* From the VEC_TEST handler: the request, and its answer. */
-static uint8_t in_interrupt_answer;
+/* From the VEC_TEST or NMI handler: the request, and its answer (1 went on, 2 refused). */
+static uint8_t in_handler_answer;
 
-static void enable_from_interrupt(void)
+static void enable_from_handler(void)
 {
-	atomic_store8(&in_interrupt_answer, static_key_enable(&key_with_site) ? 1 : 2);
+	atomic_store8(&in_handler_answer, static_key_enable(&key_with_site) ? 1 : 2);
+}
+
+/* Waits for the handler's answer to the interrupt just sent; false: none came. */
+static bool handler_answered(struct ktest_ctx *t, const char *what)
+{
+	uint64_t end = tsc_now() + tsc_from_us(KEYS_IPI_WAIT_US);
+	uint8_t answer;
+
+	while ((answer = atomic_load8(&in_handler_answer)) == 0 && tsc_now() < end)
+		cpu_relax();
+	if (answer == 0)
+		ktest_fail(t, "the %s to this CPU (APIC id %u) did not come within %u us", what,
+			   this_cpu()->apic_id, KEYS_IPI_WAIT_US);
+	else if (answer == 1 || key_with_site.enabled || site_probe())
+		ktest_fail(t, "keys.one_site went on from inside an %s handler", what);
+	return answer != 0;
 }
 
 static void refuse_in_interrupt(struct ktest_ctx *t)
 {
-	struct cpu *c = this_cpu();
-	uint64_t before = c->ipis_seen, end = tsc_now() + tsc_from_us(KEYS_IPI_WAIT_US);
-
-	atomic_store8(&in_interrupt_answer, 0);
-	trap_set_test_hook(enable_from_interrupt);
+	atomic_store8(&in_handler_answer, 0);
+	trap_set_test_hook(enable_from_handler);
 	sti();
-	apic_send_ipi(c->apic_id, VEC_TEST);
-	while (c->ipis_seen == before && tsc_now() < end)
-		cpu_relax();
+	apic_send_ipi(this_cpu()->apic_id, VEC_TEST);
+	handler_answered(t, "interrupt");
 	cli();
 	trap_set_test_hook(NULL);
-	uint8_t answer = atomic_load8(&in_interrupt_answer);
-
-	if (answer == 0)
-		ktest_fail(t, "the IPI to this CPU (APIC id %u) did not come within %u us",
-			   c->apic_id, KEYS_IPI_WAIT_US);
-	else if (answer == 1 || key_with_site.enabled || site_probe())
-		ktest_fail(t, "keys.one_site went on from inside an interrupt handler");
 }
 KTEST(keys, "refuse_in_interrupt", refuse_in_interrupt, 0);
+
+/* The same from an NMI, which comes whatever RFLAGS.IF says (the park's own vector). */
+static void refuse_in_nmi(struct ktest_ctx *t)
+{
+	atomic_store8(&in_handler_answer, 0);
+	trap_set_nmi_test_hook(enable_from_handler);
+	apic_send_nmi(this_cpu()->apic_id);
+	if (!handler_answered(t, "NMI"))
+		trap_set_nmi_test_hook(NULL); /* not taken: no later NMI may run it */
+}
+KTEST(keys, "refuse_in_nmi", refuse_in_nmi, 0);
