@@ -221,9 +221,10 @@ def inputs(results):
         lines.append(f"c = {c:.1f} ns: the median one-way latency of {len(lats)} c2c rows "
                      f"(bench c2c, min {lats[0]:.1f}, max {lats[-1]:.1f})")
     xadd = one_cpu(results, "refcount", "xadd", "get+put")
-    wanted = 0
+    wanted, counts = 0, set()
     for bench, impl, op, model, count, drawn in COVERED:
         measured = [k[3] for k in results if k[:3] == (bench, impl, op)]
+        counts.update(measured)
         if not measured or max(measured) < 2:
             continue
         wanted += 1
@@ -257,7 +258,9 @@ def inputs(results):
         lines.append(text)
     missing = ([] if lats or not wanted else
                ["c2c rows (bench_native --only=c2c: the line-transfer cost)"]) \
-        + (["1-CPU rows of " + ", ".join(lacking)] if lacking else [])
+        + (["1-CPU rows of " + ", ".join(lacking)] if lacking else []) \
+        + ([f"rows at 2 or more CPUs: it measured one CPU count ({min(counts)}), the "
+            f"model's input, and nothing to predict"] if counts and not wanted else [])
     problem = None
     if missing:
         problem = ("scaling model: the log has no " + "; no ".join(missing)

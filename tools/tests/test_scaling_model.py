@@ -317,6 +317,10 @@ class TestBadInput(Case):
         self.assertNotIn("lockref16", {p["impl"] for p in points})
         self.assertIn("# model refcount spinlock", dat)
 
+    def test_one_cpu_count_only(self):
+        lines = c2c_lines() + [line for line in curve_lines() if '"cpus": 1,' in line]
+        self.expect_measured_alone(lines, ["one CPU count (1)", "rows at 2 or more CPUs"])
+
     def test_nothing_to_model_says_nothing(self):
         write_log(self.log, [bench("uncontended", "xadd", 1, 1e8, op="insn")])
         _, _, results, _ = bench_log.parse_log(self.log)
