@@ -446,8 +446,9 @@ def section(model):
     parts = ["", "## Scaling model", "",
              "tools/bench/scaling_model.py: one chain per shape (ticket lock, queued lock, xadd, "
              "lockref loop, path walk), fed by this log's own figures (each point's c: the "
-             "median over the c2c pairs of the CPUs it ran on); the dashed curves of "
-             f"scaling.png, and its last panel to {PROJECT_MAX} CPUs for the curves that "
+             "median over the c2c pairs of the CPUs it ran on; the lockref's failed "
+             "exchanges: its row's count); the dashed curves of scaling.png, and its last "
+             f"panel to {PROJECT_MAX} CPUs (the failures estimated there) for the curves that "
              "missed nowhere.  A point outside the model's domain "
              "(docs/scaling-model.md) is shown with the reason and not judged.", ""]
     if model["problem"]:
