@@ -400,14 +400,16 @@ def summary(model):
     lines += [f"  missed: {p['bench']} {p['impl']} {p['op']} at {p['cpus']} CPUs: "
               f"{fmt_rate(p['measured'])}/s measured, {fmt_rate(p['predicted'])}/s predicted "
               f"({100 * p['error']:+.0f}%)" for p in misses(model)]
+    # Every point outside the domain by name, one line per reason, a curve's counts together.
     reasons = {}
     for p in model["points"]:
         if verdict(p) == "out of domain":
-            reasons.setdefault(p["domain"].split(":")[0], []).append(p)
-    for why, pts in reasons.items():
+            name = p["impl"] + ("" if p["bench"] == "refcount" else " " + p["op"])
+            reasons.setdefault(p["domain"].split(":")[0], {}).setdefault(name, []).append(
+                str(p["cpus"]))
+    for why, curves in reasons.items():
         lines.append(f"  outside, {why} ({DOMAIN_WORDS[why]}): " + ", ".join(
-            f"{p['impl']}{'' if p['bench'] == 'refcount' else ' ' + p['op']}@{p['cpus']}"
-            for p in pts[:6]) + (f" and {len(pts) - 6} more" if len(pts) > 6 else ""))
+            f"{name}@{','.join(counts)}" for name, counts in curves.items()))
     ratios = ratio_rows(model)
     lines += [f"  projected {r[0]}: " + ", ".join(
         f"{v} at {n}" for v, n in zip(r[1:], RATIO_COUNTS)) for r in ratios["rows"]]

@@ -232,7 +232,8 @@ class TestDomain(Case):
         self.assertIsNone(pts[("lockref", 2)]["domain"])
         self.assertIsNone(pts[("spinlock", 2)]["domain"])
         self.assertIn("outside, ownership runs", "\n".join(scaling_model.summary(model)))
-        _, pts = self.model(self.refcount(lockref2=20e6, spin2=12e6))
+        model, pts = self.model(self.refcount(lockref2=20e6, spin2=12e6))
+        self.assertIn("): spinlock@2, lockref@2", "\n".join(scaling_model.summary(model)))
         for impl in ("lockref", "spinlock"):
             self.assertIn(f"ownership runs: {impl} at 2 CPUs", pts[(impl, 2)]["domain"])
             self.assertIn("7.5 M/s that 2 transfers", pts[(impl, 2)]["domain"])
