@@ -77,9 +77,10 @@ PROJECT_MAX = 80        # the seeds' machine: 8 sockets x 10 cores
 RATIO_COUNTS = (10, 20, 40, 80)
 MISS = 0.25             # beyond this relative error the docs must name the effect left out
 QUEUE_HANDOFF = 4       # lines a queued lock's hand-off moves once 3 CPUs queue (see above)
-# The fewest times each mechanism moves its line per operation: xadd once, the lockref's
-# read and upgrade, a lock's hand-off once per acquisition.  A row faster than that many
-# transfers allow kept its line for runs of operations (domain() below).
+# The fewest times each mechanism moves its line per operation (a get+put, or a stat's get
+# and put): xadd once, the lockref's read and upgrade, a lock's hand-off once per
+# acquisition.  A row faster than that many transfers allow kept its line for runs of
+# operations (domain() below).
 FEWEST_MOVES = {"xadd": 1, "lockref": 2, "ticket": LOCKS_PER_OP, "queued": LOCKS_PER_OP}
 # The domain (domain() below): a 1-CPU input whose trials spread wider than this was
 # not one figure; a point whose threads ran together less than this share of the run,
@@ -236,8 +237,7 @@ def inputs(results):
         if None in rows or not lats:
             continue
         t1 = rows[0][0]
-        curve = {"model": model, "t1": t1, "c": c, "think": 0.0, "drawn": drawn,
-                 "line": (count or (bench, impl)) + ("get+put",)}
+        curve = {"model": model, "t1": t1, "c": c, "think": 0.0, "drawn": drawn}
         text = f"{bench}/{impl}/{op} ({model}): T1 = {t1:.1f} ns from {rows[0][1]}"
         if count:
             curve["t1"] = rows[1][0]
@@ -294,8 +294,8 @@ def shaky_input(results, key):
 def domain(results, curve, key, n, c):
     """Why point @n of @curve lies outside the model's domain, or None: its inputs are not
     one figure, its threads were preempted, or the line stayed with one owner for runs of
-    operations: the refcount row that carries the curve's line (its own, or a walk's
-    count) did more get+put pairs than FEWEST_MOVES transfers of @c each allow."""
+    operations: the point's row did more operations than FEWEST_MOVES transfers of @c each
+    allow (a walk's think time aside: the line's transfers are one after another)."""
     if n == 1:
         return None
     if curve["shaky"]:
@@ -303,16 +303,16 @@ def domain(results, curve, key, n, c):
     why = stalled(results[key + (n,)])
     if why:
         return f"preempted: {why}"
-    line = results.get(curve["line"] + (n,))
+    row = results[key + (n,)]
     moves = FEWEST_MOVES.get(curve["model"])
-    if moves and line and line.get("ops_per_sec"):
+    if moves and row.get("ops_per_sec"):
         limit = 1e9 / (moves * QUEUED_SHARE * c)
-        if line["ops_per_sec"] > (1 + MISS) * limit:
-            name = curve["line"][1]
-            return (f"ownership runs: {name} at {n} CPUs did {fmt_rate(line['ops_per_sec'])}/s, "
+        if row["ops_per_sec"] > (1 + MISS) * limit:
+            name = key[1] + ("" if key[0] == "refcount" else " " + key[2])
+            return (f"ownership runs: {name} at {n} CPUs did {fmt_rate(row['ops_per_sec'])}/s, "
                     f"over the {fmt_rate(limit)}/s that {moves} transfer{'s' * (moves > 1)} of "
-                    f"the c2c pair ({c:.0f} ns) per get+put allow{'s' * (moves == 1)}, so the "
-                    f"line stayed with one CPU for runs of operations")
+                    f"the c2c pair ({c:.0f} ns) per operation allow{'s' * (moves == 1)}, so "
+                    f"the line stayed with one CPU for runs of operations")
     return None
 
 

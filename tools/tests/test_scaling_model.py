@@ -238,6 +238,14 @@ class TestDomain(Case):
             self.assertIn(f"ownership runs: {impl} at 2 CPUs", pts[(impl, 2)]["domain"])
             self.assertIn("7.5 M/s that 2 transfers", pts[(impl, 2)]["domain"])
         self.assertIsNone(pts[("xadd", 2)]["domain"])
+        # A walk takes its final node's lock twice a stat: its transfers, one after another
+        # whatever the walk between them, bound its stats too.
+        walk = [bench("refcount", "lockref-locked", 1, 1e9 / COUNT_NS),
+                bench("pathwalk", "spinlock", 1, 1e9 / STAT_NS, op="stat-same-path"),
+                bench("pathwalk", "spinlock", 2, 12e6, op="stat-same-path")]
+        model, _ = self.model(self.refcount() + walk)
+        why = [p["domain"] for p in model["points"] if p["bench"] == "pathwalk"][1]
+        self.assertIn("ownership runs: spinlock stat-same-path at 2 CPUs did 12 M/s", why)
 
     def test_lockref_reads_its_measured_failures(self):
         # retries_per_op counts per lockref call; a get+put makes two: f = 0.5 a pair.
