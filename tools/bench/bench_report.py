@@ -148,7 +148,7 @@ def write_plot(results, outdir, model):
                             f" {r.get('ops_per_sec_max', r['ops_per_sec'])}\n")
                 f.write("\n\n")
                 index += 1
-            last, model_blocks = index - 1, scaling_model.write_curves(f, model, results, bench,
+            last, model_blocks = index - 1, scaling_model.write_curves(f, model, bench,
                                                                      list(grid), index)
             index = model_blocks[1] + 1
             panels.append((bench, first, last, " ".join(grid), model_blocks))

@@ -33,11 +33,13 @@ spends on one operation (a get+put pair, or one stat) in state k:
            of the next (QUEUED_SHARE): D = max(T1, QUEUED_SHARE c).
   lockref  the compare-exchange loop: a read for the old value, then the
            exchange's upgrade, two transfers per operation, and one more
-           per failed exchange; an exchange fails when another CPU's write
-           lands in the window w between its load and its exchange (w: the
-           lockref's own 1-CPU cost over a bare xadd's, per update), so the
-           failures grow with the contenders: p = 1 - exp(-(n-1)/n w/h),
-           D = max(T1, h (2 + 2 p/(1-p))), h = QUEUED_SHARE c.
+           per failed exchange f: D = max(T1, h (2 + f)), h = QUEUED_SHARE c.
+           f is what the row measured (its retries_per_op, per lockref call,
+           times the LOCKS_PER_OP calls of an operation); where no row was
+           measured (the projection) an exchange fails when another CPU's
+           write lands in the window w between its load and its exchange (w:
+           the lockref's own 1-CPU cost over a bare xadd's, per update):
+           p = 1 - exp(-(n-1)/n w/h), f = 2 p/(1-p).
   pathwalk a stat is the walk's reads (shared read-only, so they scale: the
            think time Z = T1(stat) - T1(the count's own get+put)) and one
            get+put on the final node, served by the count's model (ticket
@@ -47,8 +49,9 @@ spends on one operation (a get+put pair, or one stat) in state k:
 Inputs, all from the one log (never fitted to a point): T1, the 1-CPU row's
 ns per operation (1e9 / its ops_per_sec, so the 1-CPU point is an input, not
 a prediction); c, the median one-way latency of the c2c rows between the CPUs
-a point ran on (all pairs for the projection).  The report prints each input
-beside the row it came from.
+a point ran on (all pairs for the projection); f, the lockref's failed
+exchanges per operation, counted by the benchmark in the point's own row.
+The report prints each input beside the row it came from.
 
 The domain: the chain has no preemption, no runs of operations by one owner
 of the line, and inputs measured once.  domain() names, from the log's own
@@ -62,7 +65,7 @@ import os
 import statistics
 
 from bench_c2c import pairs
-from bench_log import fmt_rate, scaling_grid, table
+from bench_log import fmt_rate, table
 
 # An unqueued transfer (what c2c times) is three legs: the request to the
 # line's home, the snoop to its owner, the data to the requester.  When the
@@ -74,6 +77,11 @@ PROJECT_MAX = 80        # the seeds' machine: 8 sockets x 10 cores
 RATIO_COUNTS = (10, 20, 40, 80)
 MISS = 0.25             # beyond this relative error the docs must name the effect left out
 QUEUE_HANDOFF = 4       # lines a queued lock's hand-off moves once 3 CPUs queue (see above)
+# The fewest times each mechanism moves its line per operation (a get+put, or a stat's get
+# and put): xadd once, the lockref's read and upgrade, a lock's hand-off once per
+# acquisition.  A row faster than that many transfers allow kept its line for runs of
+# operations (domain() below).
+FEWEST_MOVES = {"xadd": 1, "lockref": 2, "ticket": LOCKS_PER_OP, "queued": LOCKS_PER_OP}
 # The domain (domain() below): a 1-CPU input whose trials spread wider than this was
 # not one figure; a point whose threads ran together less than this share of the run,
 # or stopped for this share of one trial, was preempted, which the chain leaves out.
@@ -86,8 +94,8 @@ DOMAIN_WORDS = {
     "preempted input": "a 1-CPU row's thread was stopped",
     "preempted": f"threads together under {OVERLAP_MIN:.0%} of the run, or one stopped for "
                  f"{STALL_SHARE:.0%} of a trial",
-    "ownership runs": "xadd beat one c2c transfer per operation: the line stayed with one "
-                      "CPU for runs of operations",
+    "ownership runs": "a row beat the c2c transfers its mechanism needs per operation: the "
+                      "line stayed with one CPU for runs of operations",
 }
 
 # The curves a model covers: (bench, impl, op, model, the 1-CPU row of the final
@@ -132,8 +140,10 @@ def chain_rate(n, think, service):
     return sum(w / total * (n - k) / think for k, w in enumerate(weights))
 
 
-def service_time(model, n, t1, c, w=0.0):
-    """D_k of @model at @n CPUs as a function of k (ns per operation on the line)."""
+def service_time(model, n, t1, c, w=0.0, fails=None):
+    """D_k of @model at @n CPUs as a function of k (ns per operation on the line); @fails:
+    the lockref's measured failed exchanges per operation, or None for the window's
+    estimate."""
     h = QUEUED_SHARE * c
     if n == 1 or model == "private":
         return lambda k: t1             # nobody else moves the line
@@ -146,19 +156,31 @@ def service_time(model, n, t1, c, w=0.0):
         return lambda k: max(t1, h)
     if model != "lockref":
         raise ValueError(f"scaling_model: no model named {model!r}")
-    p = 1 - math.exp(-(n - 1) / n * w / h)   # an exchange fails: a write lands within w
-    return lambda k: max(t1, h * (2 + 2 * p / (1 - p)))
+    if fails is None:
+        p = 1 - math.exp(-(n - 1) / n * w / h)   # an exchange fails: a write lands within w
+        fails = 2 * p / (1 - p)
+    return lambda k: max(t1, h * (2 + fails))
 
 
-def rate(curve, n, c=None):
+def rate(curve, n, c=None, fails=None):
     """Predicted operations per second of @curve (an inputs() entry) at @n CPUs, with the
-    line transfer @c (default: the median over every pair)."""
+    line transfer @c (default: the median over every pair) and the lockref's measured
+    failed exchanges per operation @fails (default: the window's estimate)."""
     if curve["model"] == "private":
         return n * 1e9 / curve["t1"]
     return 1e9 * chain_rate(n, curve["think"],
                             service_time(curve["model"], n, curve["t1"],
                                          curve["c"] if c is None else c,
-                                         curve.get("w", 0.0)))
+                                         curve.get("w", 0.0), fails))
+
+
+def measured_fails(curve, row):
+    """The lockref's failed exchanges per operation that @row counted (its retries_per_op
+    is per lockref call, LOCKS_PER_OP calls an operation), or None: not a lockref curve,
+    or a row without the count."""
+    if curve["model"] != "lockref" or row.get("retries_per_op") is None:
+        return None
+    return LOCKS_PER_OP * float(row["retries_per_op"])
 
 
 def cpu_set(text):
@@ -200,9 +222,10 @@ def inputs(results):
         lines.append(f"c = {c:.1f} ns: the median one-way latency of {len(lats)} c2c rows "
                      f"(bench c2c, min {lats[0]:.1f}, max {lats[-1]:.1f})")
     xadd = one_cpu(results, "refcount", "xadd", "get+put")
-    wanted = 0
+    wanted, counts = 0, set()
     for bench, impl, op, model, count, drawn in COVERED:
         measured = [k[3] for k in results if k[:3] == (bench, impl, op)]
+        counts.update(measured)
         if not measured or max(measured) < 2:
             continue
         wanted += 1
@@ -224,12 +247,20 @@ def inputs(results):
         if model == "lockref":
             curve["w"] = max(0.0, (curve["t1"] - xadd[0]) / 2)
             text += f"; window w = {curve['w']:.1f} ns against {xadd[1]}"
+            fails = [(n, measured_fails(curve, results[(bench, impl, op, n)]))
+                     for n in sorted(measured) if n > 1]
+            if any(f is not None for _, f in fails):
+                text += (f"; failed exchanges per operation f, each row's retries_per_op x "
+                         f"{LOCKS_PER_OP}: " + ", ".join(f"{f:.2f} at {n}" for n, f in fails
+                                                         if f is not None))
         curve["shaky"] = [why for why in (shaky_input(results, key) for key in need) if why]
         curves[(bench, impl, op)] = curve
         lines.append(text)
     missing = ([] if lats or not wanted else
                ["c2c rows (bench_native --only=c2c: the line-transfer cost)"]) \
-        + (["1-CPU rows of " + ", ".join(lacking)] if lacking else [])
+        + (["1-CPU rows of " + ", ".join(lacking)] if lacking else []) \
+        + ([f"rows at 2 or more CPUs: it measured one CPU count ({min(counts)}), the "
+            f"model's input, and nothing to predict"] if counts and not wanted else [])
     problem = None
     if missing:
         problem = ("scaling model: the log has no " + "; no ".join(missing)
@@ -263,7 +294,8 @@ def shaky_input(results, key):
 def domain(results, curve, key, n, c):
     """Why point @n of @curve lies outside the model's domain, or None: its inputs are not
     one figure, its threads were preempted, or the line stayed with one owner for runs of
-    operations (faster than one transfer of @c per get+put allows)."""
+    operations: the point's row did more operations than FEWEST_MOVES transfers of @c each
+    allow (a walk's think time aside: the line's transfers are one after another)."""
     if n == 1:
         return None
     if curve["shaky"]:
@@ -271,14 +303,16 @@ def domain(results, curve, key, n, c):
     why = stalled(results[key + (n,)])
     if why:
         return f"preempted: {why}"
-    xadd = results.get(("refcount", "xadd", "get+put", n))
-    if curve["model"] in ("xadd", "lockref") and xadd and xadd.get("ops_per_sec"):
-        limit = 1e9 / (QUEUED_SHARE * c)
-        if xadd["ops_per_sec"] > (1 + MISS) * limit:
-            return (f"ownership runs: xadd at {n} CPUs did {fmt_rate(xadd['ops_per_sec'])}/s, "
-                    f"over the {fmt_rate(limit)}/s one transfer of the c2c pair "
-                    f"({c:.0f} ns) per get+put allows, so the line stayed with one CPU "
-                    f"for runs of operations")
+    row = results[key + (n,)]
+    moves = FEWEST_MOVES.get(curve["model"])
+    if moves and row.get("ops_per_sec"):
+        limit = 1e9 / (moves * QUEUED_SHARE * c)
+        if row["ops_per_sec"] > (1 + MISS) * limit:
+            name = key[1] + ("" if key[0] == "refcount" else " " + key[2])
+            return (f"ownership runs: {name} at {n} CPUs did {fmt_rate(row['ops_per_sec'])}/s, "
+                    f"over the {fmt_rate(limit)}/s that {moves} transfer{'s' * (moves > 1)} of "
+                    f"the c2c pair ({c:.0f} ns) per operation allow{'s' * (moves == 1)}, so "
+                    f"the line stayed with one CPU for runs of operations")
     return None
 
 
@@ -295,7 +329,7 @@ def predict(results, emulated=False):
             row = results[key + (n,)]
             measured = row["ops_per_sec"]
             c = span_c(results, row) or curve["c"]
-            predicted = rate(curve, n, c)
+            predicted = rate(curve, n, c, measured_fails(curve, row))
             points.append({"bench": bench, "impl": impl, "op": op, "cpus": n,
                            "measured": measured, "predicted": round(predicted),
                            "error": round(predicted / measured - 1, 4) if measured else None,
@@ -366,14 +400,16 @@ def summary(model):
     lines += [f"  missed: {p['bench']} {p['impl']} {p['op']} at {p['cpus']} CPUs: "
               f"{fmt_rate(p['measured'])}/s measured, {fmt_rate(p['predicted'])}/s predicted "
               f"({100 * p['error']:+.0f}%)" for p in misses(model)]
+    # Every point outside the domain by name, one line per reason, a curve's counts together.
     reasons = {}
     for p in model["points"]:
         if verdict(p) == "out of domain":
-            reasons.setdefault(p["domain"].split(":")[0], []).append(p)
-    for why, pts in reasons.items():
+            name = p["impl"] + ("" if p["bench"] == "refcount" else " " + p["op"])
+            reasons.setdefault(p["domain"].split(":")[0], {}).setdefault(name, []).append(
+                str(p["cpus"]))
+    for why, curves in reasons.items():
         lines.append(f"  outside, {why} ({DOMAIN_WORDS[why]}): " + ", ".join(
-            f"{p['impl']}{'' if p['bench'] == 'refcount' else ' ' + p['op']}@{p['cpus']}"
-            for p in pts[:6]) + (f" and {len(pts) - 6} more" if len(pts) > 6 else ""))
+            f"{name}@{','.join(counts)}" for name, counts in curves.items()))
     ratios = ratio_rows(model)
     lines += [f"  projected {r[0]}: " + ", ".join(
         f"{v} at {n}" for v, n in zip(r[1:], RATIO_COUNTS)) for r in ratios["rows"]]
@@ -412,8 +448,9 @@ def section(model):
     parts = ["", "## Scaling model", "",
              "tools/bench/scaling_model.py: one chain per shape (ticket lock, queued lock, xadd, "
              "lockref loop, path walk), fed by this log's own figures (each point's c: the "
-             "median over the c2c pairs of the CPUs it ran on); the dashed curves of "
-             f"scaling.png, and its last panel to {PROJECT_MAX} CPUs for the curves that "
+             "median over the c2c pairs of the CPUs it ran on; the lockref's failed "
+             "exchanges: its row's count); the dashed curves of scaling.png, and its last "
+             f"panel to {PROJECT_MAX} CPUs (the failures estimated there) for the curves that "
              "missed nowhere.  A point outside the model's domain "
              "(docs/scaling-model.md) is shown with the reason and not judged.", ""]
     if model["problem"]:
@@ -442,20 +479,21 @@ def write_json(model, outdir):
         f.write("\n")
 
 
-def write_curves(f, model, results, bench, labels, index):
-    """Append to scaling.dat one index block per drawn modelled curve of @bench, over the
-    counts the log measured (the panel's range); return (first block, last block, the
-    measured line's number for each)."""
+def write_curves(f, model, bench, labels, index):
+    """Append to scaling.dat one index block per drawn modelled curve of @bench: its
+    predictions at the counts the log measured, each from that point's own inputs (c, the
+    lockref's failures), so the dashed line passes through what the error table judged;
+    return (first block, last block, the measured line's number for each)."""
     first = index
     colours = []
-    _, measured = scaling_grid(results, bench)
     for (b, impl, op), curve in model["curves"].items():
         label = f"{impl}/{op}" if f"{impl}/{op}" in labels else impl
         if b != bench or label not in labels or not curve["drawn"]:
             continue
         f.write(f"# model {bench} {label}: cpus ops_per_sec\n")
-        for n in range(1, max(measured) + 1):
-            f.write(f"{n} {rate(curve, n):.0f}\n")
+        for p in model["points"]:
+            if (p["bench"], p["impl"], p["op"]) == (b, impl, op):
+                f.write(f"{p['cpus']} {p['predicted']}\n")
         f.write("\n\n")
         colours.append(str(labels.index(label) + 1))
         index += 1

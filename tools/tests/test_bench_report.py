@@ -411,6 +411,40 @@ class TestSideBySide(ReportCase):
         self.assertIn("no '# ENV", self.stderr)
 
 
+class TestOneImplementation(ReportCase):
+    """A log of one implementation of one benchmark: one panel, whose key names that one
+    line (no empty key, no model panel with nothing in it)."""
+
+    def plot_args(self, lines):
+        """bench_report on @lines: {name: value} of the variables it gave gnuplot."""
+        calls, real = [], bench_report.subprocess.run
+
+        def run(cmd, **kw):
+            calls.append(cmd)
+            return real(cmd, **kw)
+        bench_report.subprocess.run = run
+        try:
+            self.assertEqual(self.run_tool(lines), 0, self.stderr)
+        finally:
+            bench_report.subprocess.run = real
+        script = [c for c in calls if c[-1].endswith("bench_scaling.gp")]
+        self.assertEqual(len(script), 1, calls)
+        return dict(a.strip().split("=", 1) for a in script[0][2].split(";"))
+
+    def test_one_panel_one_title(self):
+        lines = [env_line(), bench_line("refcount", "spinlock", 1, 50 * 10 ** 6),
+                 bench_line("refcount", "spinlock", 2, 20 * 10 ** 6), "# RESULT pass"]
+        args = self.plot_args(lines)
+        self.assertEqual(args["npanels"], "1")
+        self.assertEqual(args["titles1"], "'spinlock'")
+        # No model (the log has no c2c rows): no dashed curve and no projection panel.
+        self.assertGreater(int(args["mfirst1"]), int(args["mlast1"]))
+        self.assertGreater(int(args["pfirst"]), int(args["plast"]))
+        self.assertIn("no c2c rows", self.stderr)
+        with open(os.path.join(self.out, "scaling.png"), "rb") as f:
+            self.assertEqual(f.read(8), PNG_MAGIC)
+
+
 class TestBadLogs(ReportCase):
     def expect_error(self, lines, words):
         self.assertEqual(self.run_tool(lines), 1)

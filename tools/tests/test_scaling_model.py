@@ -171,10 +171,13 @@ class TestReport(Case):
         self.assertIn(("refcount", "lockref16", 8), keys)
         self.assertNotIn("# model refcount lockref16", dat)
         self.assertIn("# refcount lockref16", dat)
-        # Over the measured counts in the benchmark's panel; to PROJECT_MAX in the projection
-        # panel, for a curve that missed nowhere (xadd) and not for one that did (spinlock).
+        # The judged predictions at the measured counts in the benchmark's panel; to
+        # PROJECT_MAX in the projection panel, for a curve that missed nowhere (xadd) and
+        # not for one that did (spinlock).
         block = dat.split("# model refcount spinlock:")[1].split("\n\n")[0].strip().splitlines()
-        self.assertEqual(len(block) - 1, 8)
+        self.assertEqual(block[1:], [f"{p['cpus']} {p['predicted']}" for p in points
+                                     if p["impl"] == "spinlock" and p["bench"] == "refcount"])
+        self.assertEqual([line.split()[0] for line in block[1:]], ["1", "2", "4", "8"])
         block = dat.split("# projection refcount xadd get+put:")[1].split("\n\n")[0]
         self.assertEqual(len(block.strip().splitlines()) - 1, scaling_model.PROJECT_MAX)
         self.assertNotIn("# projection refcount spinlock", dat)
@@ -199,14 +202,17 @@ class TestDomain(Case):
         model = scaling_model.predict(results)
         return model, {(p["impl"], p["cpus"]): p for p in model["points"]}
 
-    def refcount(self, xadd2=15e6, **extra):
-        """xadd, spinlock and lockref at 1 and 2 CPUs, the ticket lock at its model's rate."""
+    def refcount(self, xadd2=15e6, lockref2=7.3e6, spin2=1e9 / (COUNT_NS + 2 * C2C_NS),
+                 **extra):
+        """xadd, spinlock and lockref at 1 and 2 CPUs, the ticket lock by default at its
+        model's rate; @extra: fields of the spinlock's 2-CPU row."""
         lines = [bench("refcount", "xadd", 1, 40e6), bench("refcount", "xadd", 2, xadd2),
-                 bench("refcount", "lockref", 1, 30e6), bench("refcount", "lockref", 2, 7.3e6),
+                 bench("refcount", "lockref", 1, 30e6),
+                 bench("refcount", "lockref", 2, lockref2),
                  bench("refcount", "spinlock", 1, 1e9 / COUNT_NS)]
-        spin2 = {"ms": 100}
-        spin2.update(extra)
-        lines.append(bench("refcount", "spinlock", 2, 1e9 / (COUNT_NS + 2 * C2C_NS), **spin2))
+        fields = {"ms": 100}
+        fields.update(extra)
+        lines.append(bench("refcount", "spinlock", 2, spin2, **fields))
         return lines
 
     def test_steady_points_are_judged(self):
@@ -216,13 +222,45 @@ class TestDomain(Case):
         self.assertTrue(scaling_model.ratio_rows(model)["rows"])
 
     def test_ownership_runs(self):
-        # 100 ns per transfer allows 15 M pairs a second; 40 M means runs of operations.
+        # One transfer (2/3 of 100 ns) per pair allows 15 M xadd pairs a second; the lockref
+        # and a lock move the line twice, 7.5 M.  Over 1.25 times that means runs of
+        # operations, each row judged by its own rate.
         model, pts = self.model(self.refcount(xadd2=40e6))
-        for impl in ("xadd", "lockref"):
-            self.assertTrue(pts[(impl, 2)]["domain"].startswith("ownership runs: xadd at 2"),
-                            pts[(impl, 2)])
-        self.assertIsNone(pts[("spinlock", 2)]["domain"])   # a FIFO lock cannot batch
+        self.assertTrue(pts[("xadd", 2)]["domain"].startswith(
+            "ownership runs: xadd at 2 CPUs did 40 M/s, over the 15 M/s that 1 transfer "),
+            pts[("xadd", 2)])
+        self.assertIsNone(pts[("lockref", 2)]["domain"])
+        self.assertIsNone(pts[("spinlock", 2)]["domain"])
         self.assertIn("outside, ownership runs", "\n".join(scaling_model.summary(model)))
+        model, pts = self.model(self.refcount(lockref2=20e6, spin2=12e6))
+        self.assertIn("): spinlock@2, lockref@2", "\n".join(scaling_model.summary(model)))
+        for impl in ("lockref", "spinlock"):
+            self.assertIn(f"ownership runs: {impl} at 2 CPUs", pts[(impl, 2)]["domain"])
+            self.assertIn("7.5 M/s that 2 transfers", pts[(impl, 2)]["domain"])
+        self.assertIsNone(pts[("xadd", 2)]["domain"])
+        # A walk takes its final node's lock twice a stat: its transfers, one after another
+        # whatever the walk between them, bound its stats too.
+        walk = [bench("refcount", "lockref-locked", 1, 1e9 / COUNT_NS),
+                bench("pathwalk", "spinlock", 1, 1e9 / STAT_NS, op="stat-same-path"),
+                bench("pathwalk", "spinlock", 2, 12e6, op="stat-same-path")]
+        model, _ = self.model(self.refcount() + walk)
+        why = [p["domain"] for p in model["points"] if p["bench"] == "pathwalk"][1]
+        self.assertIn("ownership runs: spinlock stat-same-path at 2 CPUs did 12 M/s", why)
+
+    def test_lockref_reads_its_measured_failures(self):
+        # retries_per_op counts per lockref call; a get+put makes two: f = 0.5 a pair.
+        lines = [line.replace('"cpus": 2, "trials": 3, "ms": 50, "ops_per_sec": 7300000,',
+                              '"cpus": 2, "trials": 3, "ms": 50, "ops_per_sec": 7300000, '
+                              '"retries_per_op": 0.25,')
+                 for line in self.refcount()]
+        model, pts = self.model(lines)
+        h = scaling_model.QUEUED_SHARE * C2C_NS
+        self.assertEqual(pts[("lockref", 2)]["predicted"], round(1e9 / (h * 2.5)))
+        self.assertIn("failed exchanges per operation f, each row's retries_per_op x 2: "
+                      "0.50 at 2", "\n".join(model["inputs"]))
+        # Without the count (or past the machine) the window's estimate stands in.
+        _, pts = self.model(self.refcount())
+        self.assertGreater(pts[("lockref", 2)]["predicted"], round(1e9 / (h * 2.5)))
 
     def test_preempted_point(self):
         _, pts = self.model(self.refcount(overlap=0.9, max_gap_us=100))
@@ -287,6 +325,10 @@ class TestBadInput(Case):
                       said[0])
         self.assertNotIn("lockref16", {p["impl"] for p in points})
         self.assertIn("# model refcount spinlock", dat)
+
+    def test_one_cpu_count_only(self):
+        lines = c2c_lines() + [line for line in curve_lines() if '"cpus": 1,' in line]
+        self.expect_measured_alone(lines, ["one CPU count (1)", "rows at 2 or more CPUs"])
 
     def test_nothing_to_model_says_nothing(self):
         write_log(self.log, [bench("uncontended", "xadd", 1, 1e8, op="insn")])
