@@ -4,7 +4,7 @@
  *
  * A test is a function registered with KTEST() into the .ktests linker
  * section; no central list exists.  The runner (ktest.c) groups tests by
- * suite (SUITE_LIST in cmdline.h: the names run= takes), prints
+ * suite (SUITE_LIST in suites.h: the names run= takes), prints
  * the whole plan before running anything, and checks at the end that every
  * registered test of the selected suites ran.
  *
@@ -52,7 +52,7 @@ enum ktest_suite { SUITE_LIST(KTEST_X_SUITE) };
 #undef KTEST_X_SUITE
 
 #define KTEST(suite_, name_, fn_, flags_)                                                          \
-	_Static_assert(KTEST_SUITE_##suite_ >= 0, #suite_ " is not in SUITE_LIST (cmdline.h)");    \
+	_Static_assert(KTEST_SUITE_##suite_ >= 0, #suite_ " is not in SUITE_LIST (suites.h)");     \
 	static const struct ktest ktest_entry_##fn_                                                \
 	    __attribute__((used, section(".ktests"), aligned(8))) = {#suite_, name_, fn_, flags_}
 
