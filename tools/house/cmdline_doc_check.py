@@ -65,7 +65,7 @@ def fs_walks():
 def suites():
     """The suites of kernel/suites.h's SUITE_LIST, and run='s groups of them
     (kernel/cmdline.c's suite_groups): every word run= takes."""
-    names = re.findall(r"^\s*X\((\w+), \w+, \w+, \w+\)", SUITES.read_text(), re.M)
+    names = re.findall(r"^\s*X\((\w+), \w+, \w+,", SUITES.read_text(), re.M)
     groups = re.search(r"suite_groups\[\] = \{(.*?)\};", CODE.read_text(), re.S)
     return names + re.findall(r'\{"(\w+)",', groups.group(1))
 
