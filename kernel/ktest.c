@@ -20,6 +20,12 @@
  * can fault, the setup hooks (KTEST_SETUP: selftest.fault=) included, so a
  * crash anywhere shows as a short plan; skips are "ok N name # SKIP reason"
  * (docs/tools.md: prove treats "not ok ... # SKIP" as a failure).
+ *
+ * What the runner does around a suite (its switches, how long its tests
+ * should take, whose lockdep reports fail a test) is that suite's row of
+ * SUITE_LIST (kernel/suites.h): it reads no suite's name.  Each test is
+ * prepared, run, judged and reported (run_one); selftest.stall=, which
+ * proves the runner's failure paths, is kernel/ktest_stall.c.
  */
 #include "ktest.h"
 #include "ktest_stall.h"
