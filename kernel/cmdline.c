@@ -195,10 +195,10 @@ static void note(const char *key, const char *value, const char *what, bool sele
 	note_why(key, value, what, selects, NULL, NULL);
 }
 
-#define SUITE_X_NAME(name, id, group, switches) #name,
+#define SUITE_X_NAME(name, ...) #name,
 const char *const suite_names[SUITE_COUNT + 1] = {SUITE_LIST(SUITE_X_NAME) NULL};
 #undef SUITE_X_NAME
-#define SUITE_X_SWITCHES(name, id, group, switches) SUITE_SWITCHES_##switches,
+#define SUITE_X_SWITCHES(name, id, group, switches, ...) SUITE_SWITCHES_##switches,
 const enum suite_switches suite_switches[SUITE_COUNT] = {SUITE_LIST(SUITE_X_SWITCHES)};
 #undef SUITE_X_SWITCHES
 

@@ -16,61 +16,11 @@
 #include <stdint.h>
 
 #include "spinlock.h"
+#include "suites.h"
 #include "trace.h"
 
 /* The longest command line kept, with its NUL; the rest is ignored, with one line saying so. */
 #define CMDLINE_MAX 1024
-
-/*
- * The suites, declared once: X(name, ID, group, switches), in the order
- * they run.  run= takes the names, bit i of opts.run is the i-th suite, and
- * the runner (ktest.c) walks them in this order; KTEST(name, ...) files a
- * test under one.  group: TESTS are in run=tests and run=all, BENCH only in
- * run=all, NAMED only when run= names it (lockdep: planted lock-order
- * mistakes the checker must report, kernel/test/test_lockdep.c; keys: the
- * static keys' patching torture and refusals, kernel/test/test_static_key.c).
- * switches: what the runner sets before the suite's first test, in one
- * patching round (kernel/suite_switches.c): CHECKED, the checkers as the
- * command line asks (lockdep=, spinlock.pv=); BARE, every checker off and
- * every static key whose switch is at its default off, so the lock paths
- * read no switch.  The benchmarks come last, after every checking suite.
- * A new suite is one line here; the bits, names, order and groups follow,
- * and tools/house/cmdline_doc_check.py holds docs/interface.md's run= row to it.
- */
-#define SUITE_LIST(X)                                                                              \
-	X(boot, BOOT, TESTS, CHECKED)                                                              \
-	X(spinlock, SPINLOCK, TESTS, CHECKED)                                                      \
-	X(lockref, LOCKREF, TESTS, CHECKED)                                                        \
-	X(fs, FS, TESTS, CHECKED)                                                                  \
-	X(lockdep, LOCKDEP, NAMED, CHECKED)                                                        \
-	X(keys, KEYS, NAMED, BARE)                                                                 \
-	X(bench, BENCH, BENCH, BARE)
-
-enum suite_group { SUITE_GROUP_TESTS, SUITE_GROUP_BENCH, SUITE_GROUP_NAMED };
-enum suite_switches { SUITE_SWITCHES_CHECKED, SUITE_SWITCHES_BARE };
-
-#define SUITE_X_INDEX(name, id, group, switches) SUITE_INDEX_##id,
-enum suite_index { SUITE_LIST(SUITE_X_INDEX) SUITE_COUNT };
-#undef SUITE_X_INDEX
-
-#define SUITE_X_BIT(name, id, group, switches) SUITE_##id = 1u << SUITE_INDEX_##id,
-#define SUITE_X_TESTS(name, id, group, switches)                                                   \
-	| (SUITE_GROUP_##group == SUITE_GROUP_TESTS ? SUITE_##id : 0)
-#define SUITE_X_ALL(name, id, group, switches)                                                     \
-	| (SUITE_GROUP_##group != SUITE_GROUP_NAMED ? SUITE_##id : 0)
-enum suite_bits {
-	SUITE_LIST(SUITE_X_BIT) SUITES_TESTS = 0 SUITE_LIST(SUITE_X_TESTS),
-	SUITES_ALL = 0 SUITE_LIST(SUITE_X_ALL),
-	SUITES_NAMED = (1u << SUITE_COUNT) - 1, /* every suite run= can name */
-};
-#undef SUITE_X_BIT
-#undef SUITE_X_TESTS
-#undef SUITE_X_ALL
-
-/* Suite i's name (run=, KTAP's "# Subtest:"), NULL after the last. */
-extern const char *const suite_names[SUITE_COUNT + 1];
-/* Suite i's switches column. */
-extern const enum suite_switches suite_switches[SUITE_COUNT];
 
 /*
  * torture.busted=, in busted_names' order (kernel/cmdline.c).  The queue's

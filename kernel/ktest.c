@@ -20,8 +20,15 @@
  * can fault, the setup hooks (KTEST_SETUP: selftest.fault=) included, so a
  * crash anywhere shows as a short plan; skips are "ok N name # SKIP reason"
  * (docs/tools.md: prove treats "not ok ... # SKIP" as a failure).
+ *
+ * What the runner does around a suite (its switches, how long its tests
+ * should take, whose lockdep reports fail a test) is that suite's row of
+ * SUITE_LIST (kernel/suites.h): it reads no suite's name.  Each test is
+ * prepared, run, judged and reported (run_one); selftest.stall=, which
+ * proves the runner's failure paths, is kernel/ktest_stall.c.
  */
 #include "ktest.h"
+#include "ktest_stall.h"
 
 #include "atomic.h"
 #include "barrier.h"
@@ -47,7 +54,6 @@ _Static_assert(SUITE_COUNT <= RESULTS_SUITES_MAX, "RESULTS_SUITES_MAX is below S
 /* More per CPU: with more virtual CPUs than host cores, each one shares the same cores. */
 #define TEST_PER_CPU_TIMEOUT_MS 1000u
 #define SKIP_REASON_MAX		96
-#define KTAP_DIAG_PREFIX	KTAP_INDENT "# " /* a diagnostic line inside a test */
 #define NS_PER_MS		1000000ull
 /*
  * How long the runner waits, after a test ended, for a CPU still in it (it
@@ -56,8 +62,6 @@ _Static_assert(SUITE_COUNT <= RESULTS_SUITES_MAX, "RESULTS_SUITES_MAX is below S
  * selftest.stall= lasts past the deadline it cuts (STALL_MS_MAX / 2).
  */
 #define LATE_GRACE_MS 60000u
-/* selftest.stall=N:MS:fs-start holds CPU N before this barrier (fs/test/fs_torture.c). */
-#define FS_TORTURE_START_BARRIER "fs torture start"
 
 extern const struct ktest ktests_start[], ktests_end[];
 extern const ktest_setup_fn ktest_setups_start[], ktest_setups_end[];
@@ -67,6 +71,8 @@ struct ktest_shared {
 	unsigned ncpus;
 	uint32_t generation; /* current_generation while the test runs */
 	unsigned stall_cpu;  /* selftest.stall= at start or deadline of this test; 0: none */
+	/* The checkers' counts when the test started: what it added is its own. */
+	uint64_t lockdep_reports_before, races_before;
 	volatile bool failed;
 	volatile bool skipped;
 	char skip_reason[SKIP_REASON_MAX];
@@ -85,8 +91,6 @@ static struct ktest_shared shared;
 static uint32_t current_generation;
 static uint64_t ended_tsc;     /* when the last test ended */
 static bool run_stopped;       /* a CPU did not come back from a test: nothing more runs */
-static bool stall_pending;     /* selftest.stall= at start or deadline: the next all-CPU test */
-static uint8_t fs_stall_armed; /* selftest.stall= at fs-start, not yet done */
 static struct run_tally tally; /* what ran, for the line beside the verdict */
 static uint64_t plan_tsc;      /* when the plan was printed */
 /* Lockdep reports made inside tests' windows: any other is outside every test (ktest_verdict). */
@@ -178,62 +182,12 @@ bool ktest_barrier(struct ktest_ctx *t, unsigned timeout_ms)
 	return false;
 }
 
-/* selftest.stall=: hold this CPU up on purpose, saying so first. */
-static void stall(unsigned cpu, const char *where, const char *test)
-{
-	printk(KTAP_DIAG_PREFIX "selftest.stall: cpu %u stalls %u ms %s of test '%s'\n", cpu,
-	       opts.stall_ms, where, test);
-	udelay((uint64_t)opts.stall_ms * 1000);
-}
-
-/* The barrier hook of selftest.stall=N:MS:fs-start: once, on CPU N. */
-static void stall_at_barrier(const char *what)
-{
-	if (this_cpu_index() == opts.stall_cpu && strcmp(what, FS_TORTURE_START_BARRIER) == 0 &&
-	    atomic_xchg8(&fs_stall_armed, 0))
-		stall(opts.stall_cpu, "before barrier '" FS_TORTURE_START_BARRIER "'",
-		      shared.test->name);
-}
-
-/*
- * Before the plan: check selftest.stall= against the CPUs this run has (one
- * cmdline: line, and no stall, for one it lacks) and arm it.
- */
-static void stall_arm(void)
-{
-	unsigned n = smp_cpus_online();
-
-	if (opts.stall_where == STALL_NONE)
-		return;
-	if (opts.stall_cpu >= n) {
-		printk(
-		    "cmdline: 'selftest.stall=%u:%u:%s': expected a CPU from 1 to %u (this run has "
-		    "%u online); no stall\n",
-		    opts.stall_cpu, opts.stall_ms, stall_where_names[opts.stall_where], n - 1, n);
-		char value[40];
-
-		ksnprintf(value, sizeof(value), "%u:%u:%s", opts.stall_cpu, opts.stall_ms,
-			  stall_where_names[opts.stall_where]);
-		cmdline_not_done("selftest.stall", value, "a CPU this run lacks; no stall");
-		opts.stall_where = STALL_NONE;
-		return;
-	}
-	if (opts.stall_where == STALL_FS_START) {
-		fs_stall_armed = 1;
-		barrier_set_arrive_hook(stall_at_barrier);
-	} else {
-		stall_pending = true;
-	}
-}
-
 /* Whether a test named @name is filed under a suite of @mask. */
 static bool test_in_run(unsigned mask, const char *name)
 {
 	for (const struct ktest *t = ktests_start; t < ktests_end; t++)
-		for (unsigned s = 0; s < SUITE_COUNT; s++)
-			if ((mask >> s) & 1 && strcmp(t->suite, suite_names[s]) == 0 &&
-			    strcmp(t->name, name) == 0)
-				return true;
+		if ((mask >> t->suite) & 1 && strcmp(t->name, name) == 0)
+			return true;
 	return false;
 }
 
@@ -290,38 +244,56 @@ static void run_here(void *arg)
 	atomic_xadd32(&s->finished, 1);
 }
 
-/*
- * Tell the screen's status line a test starts, with how long it should
- * take: every all-CPU test of the torture suites runs for torture.secs,
- * a suite that told ktest_expect says; other tests' are not known.
- */
-static struct {
-	const char *suite;
-	uint64_t (*ms)(const struct ktest *test);
-} expect;
+/* Each suite's policy, from its SUITE_LIST row: the runner reads no suite's name. */
+static const struct {
+	enum suite_length length;
+	enum suite_lockdep lockdep;
+} suite_policy[SUITE_COUNT] = {
+#define SUITE_X_POLICY(name, id, group, switches, length, lockdep)                                 \
+	[SUITE_INDEX_##id] = {SUITE_LENGTH_##length, SUITE_LOCKDEP_##lockdep},
+    SUITE_LIST(SUITE_X_POLICY)
+#undef SUITE_X_POLICY
+};
 
-void ktest_expect(const char *suite, uint64_t (*expected_ms)(const struct ktest *test))
+/* The TOLD suites' hooks (ktest_expect): how long each of their tests should take. */
+static uint64_t (*expected_ms[SUITE_COUNT])(const struct ktest *test);
+
+void ktest_expect(enum suite_index suite, uint64_t (*expected)(const struct ktest *test))
 {
-	expect.suite = suite;
-	expect.ms = expected_ms;
+	expected_ms[suite] = expected;
 }
 
+/* Tell the screen's status line a test starts, with how long it should take (0: not known). */
 static void show_progress(const struct ktest *test, unsigned number)
 {
-	bool torture = (test->flags & KTEST_ALL_CPUS) && strcmp(test->suite, "boot") != 0 &&
-		       strcmp(test->suite, "bench") != 0;
-	bool told = expect.ms && strcmp(test->suite, expect.suite) == 0;
+	uint64_t ms = 0;
 
-	progress_test_start(test->name, number,
-			    told      ? expect.ms(test)
-			    : torture ? opts.torture_ms
-				      : 0);
+	switch (suite_policy[test->suite].length) {
+	case SUITE_LENGTH_TORTURE:
+		ms = (test->flags & KTEST_ALL_CPUS) ? opts.torture_ms : 0;
+		break;
+	case SUITE_LENGTH_TOLD:
+		ms = expected_ms[test->suite] ? expected_ms[test->suite](test) : 0;
+		break;
+	case SUITE_LENGTH_UNKNOWN:
+		break;
+	}
+	progress_test_start(test->name, number, ms);
 }
 
-/* Run one test; returns true if it passed or was skipped. */
-static bool run_one(const struct ktest *test, unsigned number)
+/* The length of @text's first line, for a report quoted on one line. */
+static int first_line_length(const char *text)
 {
-	struct ktest_shared *s = &shared;
+	int n = 0;
+
+	while (text[n] && text[n] != '\n')
+		n++;
+	return n;
+}
+
+/* Set the shared state up for @test: each CPU's context, the barriers, a stall it takes. */
+static void test_prepare(struct ktest_shared *s, const struct ktest *test, unsigned number)
+{
 	uint32_t generation = atomic_load32_relaxed(&current_generation);
 
 	show_progress(test, number);
@@ -331,45 +303,53 @@ static bool run_one(const struct ktest *test, unsigned number)
 	s->generation = generation;
 	for (unsigned i = 0; i < s->ncpus; i++)
 		s->ctx[i] = (struct ktest_ctx){test, i, s->ncpus, generation, s};
-	if (stall_pending && s->ncpus > 1) {
-		s->stall_cpu = opts.stall_cpu;
-		stall_pending = false;
-	}
+	s->stall_cpu = stall_test_starts(test->name, s->ncpus);
 	barrier_init(&s->start, s->ncpus);
 	barrier_init(&s->user, s->ncpus);
 	trace_name(&s->start, "ktest:start");
 	trace_name(&s->user, "ktest:barrier");
 	/* Lines from lib/ and fs/ belong to this test: diagnostics and BENCH lines at its level. */
 	console_set_test_prefixes(KTAP_DIAG_PREFIX, KTAP_INDENT);
-	uint64_t reports = lockdep_reports(), races = kcsan_races();
-
+	s->lockdep_reports_before = lockdep_reports();
+	s->races_before = kcsan_races();
 	kcsan_set_test(test->name);
-	uint64_t start = tsc_now();
-	trace_test_begin(test->name);
-	if (s->ncpus > 1) {
-		/* Generous: a torture runs a few lengths; a benchmark sweeps CPU counts and trials. */
-		uint64_t timeout = TEST_BASE_TIMEOUT_MS +
-				   (uint64_t)TEST_PER_CPU_TIMEOUT_MS * s->ncpus +
-				   20ull * opts.torture_ms +
-				   4ull * s->ncpus * (opts.bench_trials + 1) * opts.bench_ms;
+}
 
-		/* The stall outlasts the deadline by half: the CPU comes back, late. */
-		if (s->stall_cpu && opts.stall_where == STALL_DEADLINE) {
-			timeout = opts.stall_ms / 2;
-			printk(KTAP_DIAG_PREFIX
-			       "selftest.stall: this test's deadline cut to %llu ms\n",
-			       (unsigned long long)timeout);
-		}
-		if (!smp_run_on_all(run_here, s, timeout, test->name))
+/* How long an all-CPU test may take before the runner stops waiting for it. */
+static uint64_t test_deadline_ms(const struct ktest_shared *s)
+{
+	/* Generous: a torture runs a few lengths; a benchmark sweeps CPU counts and trials. */
+	uint64_t ms = TEST_BASE_TIMEOUT_MS + (uint64_t)TEST_PER_CPU_TIMEOUT_MS * s->ncpus +
+		      20ull * opts.torture_ms +
+		      4ull * s->ncpus * (opts.bench_trials + 1) * opts.bench_ms;
+
+	/* The stall outlasts the deadline by half: the CPU comes back, late. */
+	if (s->stall_cpu && opts.stall_where == STALL_DEADLINE) {
+		ms = opts.stall_ms / 2;
+		printk(KTAP_DIAG_PREFIX "selftest.stall: this test's deadline cut to %llu ms\n",
+		       (unsigned long long)ms);
+	}
+	return ms;
+}
+
+/*
+ * Run the test on its CPUs, end it (a CPU still in it is late from then
+ * on) and wait for any such CPU.  Returns the test's time in ns.
+ */
+static uint64_t test_run(struct ktest_shared *s)
+{
+	uint64_t start = tsc_now(), elapsed_ns;
+
+	trace_test_begin(s->test->name);
+	if (s->ncpus > 1) {
+		if (!smp_run_on_all(run_here, s, test_deadline_ms(s), s->test->name))
 			s->failed = true;
 	} else {
 		run_here(s);
 	}
-	uint64_t elapsed_ns = tsc_to_ns(tsc_now() - start);
-
-	/* The test has ended: a CPU still in it is late from here on, and is waited for. */
+	elapsed_ns = tsc_to_ns(tsc_now() - start);
 	atomic_store64(&ended_tsc, tsc_now());
-	atomic_store32(&current_generation, generation + 1);
+	atomic_store32(&current_generation, s->generation + 1);
 	unsigned busy = s->ncpus > 1 ? smp_wait_idle(LATE_GRACE_MS) : 0;
 	if (busy) {
 		printk(KTAP_DIAG_PREFIX "FAIL: cpu %u is still in this test %u ms after it ended; "
@@ -378,8 +358,18 @@ static bool run_one(const struct ktest *test, unsigned number)
 		s->failed = true;
 		run_stopped = true;
 	}
-
 	console_set_test_prefixes("", "");
+	return elapsed_ns;
+}
+
+/*
+ * What the runner itself holds against the test, beyond what it reported:
+ * a CPU that did not finish, a lockdep report its suite did not plant
+ * (SUITE_LIST's lockdep column; a full table that stopped the checker
+ * reports too), a data race.
+ */
+static void test_judge(struct ktest_shared *s)
+{
 	uint32_t finished = atomic_load32(&s->finished);
 
 	if (finished != s->ncpus && !s->failed) {
@@ -387,119 +377,150 @@ static bool run_one(const struct ktest *test, unsigned number)
 		       plural(s->ncpus));
 		s->failed = true;
 	}
-	trace_test_end(test->name, !s->failed);
-	/*
-	 * The lockdep suite plants its reports and checks them itself; anywhere
-	 * else one is a bug, and so is a full table that stopped the checker.
-	 */
-	if (lockdep_reports() != reports && strcmp(test->suite, "lockdep") != 0) {
-		const char *last = lockdep_last_report();
-		int first = 0;
+	trace_test_end(s->test->name, !s->failed);
+	uint64_t reports = lockdep_reports() - s->lockdep_reports_before;
 
-		while (last[first] && last[first] != '\n')
-			first++;
+	if (reports && suite_policy[s->test->suite].lockdep == SUITE_LOCKDEP_FAILS) {
+		const char *last = lockdep_last_report();
+
 		printk(KTAP_DIAG_PREFIX "FAIL: lockdep made %llu report(s) during this test, the "
 					"last: %.*s\n",
-		       (unsigned long long)(lockdep_reports() - reports), first, last);
+		       (unsigned long long)reports, first_line_length(last), last);
 		s->failed = true;
 	}
-	lockdep_reports_in_tests += lockdep_reports() - reports;
+	lockdep_reports_in_tests += reports;
 	kcsan_set_test(NULL);
 	kcsan_flush(); /* this test's races, before its verdict */
-	if (kcsan_races() != races) {
+	if (kcsan_races() != s->races_before) {
 		printk(KTAP_DIAG_PREFIX "FAIL: kcsan found %llu data race(s) during this test (the "
 					"lines above start with 'kcsan:')\n",
-		       (unsigned long long)(kcsan_races() - races));
+		       (unsigned long long)(kcsan_races() - s->races_before));
 		s->failed = true;
 	}
+}
+
+/* The test's KTAP result line, after its duration; counted for the verdict's tally. */
+static void test_report(const struct ktest_shared *s, unsigned number, uint64_t elapsed_ns)
+{
 	/* A "# duration" diagnostic: readers take it as the time of the result below. */
 	printk(KTAP_DIAG_PREFIX "duration: %llu ms\n",
 	       (unsigned long long)(elapsed_ns / NS_PER_MS));
 	if (s->skipped && !s->failed)
-		printk(KTAP_INDENT "ok %u %s # SKIP %s\n", number, test->name, s->skip_reason);
+		printk(KTAP_INDENT "ok %u %s # SKIP %s\n", number, s->test->name, s->skip_reason);
 	else
-		printk(KTAP_INDENT "%s %u %s\n", s->failed ? "not ok" : "ok", number, test->name);
+		printk(KTAP_INDENT "%s %u %s\n", s->failed ? "not ok" : "ok", number,
+		       s->test->name);
 	tally.failed += s->failed;
 	tally.skipped += s->skipped && !s->failed;
 	tally.passed += !s->failed && !s->skipped;
-	return !s->failed;
 }
 
-static unsigned count_in_suite(const char *suite)
+/* Run one test; returns true if it passed or was skipped. */
+static bool run_one(const struct ktest *test, unsigned number)
+{
+	test_prepare(&shared, test, number);
+	uint64_t elapsed_ns = test_run(&shared);
+
+	test_judge(&shared);
+	test_report(&shared, number, elapsed_ns);
+	return !shared.failed;
+}
+
+static unsigned count_in_suite(enum suite_index suite)
 {
 	unsigned n = 0;
 
 	for (const struct ktest *t = ktests_start; t < ktests_end; t++)
-		n += strcmp(t->suite, suite) == 0;
+		n += t->suite == suite;
 	return n;
 }
 
-bool ktest_run(unsigned mask)
+/* The tests of the suites the run reached, and of those the tests it ran: equal unless it stopped. */
+struct run_count {
+	unsigned planned, ran;
+};
+
+/*
+ * Suite @suite as the @number-th subtest of the plan: its switches, its
+ * plan, its tests in link order.  Returns true if none failed.
+ */
+static bool run_suite(enum suite_index suite, unsigned number, struct run_count *count)
 {
-	unsigned nsuites = 0, number = 0, planned = 0, ran = 0;
-	bool all_ok = true;
+	unsigned n = count_in_suite(suite), i = 0;
+	bool suite_ok = true;
+
+	count->planned += n;
+	if (n == 0) {
+		printk("ok %u %s # SKIP no tests registered in this build\n", number,
+		       suite_names[suite]);
+		return true;
+	}
+	/* Its switches (SUITE_LIST's column): one patching round, one line, before its plan. */
+	suite_switches_apply(suite);
+	printk(KTAP_INDENT "KTAP version 1\n" KTAP_INDENT "# Subtest: %s\n" KTAP_INDENT "1..%u\n",
+	       suite_names[suite], n);
+	for (const struct ktest *t = ktests_start; t < ktests_end; t++) {
+		if (t->suite != suite || run_stopped)
+			continue;
+		suite_ok &= run_one(t, ++i);
+		count->ran++;
+	}
+	printk("%s %u %s\n", suite_ok ? "ok" : "not ok", number, suite_names[suite]);
+	return suite_ok;
+}
+
+/* Whenever the checker was on: tools/log/ktap_check.py requires this line of such a boot. */
+static void lockdep_summary(void)
+{
+	struct lockdep_stats ld = lockdep_stats();
+	char end[96] = "checking to the end";
+
+	if (ld.stopped)
+		ksnprintf(end, sizeof(end), "checking STOPPED: the %s table is full (%u entries)",
+			  ld.stopped, ld.stopped_size);
+	printk("# lockdep: %u classes, %u orders, %u locks known, at most %u held at once, "
+	       "%llu reports; %s\n",
+	       ld.classes, ld.edges, ld.locks, ld.max_depth, (unsigned long long)lockdep_reports(),
+	       end);
+}
+
+/* The KTAP header and top-level plan of @mask; the tally's plan. */
+static void print_plan(unsigned mask)
+{
+	unsigned nsuites = 0;
 
 	for (unsigned s = 0; s < SUITE_COUNT; s++)
 		if ((mask >> s) & 1) {
 			nsuites++;
-			tally.planned += count_in_suite(suite_names[s]);
+			tally.planned += count_in_suite(s);
 		}
-	stall_arm(); /* its cmdline: line, if any, before KTAP */
-	check_run_words(mask);
 	printk("KTAP version 1\n1..%u\n", nsuites);
 	tally.suites = nsuites;
 	tally.started = true;
 	plan_tsc = tsc_now();
+}
+
+bool ktest_run(unsigned mask)
+{
+	struct run_count count = {0, 0};
+	unsigned number = 0;
+	bool all_ok = true;
+
+	stall_arm(); /* its cmdline: line, if any, before KTAP */
+	check_run_words(mask);
+	print_plan(mask);
 	/* After the plan: a fault in a setup hook is then a crashed run, not a missing one. */
 	for (const ktest_setup_fn *setup = ktest_setups_start; setup < ktest_setups_end; setup++)
 		(*setup)();
-	for (unsigned s = 0; s < SUITE_COUNT && !run_stopped; s++) {
-		if (!((mask >> s) & 1))
-			continue;
-		const char *suite = suite_names[s];
-		unsigned n = count_in_suite(suite), i = 0;
-		bool suite_ok = true;
-
-		number++;
-		planned += n;
-		/* Its switches (SUITE_LIST's column): one patching round, one line, before its plan. */
-		if (n)
-			suite_switches_apply(s);
-		if (n == 0) {
-			printk("ok %u %s # SKIP no tests registered in this build\n", number,
-			       suite);
-			continue;
-		}
-		printk(KTAP_INDENT "KTAP version 1\n" KTAP_INDENT "# Subtest: %s\n" KTAP_INDENT
-				   "1..%u\n",
-		       suite, n);
-		for (const struct ktest *t = ktests_start; t < ktests_end; t++) {
-			if (strcmp(t->suite, suite) != 0 || run_stopped)
-				continue;
-			suite_ok &= run_one(t, ++i);
-			ran++;
-		}
-		printk("%s %u %s\n", suite_ok ? "ok" : "not ok", number, suite);
-		all_ok &= suite_ok;
-	}
-	if (ran != planned) {
-		printk("# ktest: ran %u of %u registered tests\n", ran, planned);
+	for (unsigned s = 0; s < SUITE_COUNT && !run_stopped; s++)
+		if ((mask >> s) & 1)
+			all_ok &= run_suite(s, ++number, &count);
+	if (count.ran != count.planned) {
+		printk("# ktest: ran %u of %u registered tests\n", count.ran, count.planned);
 		all_ok = false;
 	}
-	/* Whenever the checker was on: tools/log/ktap_check.py requires this line of such a boot. */
-	if (opts.lockdep == 1) {
-		struct lockdep_stats ld = lockdep_stats();
-		char end[96] = "checking to the end";
-
-		if (ld.stopped)
-			ksnprintf(end, sizeof(end),
-				  "checking STOPPED: the %s table is full (%u entries)", ld.stopped,
-				  ld.stopped_size);
-		printk("# lockdep: %u classes, %u orders, %u locks known, at most %u held at once, "
-		       "%llu reports; %s\n",
-		       ld.classes, ld.edges, ld.locks, ld.max_depth,
-		       (unsigned long long)lockdep_reports(), end);
-	}
+	if (opts.lockdep == 1)
+		lockdep_summary();
 	uint64_t races = kcsan_races();
 
 	kcsan_summary(); /* # KCSAN, with the races found outside any test */
@@ -528,14 +549,11 @@ static bool lockdep_outside_tests_clean(void)
 	uint64_t outside = lockdep_reports() - lockdep_reports_in_tests;
 	struct lockdep_stats stats = lockdep_stats();
 	const char *last = lockdep_last_report();
-	int first = 0;
 
-	while (last[first] && last[first] != '\n')
-		first++;
 	if (outside)
 		printk("# lockdep: %llu report(s) outside any test (boot, setup hooks, between "
 		       "tests, results page or exit): the run fails; the last: %.*s\n",
-		       (unsigned long long)outside, first, last);
+		       (unsigned long long)outside, first_line_length(last), last);
 	if (stats.stopped)
 		printk("# lockdep: checking stopped (the %s table is full, %u entries): the run "
 		       "fails\n",

@@ -4,7 +4,7 @@
  *
  * A test is a function registered with KTEST() into the .ktests linker
  * section; no central list exists.  The runner (ktest.c) groups tests by
- * suite (SUITE_LIST in cmdline.h: the names run= takes), prints
+ * suite (SUITE_LIST in suites.h: the names run= takes), prints
  * the whole plan before running anything, and checks at the end that every
  * registered test of the selected suites ran.
  *
@@ -18,14 +18,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cmdline.h"
+#include "suites.h"
 
 #define KTEST_ALL_CPUS (1u << 0)
 
 struct ktest_ctx;
 
 struct ktest {
-	const char *suite;
+	enum suite_index suite; /* its SUITE_LIST row: what the runner does around it */
 	const char *name;
 	void (*run)(struct ktest_ctx *t);
 	unsigned flags;
@@ -46,15 +46,19 @@ struct ktest_ctx {
 	struct ktest_shared *shared;
 };
 
-/* One constant per suite name, so KTEST() of a suite not in SUITE_LIST does not build. */
-#define KTEST_X_SUITE(name, id, group, switches) KTEST_SUITE_##name,
+/*
+ * KTEST()'s word for a suite (its run= name) to its index; a suite not in
+ * SUITE_LIST does not build.
+ */
+#define KTEST_X_SUITE(name, id, ...) KTEST_SUITE_##name = SUITE_INDEX_##id,
 enum ktest_suite { SUITE_LIST(KTEST_X_SUITE) };
 #undef KTEST_X_SUITE
 
 #define KTEST(suite_, name_, fn_, flags_)                                                          \
-	_Static_assert(KTEST_SUITE_##suite_ >= 0, #suite_ " is not in SUITE_LIST (cmdline.h)");    \
+	_Static_assert(KTEST_SUITE_##suite_ >= 0, #suite_ " is not in SUITE_LIST (suites.h)");     \
 	static const struct ktest ktest_entry_##fn_                                                \
-	    __attribute__((used, section(".ktests"), aligned(8))) = {#suite_, name_, fn_, flags_}
+	    __attribute__((used, section(".ktests"), aligned(8))) = {                              \
+		(enum suite_index)KTEST_SUITE_##suite_, name_, fn_, flags_}
 
 /*
  * A setup hook: the runner calls every registered one after printing the
@@ -69,10 +73,11 @@ typedef void (*ktest_setup_fn)(void);
 	    __attribute__((used, section(".ktest_setups"), aligned(8))) = fn_
 
 /*
- * How long each test of @suite should take, for the status line: a setup
- * hook's call (the bench suite's plan knows its benchmarks' lengths).
+ * How long each test of @suite (a SUITE_LIST row whose length is TOLD)
+ * should take, for the status line: a setup hook's call (the bench suite's
+ * plan knows its benchmarks' lengths).
  */
-void ktest_expect(const char *suite, uint64_t (*expected_ms)(const struct ktest *test));
+void ktest_expect(enum suite_index suite, uint64_t (*expected_ms)(const struct ktest *test));
 
 /* Report a failed check (one "# " diagnostic line) and mark the test failed. Any CPU. */
 void ktest_fail(struct ktest_ctx *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

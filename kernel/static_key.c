@@ -212,25 +212,24 @@ static unsigned round_park_others(uint64_t gen, unsigned *late)
 	return parked;
 }
 
-unsigned static_keys_set(struct static_key *const keys[], unsigned n, bool on, const char *why)
+/*
+ * The keys of @keys (@n) this round must patch to @on, into @todo: not
+ * those already @on (counted in *@done), nor those refused (a key refused
+ * before, a call from an interrupt or NMI handler, a site that does not
+ * hold what the key expects: each said in one line).  Adds their sites to
+ * *@sites; returns how many.
+ */
+static unsigned keys_to_patch(struct static_key *const keys[], unsigned n, bool on,
+			      uintptr_t caller, struct static_key *todo[], unsigned *done,
+			      unsigned *sites)
 {
-	struct static_key *todo[STATIC_KEYS_ROUND_MAX];
-	unsigned ntodo = 0, done = 0, sites = 0, parked, late;
-	uintptr_t caller = (uintptr_t)__builtin_return_address(0);
-	char names[STATIC_KEYS_ROUND_MAX * 24];
-	size_t len = 0;
+	unsigned ntodo = 0;
 
-	if (n > STATIC_KEYS_ROUND_MAX) {
-		platform_log("static_key: %u keys asked in one round, more than %u: the first %u "
-			     "only (STATIC_KEYS_ROUND_MAX)",
-			     n, STATIC_KEYS_ROUND_MAX, STATIC_KEYS_ROUND_MAX);
-		n = STATIC_KEYS_ROUND_MAX;
-	}
 	for (unsigned i = 0; i < n; i++) {
 		struct static_key *key = keys[i];
 
 		if (atomic_load8(&key->enabled) == (on ? 1 : 0)) {
-			done++;
+			(*done)++;
 			continue;
 		}
 		if (key->refused)
@@ -248,12 +247,21 @@ unsigned static_keys_set(struct static_key *const keys[], unsigned n, bool on, c
 
 		if (!k)
 			continue;
-		sites += k;
+		*sites += k;
 		todo[ntodo++] = key;
 	}
-	if (!ntodo)
-		return done;
+	return ntodo;
+}
 
+/*
+ * R1 to R4: one round that parks every other CPU, writes the @ntodo keys
+ * of @todo to @on if all parked, and releases them.  *@parked gets how many
+ * parked, *@late the first CPU that did not (MAX_CPUS: none, the keys are
+ * written).  Returns the round's time in ns.
+ */
+static uint64_t round_patch(struct static_key *const todo[], unsigned ntodo, bool on,
+			    unsigned *parked, unsigned *late)
+{
 	uint64_t flags = read_rflags();
 	uint64_t start = tsc_now();
 
@@ -263,8 +271,8 @@ unsigned static_keys_set(struct static_key *const keys[], unsigned n, bool on, c
 
 	atomic_store64(&round_release_cycles, tsc_from_us(STATIC_KEY_RELEASE_NS / 1000));
 	atomic_store64(&round_generation, gen);
-	parked = round_park_others(gen, &late);
-	if (late == MAX_CPUS) {
+	*parked = round_park_others(gen, late);
+	if (*late == MAX_CPUS) {
 		/* R3: nothing else runs; write, then see our own stores as code. */
 		for (unsigned i = 0; i < ntodo; i++)
 			static_key_write(todo[i], on);
@@ -282,6 +290,42 @@ unsigned static_keys_set(struct static_key *const keys[], unsigned n, bool on, c
 		panic("static_key: cpu %u took an NMI that was neither a fence nor a park "
 		      "while it patched (held until the round ended)",
 		      this_cpu_index());
+	return ns;
+}
+
+/* The round's one line: the keys' names, what they became and what it cost, then @why. */
+static void round_log(struct static_key *const todo[], unsigned ntodo, bool on, const char *why)
+{
+	char names[STATIC_KEYS_ROUND_MAX * 24];
+	size_t len = 0;
+
+	for (unsigned i = 0; i < ntodo && len < sizeof(names); i++)
+		len += (size_t)ksnprintf(names + len, sizeof(names) - len, "%s'%s'", i ? ", " : "",
+					 todo[i]->name);
+	platform_log("static_key: %s %s (%u sites patched in one round of %llu us, %u "
+		     "other CPU%s parked)%s%s",
+		     names, on ? "on" : "off", round_last.sites,
+		     (unsigned long long)(round_last.ns / 1000), round_last.cpus,
+		     round_last.cpus == 1 ? "" : "s", why[0] ? ": " : "", why);
+}
+
+unsigned static_keys_set(struct static_key *const keys[], unsigned n, bool on, const char *why)
+{
+	struct static_key *todo[STATIC_KEYS_ROUND_MAX];
+	unsigned ntodo, done = 0, sites = 0, parked, late;
+	uintptr_t caller = (uintptr_t)__builtin_return_address(0);
+
+	if (n > STATIC_KEYS_ROUND_MAX) {
+		platform_log("static_key: %u keys asked in one round, more than %u: the first %u "
+			     "only (STATIC_KEYS_ROUND_MAX)",
+			     n, STATIC_KEYS_ROUND_MAX, STATIC_KEYS_ROUND_MAX);
+		n = STATIC_KEYS_ROUND_MAX;
+	}
+	ntodo = keys_to_patch(keys, n, on, caller, todo, &done, &sites);
+	if (!ntodo)
+		return done;
+	uint64_t ns = round_patch(todo, ntodo, on, &parked, &late);
+
 	if (late != MAX_CPUS) {
 		for (unsigned i = 0; i < ntodo; i++)
 			platform_log("static_key: '%s' asked to go %s: cpu %u (APIC id %u) did not "
@@ -291,15 +335,8 @@ unsigned static_keys_set(struct static_key *const keys[], unsigned n, bool on, c
 		return done;
 	}
 	round_last = (struct static_key_round){.ns = ns, .sites = sites, .cpus = parked};
-	if (why) {
-		for (unsigned i = 0; i < ntodo && len < sizeof(names); i++)
-			len += (size_t)ksnprintf(names + len, sizeof(names) - len, "%s'%s'",
-						 i ? ", " : "", todo[i]->name);
-		platform_log("static_key: %s %s (%u sites patched in one round of %llu us, %u "
-			     "other CPU%s parked)%s%s",
-			     names, on ? "on" : "off", sites, (unsigned long long)(ns / 1000),
-			     parked, parked == 1 ? "" : "s", why[0] ? ": " : "", why);
-	}
+	if (why)
+		round_log(todo, ntodo, on, why);
 	return done + ntodo;
 }
 

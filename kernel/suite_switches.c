@@ -67,7 +67,7 @@ static void round_words(char *out, size_t size, struct static_key *const keys[],
 			  done == n ? "" : " (a key refused: its line above)");
 }
 
-void suite_switches_apply(unsigned suite)
+void suite_switches_apply(enum suite_index suite)
 {
 	enum suite_switches want = suite_switches[suite];
 	struct static_key *keys[STATIC_KEYS_ROUND_MAX];

@@ -114,116 +114,152 @@ static void emit_symbol(struct out *o, uintptr_t addr, bool return_address)
 	emit(o, ')');
 }
 
+/* One conversion's flags, width, precision and length, as written between '%' and its letter. */
+struct spec {
+	bool left, zero, alt;
+	int width, precision; /* precision -1: none given */
+	int longs;	      /* how many 'l' */
+	bool size_t_arg;      /* 'z' */
+};
+
+/*
+ * Read the spec starting at @f (just past the '%') into @sp, taking a '*'
+ * width or precision from @ap.  Returns the conversion letter's place.
+ */
+static const char *parse_spec(const char *f, struct spec *sp, va_list *ap)
+{
+	*sp = (struct spec){.precision = -1};
+	for (;; f++) {
+		if (*f == '-')
+			sp->left = true;
+		else if (*f == '0')
+			sp->zero = true;
+		else if (*f == '#')
+			sp->alt = true;
+		else
+			break;
+	}
+	if (*f == '*') {
+		sp->width = va_arg(*ap, int);
+		if (sp->width < 0) {
+			sp->left = true;
+			sp->width = -sp->width;
+		}
+		f++;
+	}
+	while (*f >= '0' && *f <= '9')
+		sp->width = sp->width * 10 + (*f++ - '0');
+	if (*f == '.') {
+		f++;
+		sp->precision = 0;
+		if (*f == '*') {
+			sp->precision = va_arg(*ap, int);
+			f++;
+		}
+		while (*f >= '0' && *f <= '9')
+			sp->precision = sp->precision * 10 + (*f++ - '0');
+	}
+	for (; *f == 'l'; f++)
+		sp->longs++;
+	if (*f == 'z') {
+		sp->size_t_arg = true;
+		f++;
+	}
+	return f;
+}
+
+/* %d %i %u %x %X (@conv): the argument at its width ('l', 'll' and 'z' are 64-bit here). */
+static void emit_integer(struct out *o, char conv, const struct spec *sp, va_list *ap)
+{
+	if (conv == 'd' || conv == 'i') {
+		int64_t v = sp->size_t_arg ? (int64_t)va_arg(*ap, long)
+			    : sp->longs	   ? (int64_t)va_arg(*ap, long)
+					   : va_arg(*ap, int);
+		uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+		emit_number(o, mag, v < 0, 10, false, sp->width, sp->left, sp->zero, NULL);
+		return;
+	}
+	uint64_t v =
+	    (sp->size_t_arg || sp->longs) ? va_arg(*ap, unsigned long) : va_arg(*ap, unsigned int);
+	const char *prefix = NULL;
+
+	if (sp->alt && v && conv != 'u')
+		prefix = conv == 'X' ? "0X" : "0x";
+	emit_number(o, v, false, conv == 'u' ? 10 : 16, conv == 'X', sp->width, sp->left, sp->zero,
+		    prefix);
+}
+
+/*
+ * The conversion at @f (its spec @sp, the whole of it from @start, the
+ * '%'), with its argument from @ap.  Returns the last character it used.
+ */
+static const char *emit_conversion(struct out *o, const char *start, const char *f,
+				   const struct spec *sp, va_list *ap)
+{
+	switch (*f) {
+	case 'd':
+	case 'i':
+	case 'u':
+	case 'x':
+	case 'X':
+		emit_integer(o, *f, sp, ap);
+		break;
+	case 'p': {
+		uintptr_t v = (uintptr_t)va_arg(*ap, void *);
+
+		emit_number(o, v, false, 16, false, sp->width, sp->left, sp->zero, "0x");
+		if (f[1] == 'S' || f[1] == 'B')
+			emit_symbol(o, v, *++f == 'B');
+		break;
+	}
+	case 's': {
+		const char *s = va_arg(*ap, const char *);
+		int n = 0;
+
+		if (!s)
+			s = "(null)";
+		while (s[n] && (sp->precision < 0 || n < sp->precision))
+			n++;
+		emit_field(o, s, n, sp->width, sp->left, ' ');
+		break;
+	}
+	case 'c': {
+		char c = (char)va_arg(*ap, int);
+		emit_field(o, &c, 1, sp->width, sp->left, ' ');
+		break;
+	}
+	case '%':
+		emit(o, '%');
+		break;
+	default:
+		/* Unknown or truncated conversion: show it as written. */
+		for (const char *q = start; q <= f && *q; q++)
+			emit(o, *q);
+		if (!*f)
+			f--;
+		break;
+	}
+	return f;
+}
+
 int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	struct out o = {buf, size, 0};
+	va_list args; /* a copy, so the helpers can share it by address (va_list may be an array) */
 
+	va_copy(args, ap);
 	for (const char *f = fmt; *f; f++) {
 		if (*f != '%') {
 			emit(&o, *f);
 			continue;
 		}
-		const char *start = f++;
-		bool left = false, zero = false, alt = false;
-		int width = 0, precision = -1, longs = 0;
-		bool size_t_arg = false;
+		const char *start = f;
+		struct spec sp;
 
-		for (;; f++) {
-			if (*f == '-')
-				left = true;
-			else if (*f == '0')
-				zero = true;
-			else if (*f == '#')
-				alt = true;
-			else
-				break;
-		}
-		if (*f == '*') {
-			width = va_arg(ap, int);
-			if (width < 0) {
-				left = true;
-				width = -width;
-			}
-			f++;
-		}
-		while (*f >= '0' && *f <= '9')
-			width = width * 10 + (*f++ - '0');
-		if (*f == '.') {
-			f++;
-			precision = 0;
-			if (*f == '*') {
-				precision = va_arg(ap, int);
-				f++;
-			}
-			while (*f >= '0' && *f <= '9')
-				precision = precision * 10 + (*f++ - '0');
-		}
-		for (; *f == 'l'; f++)
-			longs++;
-		if (*f == 'z') {
-			size_t_arg = true;
-			f++;
-		}
-
-		switch (*f) {
-		case 'd':
-		case 'i': {
-			int64_t v = size_t_arg ? (int64_t)va_arg(ap, long)
-				    : longs    ? (int64_t)va_arg(ap, long)
-					       : va_arg(ap, int);
-			uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-			emit_number(&o, mag, v < 0, 10, false, width, left, zero, NULL);
-			break;
-		}
-		case 'u':
-		case 'x':
-		case 'X': {
-			uint64_t v = (size_t_arg || longs) ? va_arg(ap, unsigned long)
-							   : va_arg(ap, unsigned int);
-			const char *prefix = NULL;
-
-			if (alt && v && *f != 'u')
-				prefix = *f == 'X' ? "0X" : "0x";
-			emit_number(&o, v, false, *f == 'u' ? 10 : 16, *f == 'X', width, left, zero,
-				    prefix);
-			break;
-		}
-		case 'p': {
-			uintptr_t v = (uintptr_t)va_arg(ap, void *);
-
-			emit_number(&o, v, false, 16, false, width, left, zero, "0x");
-			if (f[1] == 'S' || f[1] == 'B')
-				emit_symbol(&o, v, *++f == 'B');
-			break;
-		}
-		case 's': {
-			const char *s = va_arg(ap, const char *);
-			int n = 0;
-
-			if (!s)
-				s = "(null)";
-			while (s[n] && (precision < 0 || n < precision))
-				n++;
-			emit_field(&o, s, n, width, left, ' ');
-			break;
-		}
-		case 'c': {
-			char c = (char)va_arg(ap, int);
-			emit_field(&o, &c, 1, width, left, ' ');
-			break;
-		}
-		case '%':
-			emit(&o, '%');
-			break;
-		default:
-			/* Unknown or truncated conversion: show it as written. */
-			for (const char *q = start; q <= f && *q; q++)
-				emit(&o, *q);
-			if (!*f)
-				f--;
-			break;
-		}
+		f = parse_spec(f + 1, &sp, &args);
+		f = emit_conversion(&o, start, f, &sp, &args);
 	}
+	va_end(args);
 	if (size)
 		buf[o.len < size ? o.len : size - 1] = '\0';
 	return (int)o.len;

@@ -48,8 +48,9 @@ CMDLINE_SRCS := kernel/cmdline.c kernel/cmdline_apply.c
 PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/apic.c \
 	$(CMDLINE_SRCS) kernel/console.c kernel/cpuinfo.c kernel/fence.c \
 	kernel/font8x16.c kernel/heap.c kernel/idt.c kernel/kcsan.c kernel/ksyms.c kernel/ktest.c \
-	kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c kernel/multiboot2.c kernel/panic.c \
-	kernel/percpu.c kernel/platform.c kernel/power.c kernel/progress.c kernel/results.c \
-	kernel/screen.c kernel/serial.c kernel/smp.c kernel/static_key.c kernel/suite_switches.c \
-	kernel/topology_read.c kernel/trap.c kernel/tsc.c kernel/vm.c
+	kernel/ktest_stall.c kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c \
+	kernel/multiboot2.c kernel/panic.c kernel/percpu.c kernel/platform.c kernel/power.c \
+	kernel/progress.c kernel/results.c kernel/screen.c kernel/serial.c kernel/smp.c \
+	kernel/static_key.c kernel/suite_switches.c kernel/topology_read.c kernel/trap.c kernel/tsc.c \
+	kernel/vm.c
 

@@ -53,6 +53,13 @@ struct fs_torture_params {
 struct fs_torture;
 
 /*
+ * The name of the barrier every CPU of the torture meets at before its
+ * first operation; the kernel's selftest.stall=N:MS:fs-start holds CPU N
+ * there (kernel/test/test_fs.c tells the runner this name).
+ */
+#define FS_TORTURE_START_BARRIER "fs torture start"
+
+/*
  * One CPU, before the others start: build the shared state.  Returns NULL
  * (reported through @r) if that fails; then nobody calls the rest.
  */

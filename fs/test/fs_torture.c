@@ -441,7 +441,7 @@ void fs_torture_run(struct fs_torture *t, unsigned cpu)
 	struct torture_cpu *c = &t->cpu[cpu];
 	uint64_t end;
 
-	if (!barrier_wait(&t->start, TORTURE_START_NS, "fs torture start")) {
+	if (!barrier_wait(&t->start, TORTURE_START_NS, FS_TORTURE_START_BARRIER)) {
 		torture_fail(t, "cpu %u: not every CPU came to the start", cpu);
 		return;
 	}

@@ -52,7 +52,7 @@ static void bench_plan_setup(void)
 	/* Always with the benchmarks: the report marks the boundaries from these lines. */
 	if (opts.bench_plan || (opts.run & SUITE_BENCH))
 		bench_plan_print(opts.bench_ms, opts.bench_trials, bench_plan_line);
-	ktest_expect("bench", bench_expected_ms);
+	ktest_expect(SUITE_INDEX_BENCH, bench_expected_ms);
 }
 KTEST_SETUP(bench_plan_setup);
 

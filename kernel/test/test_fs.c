@@ -15,6 +15,7 @@
 #include "cmdline.h"
 #include "fs_suite.h"
 #include "ktest.h"
+#include "ktest_stall.h"
 #include "lockref.h"
 #include "platform.h"
 #include "printf.h"
@@ -84,6 +85,13 @@ static void fs_torture_all(struct ktest_ctx *t)
 		torture = NULL;
 	}
 }
+
+/* selftest.stall=N:MS:fs-start: the runner holds CPU N before the torture's start barrier. */
+static void fs_stall_point(void)
+{
+	ktest_stall_barrier(FS_TORTURE_START_BARRIER);
+}
+KTEST_SETUP(fs_stall_point);
 
 KTEST(fs, "rules", fs_rules, 0);
 KTEST(fs, "torture", fs_torture_all, KTEST_ALL_CPUS);

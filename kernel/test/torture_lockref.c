@@ -1006,47 +1006,61 @@ static void lr_phase(struct ktest_ctx *t, struct lr_cpu *me, struct rng *rng, en
 	me->pauses += pace.pauses;
 }
 
-/* CPU 0 at the end: path and warning invariants, then the statistics lines. */
-static void lr_report(struct ktest_ctx *t)
-{
-	struct lockref_stats path[LR_PHASES] = {0}, all = {0};
-	uint64_t fails[LR_INVARIANTS] = {0}, ops[LR_PHASES] = {0}, min = UINT64_MAX, max = 0;
-	uint64_t holds = 0, long_holds = 0, pauses = 0, locked_puts = 0, nfail, warnings;
-	uint64_t created = 0, killed_last = 0, killed_reaped = 0, refused = 0, raced = 0;
-	uint64_t deferred = 0, per_cpu_ops[MAX_CPUS];
-	char line[LR_LINE_MAX];
+/* Every CPU's counts of the run added up, for CPU 0's judgement and lines at the end. */
+struct lr_totals {
+	struct lockref_stats path[LR_PHASES], all;
+	uint64_t fails[LR_INVARIANTS], ops[LR_PHASES], min, max;
+	uint64_t holds, long_holds, pauses, locked_puts;
+	uint64_t created, killed_last, killed_reaped, refused, raced, deferred;
+	uint64_t per_cpu_ops[MAX_CPUS];
+};
 
+/* Add up every CPU's operations and paths (not its failures: judging adds some). */
+static void lr_sum(struct lr_totals *s)
+{
+	s->min = UINT64_MAX;
 	for (unsigned i = 0; i < lr.ncpus; i++) {
 		const struct lr_cpu *c = &lr.cpu[i];
 
-		per_cpu_ops[i] = c->ops[LR_HOT] + c->ops[LR_RACE];
-		min = per_cpu_ops[i] < min ? per_cpu_ops[i] : min;
-		max = per_cpu_ops[i] > max ? per_cpu_ops[i] : max;
+		s->per_cpu_ops[i] = c->ops[LR_HOT] + c->ops[LR_RACE];
+		s->min = s->per_cpu_ops[i] < s->min ? s->per_cpu_ops[i] : s->min;
+		s->max = s->per_cpu_ops[i] > s->max ? s->per_cpu_ops[i] : s->max;
 		for (unsigned ph = 0; ph < LR_PHASES; ph++) {
-			ops[ph] += c->ops[ph];
-			path[ph].lockless += c->path[ph].lockless;
-			path[ph].retries += c->path[ph].retries;
-			path[ph].fallbacks += c->path[ph].fallbacks;
-			path[ph].abandoned += c->path[ph].abandoned;
+			s->ops[ph] += c->ops[ph];
+			s->path[ph].lockless += c->path[ph].lockless;
+			s->path[ph].retries += c->path[ph].retries;
+			s->path[ph].fallbacks += c->path[ph].fallbacks;
+			s->path[ph].abandoned += c->path[ph].abandoned;
 		}
-		holds += c->holds;
-		long_holds += c->long_holds;
-		pauses += c->pauses;
-		locked_puts += c->put_return_locked;
-		created += c->created;
-		killed_last += c->killed_last;
-		killed_reaped += c->killed_reaped;
-		refused += c->refused;
-		raced += c->raced;
-		deferred += c->deferred;
+		s->holds += c->holds;
+		s->long_holds += c->long_holds;
+		s->pauses += c->pauses;
+		s->locked_puts += c->put_return_locked;
+		s->created += c->created;
+		s->killed_last += c->killed_last;
+		s->killed_reaped += c->killed_reaped;
+		s->refused += c->refused;
+		s->raced += c->raced;
+		s->deferred += c->deferred;
 	}
 	for (unsigned ph = 0; ph < LR_PHASES; ph++) {
-		all.lockless += path[ph].lockless;
-		all.retries += path[ph].retries;
-		all.fallbacks += path[ph].fallbacks;
+		s->all.lockless += s->path[ph].lockless;
+		s->all.retries += s->path[ph].retries;
+		s->all.fallbacks += s->path[ph].fallbacks;
 	}
+}
 
-	warnings = lockref_warnings() - lr.warnings_before;
+/*
+ * The run's own invariants: no lockref misuse warning, and the paths the
+ * policy and CPU allow were taken (lockless and fallback both, under
+ * contention; never lockless where there is no lockless path).  Returns
+ * the warnings.
+ */
+static uint64_t lr_judge_paths(struct ktest_ctx *t, const struct lr_totals *s)
+{
+	uint64_t warnings = lockref_warnings() - lr.warnings_before;
+	uint64_t ops = s->ops[LR_HOT] + s->ops[LR_RACE];
+
 	if (warnings)
 		lr_fail(t, LR_WARNINGS, "%lu lockref misuse warnings during the run", warnings);
 	if (lr.ncpus == 1) {
@@ -1055,51 +1069,71 @@ static void lr_report(struct ktest_ctx *t)
 			   "is not judged",
 			   lr.label);
 	} else if (lr.lockless_possible) {
-		if (all.lockless == 0)
+		if (s->all.lockless == 0)
 			lr_fail(t, LR_LOCKLESS_PATH, "no operation finished locklessly in %lu",
-				ops[LR_HOT] + ops[LR_RACE]);
-		if (all.fallbacks == 0)
+				ops);
+		if (s->all.fallbacks == 0)
 			lr_fail(t, LR_FALLBACK_PATH,
-				"no operation fell back to the lock in %lu under contention",
-				ops[LR_HOT] + ops[LR_RACE]);
+				"no operation fell back to the lock in %lu under contention", ops);
 	} else {
-		if (all.lockless != 0)
+		if (s->all.lockless != 0)
 			lr_fail(t, LR_LOCKLESS_PATH,
 				"%lu operations finished locklessly, but this policy/CPU has no "
 				"lockless path",
-				all.lockless);
-		if (all.fallbacks == 0)
-			lr_fail(t, LR_FALLBACK_PATH, "no operation took the lock in %lu",
-				ops[LR_HOT] + ops[LR_RACE]);
+				s->all.lockless);
+		if (s->all.fallbacks == 0)
+			lr_fail(t, LR_FALLBACK_PATH, "no operation took the lock in %lu", ops);
 	}
+	return warnings;
+}
+
+/* The statistics lines: per CPU, each phase, then the summary with every invariant's failures. */
+static void lr_print(struct ktest_ctx *t, struct lr_totals *s, uint64_t warnings)
+{
+	char line[LR_LINE_MAX];
+	uint64_t nfail;
+
 	for (unsigned i = 0; i < lr.ncpus; i++)
 		for (unsigned k = 0; k < LR_INVARIANTS; k++)
-			fails[k] += lr.cpu[i].fails[k];
-
-	torture_per_cpu(line, sizeof(line), per_cpu_ops, sizeof(per_cpu_ops[0]), lr.ncpus);
+			s->fails[k] += lr.cpu[i].fails[k];
+	torture_per_cpu(line, sizeof(line), s->per_cpu_ops, sizeof(s->per_cpu_ops[0]), lr.ncpus);
 	ktest_diag(t, "lockref %s: ops per cpu:%s", lr.label, line);
 	ktest_diag(
 	    t,
 	    "lockref %s: hot object: ops %lu lockless %lu fallback %lu retries %lu holds %lu "
 	    "put_return_abandoned %lu put_return_locked %lu",
-	    lr.label, ops[LR_HOT], path[LR_HOT].lockless, path[LR_HOT].fallbacks,
-	    path[LR_HOT].retries, holds, path[LR_HOT].abandoned, locked_puts);
+	    lr.label, s->ops[LR_HOT], s->path[LR_HOT].lockless, s->path[LR_HOT].fallbacks,
+	    s->path[LR_HOT].retries, s->holds, s->path[LR_HOT].abandoned, s->locked_puts);
 	ktest_diag(
 	    t,
 	    "lockref %s: dead race: ops %lu lockless %lu fallback %lu retries %lu objects %u "
 	    "slots %u created %lu killed %lu (last put %lu, reaper %lu) refused %lu "
 	    "lookup_races %lu reuse_deferred %lu",
-	    lr.label, ops[LR_RACE], path[LR_RACE].lockless, path[LR_RACE].fallbacks,
-	    path[LR_RACE].retries, LR_OBJS, LR_SLOTS, created, killed_last + killed_reaped,
-	    killed_last, killed_reaped, refused, raced, deferred);
-	nfail = torture_fail_summary(line, sizeof(line), fails, lr_invariant_names, LR_INVARIANTS);
+	    lr.label, s->ops[LR_RACE], s->path[LR_RACE].lockless, s->path[LR_RACE].fallbacks,
+	    s->path[LR_RACE].retries, LR_OBJS, LR_SLOTS, s->created,
+	    s->killed_last + s->killed_reaped, s->killed_last, s->killed_reaped, s->refused,
+	    s->raced, s->deferred);
+	nfail =
+	    torture_fail_summary(line, sizeof(line), s->fails, lr_invariant_names, LR_INVARIANTS);
 	ktest_diag(
 	    t,
 	    "lockref %s: cpus %u ops/cpu min %lu max %lu total %lu lockless %lu fallback %lu "
 	    "retries %lu long_holds %lu stutter_pauses %lu warnings %lu failures %lu:%s "
 	    "seed=%lu",
-	    lr.label, lr.ncpus, min, max, ops[LR_HOT] + ops[LR_RACE], all.lockless, all.fallbacks,
-	    all.retries, long_holds, pauses, warnings, nfail, line, opts.seed);
+	    lr.label, lr.ncpus, s->min, s->max, s->ops[LR_HOT] + s->ops[LR_RACE], s->all.lockless,
+	    s->all.fallbacks, s->all.retries, s->long_holds, s->pauses, warnings, nfail, line,
+	    opts.seed);
+}
+
+/* CPU 0 at the end: path and warning invariants, then the statistics lines. */
+static void lr_report(struct ktest_ctx *t)
+{
+	struct lr_totals s = {0};
+	uint64_t warnings;
+
+	lr_sum(&s);
+	warnings = lr_judge_paths(t, &s);
+	lr_print(t, &s, warnings);
 }
 
 void torture_lockref_run(struct ktest_ctx *t, enum torture_form form,

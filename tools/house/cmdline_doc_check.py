@@ -9,7 +9,7 @@ option accepts named in its row, no other page (README.md, docs/*.md)
 carrying a table row of its own for a word, and the keys the page calls
 harmless (a word of theirs not understood does not fail the run) exactly
 kernel/cmdline.c's harmless_keys[]; run='s row names every suite of
-kernel/cmdline.h's SUITE_LIST and every group; and each row's last column,
+kernel/suites.h's SUITE_LIST and every group; and each row's last column,
 the programs that act on the word (kernel, kcsan, native), says what the
 code does: the native benchmark program acts on every key but those of
 tests/bench/bench_native.c's native_ignored_keys[], the plain kernel on every
@@ -26,7 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "interface.md"
 CODE = ROOT / "kernel" / "cmdline.c"
 KINDS = ROOT / "lib" / "spinlock_kinds.h"
-SUITES = ROOT / "kernel" / "cmdline.h"
+SUITES = ROOT / "kernel" / "suites.h"
 WALKS = ROOT / "fs" / "fs.h"
 NATIVE = ROOT / "tests" / "bench" / "bench_native.c"
 PLAIN = ROOT / "kernel" / "kcsan.c"
@@ -63,9 +63,9 @@ def fs_walks():
 
 
 def suites():
-    """The suites of kernel/cmdline.h's SUITE_LIST, and run='s groups of them
+    """The suites of kernel/suites.h's SUITE_LIST, and run='s groups of them
     (kernel/cmdline.c's suite_groups): every word run= takes."""
-    names = re.findall(r"^\s*X\((\w+), \w+, \w+, \w+\)", SUITES.read_text(), re.M)
+    names = re.findall(r"^\s*X\((\w+), \w+, \w+,", SUITES.read_text(), re.M)
     groups = re.search(r"suite_groups\[\] = \{(.*?)\};", CODE.read_text(), re.S)
     return names + re.findall(r'\{"(\w+)",', groups.group(1))
 
