@@ -311,41 +311,23 @@ static void set_torture_s(uint64_t v)
 	opts.torture_ms = (unsigned)v * 1000;
 }
 
-#define BUSTED_KIND_NAME(name, ...) #name,
-static const char *const busted_names[] = {"lockref",
-					   "spinlock",
-					   "abba",
-					   "unfair",
-					   "qspinlock-lost-kick",
-					   "spinlock-lost-kick",
-					   "qspinlock-skip-head",
-					   "qspinlock-early-handoff",
-					   "qspinlock-plain-tail",
-					   "race",
-					   "static-key",
-					   SPIN_KIND_LIST(BUSTED_KIND_NAME) NULL};
-#undef BUSTED_KIND_NAME
-
 unsigned busted_suite(enum busted_kind busted)
 {
-	switch (busted) {
-	case BUSTED_NONE:
-		return 0;
-	case BUSTED_LOCKREF:
+	switch (busted_on(busted)) {
+	case BUSTED_ON_SPIN:
+	case BUSTED_ON_QSPIN:
+	case BUSTED_ON_BOTH:
+		return SUITE_SPINLOCK; /* kernel/test/torture_spinlock.c */
+	case BUSTED_ON_LOCKREF:
 		return SUITE_LOCKREF; /* kernel/test/torture_lockref.c */
-	case BUSTED_RACE:
+	case BUSTED_ON_BOOT:
 		return SUITE_BOOT; /* kernel/test/test_race.c */
-	case BUSTED_STATIC_KEY:
+	case BUSTED_ON_KEYS:
 		return SUITE_KEYS; /* kernel/test/test_static_key.c */
-	default:
-		return SUITE_SPINLOCK; /* every lock's own: kernel/test/torture_spinlock.c */
 	}
+	return 0; /* BUSTED_NONE */
 }
 
-const char *busted_name(enum busted_kind busted)
-{
-	return busted > BUSTED_NONE && busted <= BUSTED_LAST ? busted_names[busted - 1] : "none";
-}
 static const char *const fault_names[] = {"ud", "gp", "pf", "lockdep", NULL};
 /* Indexed by enum exit_kind; power.c names the choice in its last line. */
 const char *const exit_names[] = {

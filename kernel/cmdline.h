@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "busted_list.h"
 #include "spinlock.h"
 #include "trace.h"
 
@@ -73,37 +74,10 @@ extern const char *const suite_names[SUITE_COUNT + 1];
 extern const enum suite_switches suite_switches[SUITE_COUNT];
 
 /*
- * torture.busted=, in busted_names' order (kernel/cmdline.c).  The queue's
- * three (kernel/test/qspinlock_busted.h) are one range; each lock kind's own
- * broken twin (<prefix>_lock_busted, spinlock_kinds.h) comes last, one per kind,
- * named after the kind: BUSTED_KIND + its enum spin_kind.
- */
-enum busted_kind {
-	BUSTED_NONE,
-	BUSTED_LOCKREF,
-	BUSTED_SPINLOCK,
-	BUSTED_ABBA,
-	BUSTED_UNFAIR,
-	BUSTED_QSPINLOCK_LOST_KICK,
-	BUSTED_SPINLOCK_LOST_KICK,
-	BUSTED_QSPINLOCK_SKIP_HEAD,
-	BUSTED_QSPINLOCK_EARLY_HANDOFF,
-	BUSTED_QSPINLOCK_PLAIN_TAIL,
-	BUSTED_RACE, /* plain shared counter and flag (kernel/test/test_race.c) */
-	/* Static-key sites rewritten in place, no CPU parked (kernel/test/test_static_key.c). */
-	BUSTED_STATIC_KEY,
-	BUSTED_KIND, /* torture.busted=<kind>: this + enum spin_kind, SPIN_KINDS of them */
-	BUSTED_LAST = BUSTED_KIND + SPIN_KINDS - 1,
-};
-/*
  * The suite (SUITE_* bit) whose tests carry out torture.busted=@busted, 0
  * for BUSTED_NONE: a run that does not start it has not done the word.
  */
 unsigned busted_suite(enum busted_kind busted);
-/* torture.busted='s word for @busted ("none" for BUSTED_NONE). */
-const char *busted_name(enum busted_kind busted);
-/* torture.busted=qspinlock: the queued kind's pending waiter that does not wait. */
-#define BUSTED_QSPINLOCK (BUSTED_KIND + SPIN_KIND_QSPINLOCK)
 /* selftest.fault=: an exception (the panic path), or a lockdep report outside any test. */
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_LOCKDEP };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };

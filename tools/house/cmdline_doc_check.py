@@ -14,7 +14,8 @@ the programs that act on the word (kernel, kcsan, native), says what the
 code does: the native benchmark program acts on every key but those of
 tests/bench/bench_native.c's native_ignored_keys[], the plain kernel on every
 key but those of kernel/kcsan.c's plain_ignored_keys[], the race-detecting
-kernel on all.  It prints one line per problem
+kernel on all; torture.busted='s row names kernel/busted_list.h's words,
+each once, in their order, and no other.  It prints one line per problem
 and exits 1 if there is any, so `make test` fails the moment one side
 changes without the other.
 """
@@ -27,6 +28,7 @@ DOC = ROOT / "docs" / "interface.md"
 CODE = ROOT / "kernel" / "cmdline.c"
 KINDS = ROOT / "lib" / "spinlock_kinds.h"
 SUITES = ROOT / "kernel" / "cmdline.h"
+BUSTED = ROOT / "kernel" / "busted_list.h"
 WALKS = ROOT / "fs" / "fs.h"
 NATIVE = ROOT / "tests" / "bench" / "bench_native.c"
 PLAIN = ROOT / "kernel" / "kcsan.c"
@@ -57,6 +59,30 @@ def spin_kinds():
     return re.findall(r"^\s*X\(arg, (\w+), \w+,", KINDS.read_text(), re.M)
 
 
+def busted_rows():
+    """kernel/busted_list.h's BUSTED_LIST: [(word, kind)] in its order, kind the lock
+    kind a broken twin is judged as (None for the others); its last rows are one per
+    lock kind after the default (SPIN_KINDS_SWITCHED), named after the kind."""
+    text = BUSTED.read_text()
+    body = text[text.index("#define BUSTED_LIST(X)"):text.index("SPIN_KINDS_SWITCHED(")]
+    body = body.replace("\\\n", " ")
+    rows = [(word, kind if breaks == "BUSTED_BREAKS_EXCLUSION" else None)
+            for word, kind, breaks in re.findall(
+                r'X\("([^"]*)",\s*\w+,\s*\w+,\s*(\w+),\s*(\w+),', body)]
+    rows = [(w, k[len("SPIN_KIND_"):].lower() if k and k.startswith("SPIN_KIND_") else None)
+            for w, k in rows]
+    return rows + [(kind, kind) for kind in spin_kinds()[1:]]
+
+
+def busted_twin(kind):
+    """The torture.busted= word of @kind's broken twin (tests/checks/every_kind.sh)."""
+    ids = dict(re.findall(r"^\s*X\(arg, (\w+), (\w+),", KINDS.read_text(), re.M))
+    for word, twin in busted_rows():
+        if twin in (kind, ids.get(kind, "").lower()):
+            return word
+    return None
+
+
 def fs_walks():
     """The walks of fs/fs.h's FS_WALK_LIST, which fs_walk_names expands."""
     return re.findall(r"^\s*X\(\w+, (\w+)\)", WALKS.read_text(), re.M)
@@ -72,7 +98,8 @@ def suites():
 
 def code_options(text):
     """kernel/cmdline.c's options: {key: [choices]} (empty for numbers and flags)."""
-    arrays = {"spin_kind_names": spin_kinds()}
+    arrays = {"spin_kind_names": spin_kinds(),
+              "busted_names": [word for word, _ in busted_rows()]}
     for name, body in re.findall(r"const char \*const (\w+)\[\] = \{(.*?)\};", text, re.S):
         arrays[name] = re.findall(r'"([^"]*)"', body)
         if "SPIN_KIND_LIST(" in body:
@@ -145,13 +172,37 @@ def programs_problems(rows, options):
     return problems
 
 
+BUSTED_WORD = re.compile(r"(?:^|; )`([a-z][a-z-]*)`")
+
+
+def busted_problems(rows):
+    """torture.busted='s row: each word once, at the start of a "; "-separated part
+    ("; `word`: what it breaks"), in BUSTED_LIST's order, and no word the list lacks (a
+    retired word documented still)."""
+    row = rows.get("torture.busted")
+    if row is None:
+        return []
+    said = BUSTED_WORD.findall(row)
+    words = [word for word, _ in busted_rows()]
+    if said == words:
+        return []
+    return [f"docs/interface.md: the row of 'torture.busted' names the words {', '.join(said)}; "
+            f"kernel/busted_list.h's BUSTED_LIST has {', '.join(words)} (each once, in that "
+            "order, each starting a part: \"; `word`: ...\")"]
+
+
 def main():
+    if sys.argv[1:2] == ["--busted-twin"] and len(sys.argv) == 3:
+        word = busted_twin(sys.argv[2])
+        print(word or f"cmdline_doc_check: no torture.busted= word breaks the lock kind '{sys.argv[2]}'")
+        return 0 if word else 2
     problems = []
     doc, code = DOC.read_text(), CODE.read_text()
     rows, twice = doc_rows(doc)
     options = code_options(code)
     problems += harmless_problems(doc, code, options)
     problems += programs_problems(rows, options)
+    problems += busted_problems(rows)
     for key in twice:
         problems.append(f"docs/interface.md: '{key}' has more than one row")
     for key in sorted(set(options) - set(rows)):
@@ -176,5 +227,6 @@ def main():
     return 1 if problems else 0
 
 
+# `cmdline_doc_check.py --busted-twin KIND` prints the word of KIND's broken twin.
 if __name__ == "__main__":
     sys.exit(main())
