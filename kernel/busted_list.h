@@ -7,7 +7,7 @@
  * was seen to catch what it is there to catch.  Each word is one row here,
  * and everything that used to be kept in step by hand derives from it: the
  * enum busted_kind, the words the parser takes and its error line
- * (kernel/cmdline.c), the suite a run must start for the word to be done
+ * (kernel/cmdline_options.c), the suite a run must start for the word to be done
  * (busted_suite, cmdline.h), the spinlock torture's broken lock and first diagnostic
  * line (spin_setup, kernel/test/torture_spinlock.c), the host torture's
  * must-fail builds (tests/host/test_torture.c), and docs/interface.md's
@@ -44,7 +44,7 @@
  *
  * A row with an empty column is a build error naming the row (below), and
  * so are two rows with one word (each word is its own symbol,
- * "torture.busted=<word>", in cmdline.c) or one ID.  A new broken lock is
+ * "torture.busted=<word>", in busted_list.c) or one ID.  A new broken lock is
  * one row here plus its lock (docs/howto.md, "A busted lock").
  */
 #ifndef KERNEL_BUSTED_LIST_H
@@ -189,5 +189,12 @@ const char *busted_name(enum busted_kind busted);
  * torture runs (tests/host/test_torture.c).
  */
 enum busted_kind busted_control(enum busted_on on);
+
+/*
+ * The word a misspelt torture.busted=@word meant, or NULL: for a lock
+ * kind's name, its broken twin's word ("ticket": "spinlock", the contract's
+ * word for the default kind's twin), for the parser's error line.
+ */
+const char *busted_closest(const char *word);
 
 #endif /* KERNEL_BUSTED_LIST_H */

@@ -16,7 +16,9 @@
 #include <stdint.h>
 
 #include "busted_list.h"
+#include "lockref.h"
 #include "spinlock.h"
+#include "topology.h"
 #include "trace.h"
 
 /* The longest command line kept, with its NUL; the rest is ignored, with one line saying so. */
@@ -89,25 +91,24 @@ enum bench_cpus_kind { BENCH_CPUS_GEO, BENCH_CPUS_ALL, BENCH_CPUS_LIST };
 #define BENCH_CPUS_LIST_MAX 64 /* counts bench.cpus= may list */
 
 struct kernel_options {
-	unsigned run;		 /* SUITE_* mask */
-	bool quick;		 /* small durations everywhere */
-	uint64_t seed;		 /* of every pseudo-random choice */
-	unsigned torture_ms;	 /* length of each torture test */
-	unsigned bench_ms;	 /* one benchmark trial */
-	unsigned bench_trials;	 /* measured trials (after one warm-up) */
-	char lockref_policy[16]; /* "mainline", "v7", "locked" */
-	int lockref_retries;	 /* -1: the policy's own */
-	int lockref_wait;	 /* -1: the policy's own, else 0/1 */
-	unsigned lockref_cas;	 /* enum lockref_cas: 0 cmpxchg8b (default), 1 cmpxchgq */
-	unsigned smp_max;	 /* use at most this many CPUs */
+	unsigned run;		      /* SUITE_* mask */
+	bool quick;		      /* small durations everywhere */
+	uint64_t seed;		      /* of every pseudo-random choice */
+	unsigned torture_ms;	      /* length of each torture test */
+	unsigned bench_ms;	      /* one benchmark trial */
+	unsigned bench_trials;	      /* measured trials (after one warm-up) */
+	char lockref_policy[16];      /* "mainline", "v7", "locked" */
+	int lockref_retries;	      /* -1: the policy's own */
+	int lockref_wait;	      /* -1: the policy's own, else 0/1 */
+	enum lockref_cas lockref_cas; /* lockref.cas= (lib/lockref.h) */
+	unsigned smp_max;	      /* use at most this many CPUs */
 	enum busted_kind busted;
 	enum fault_kind fault;
 	unsigned console; /* CONSOLE_* mask (console.h); 0: not given, every console */
 	enum exit_kind exit;
 	bool screen_dump; /* screen.dump=1: the final screen also goes over serial (# SCREEN) */
 	enum pv_kind spinlock_pv;
-	unsigned
-	    spinlock_kind; /* enum spin_kind (lib/spinlock.h): 0 ticket (default), 1 qspinlock */
+	enum spin_kind spinlock_kind;	 /* spinlock.kind= (lib/spinlock_kinds.h) */
 	unsigned trace_groups;		 /* TRACE_GROUP_* (lib/trace.h); 0: off */
 	unsigned trace_events;		 /* per CPU */
 	char trace_test[TRACE_NAME_MAX]; /* trace this test only; "": every test */
@@ -119,8 +120,8 @@ struct kernel_options {
 	const char *shown;		 /* the same, each control byte as \xNN: for log lines */
 	enum stall_where stall_where;	 /* selftest.stall=: STALL_NONE, or where CPU stall_cpu */
 	unsigned stall_cpu, stall_ms;	 /* stalls stall_ms ms, once */
-	unsigned bench_place;		 /* enum topo_place (lib/topology.h): 0 cores (default) */
-	unsigned bench_cpus;		 /* BENCH_CPUS_GEO (default), _ALL or _LIST */
+	enum topo_place bench_place;	 /* bench.place= (lib/topology.h) */
+	enum bench_cpus_kind bench_cpus; /* bench.cpus=: geo (the default), all or a list */
 	unsigned bench_cpus_n;		 /* bench.cpus=LIST: how many counts, ascending */
 	uint16_t bench_cpus_list[BENCH_CPUS_LIST_MAX];
 	bool bench_plan;	 /* bench.plan=1: print the sweep and its estimate, run nothing */

@@ -43,7 +43,8 @@ SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/tes
 
 # The command-line parser alone (pure C, no library behind it: the host test
 # and the fuzzer take it so), then with what applies its words.
-CMDLINE_PARSE_SRCS := kernel/busted_list.c kernel/cmdline.c
+CMDLINE_PARSE_SRCS := kernel/busted_list.c kernel/cmdline.c kernel/cmdline_options.c \
+	kernel/cmdline_verdict.c lib/cmdline_words.c
 CMDLINE_SRCS := $(CMDLINE_PARSE_SRCS) kernel/cmdline_apply.c
 
 # The x86-64 platform.

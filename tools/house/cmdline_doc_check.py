@@ -3,12 +3,12 @@
 """cmdline_doc_check.py - every command-line word is documented exactly once.
 
 docs/interface.md's "Kernel command line" table is where the words are
-documented; kernel/cmdline.c's options[] table is what the kernel parses.
+documented; kernel/cmdline_options.c's options[] table is what the kernel parses.
 This check holds them together: the same keys in both, every value a choice
 option accepts named in its row, no other page (README.md, docs/*.md)
 carrying a table row of its own for a word, and the keys the page calls
 harmless (a word of theirs not understood does not fail the run) exactly
-kernel/cmdline.c's harmless_keys[]; run='s row names every suite of
+the rows of kernel/cmdline_options.c marked .harmless; run='s row names every suite of
 kernel/cmdline.h's SUITE_LIST and every group; and each row's last column,
 the programs that act on the word (kernel, kcsan, native), says what the
 code does: the native benchmark program acts on every key but those of
@@ -25,7 +25,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "interface.md"
-CODE = ROOT / "kernel" / "cmdline.c"
+CODE = ROOT / "kernel" / "cmdline_options.c"
 KINDS = ROOT / "lib" / "spinlock_kinds.h"
 SUITES = ROOT / "kernel" / "cmdline.h"
 BUSTED = ROOT / "kernel" / "busted_list.h"
@@ -90,14 +90,30 @@ def fs_walks():
 
 def suites():
     """The suites of kernel/cmdline.h's SUITE_LIST, and run='s groups of them
-    (kernel/cmdline.c's suite_groups): every word run= takes."""
+    (kernel/cmdline_options.c's suite_groups): every word run= takes."""
     names = re.findall(r"^\s*X\((\w+), \w+, \w+, \w+\)", SUITES.read_text(), re.M)
     groups = re.search(r"suite_groups\[\] = \{(.*?)\};", CODE.read_text(), re.S)
     return names + re.findall(r'\{"(\w+)",', groups.group(1))
 
 
+def code_rows(text):
+    """kernel/cmdline_options.c's options[] rows, KIND_ROW("key", ...): [(key, kind, values,
+    row text)], values the names of the arrays a choice or a list takes (its 2nd and, for a
+    list, 3rd argument)."""
+    table = re.search(r"const struct option options\[\] = \{(.*?)\n\};", text, re.S)
+    parts = re.split(r"\b([A-Z_]+)_ROW\(", table.group(1))[1:]
+    rows = []
+    for kind, rest in zip(parts[0::2], parts[1::2]):
+        key, row = re.match(r'"([^"]+)",(.*)', rest, re.S).groups()
+        args = [a.strip() for a in row.split(",")]
+        arrays = args[:1] if kind.startswith("CHOICE") else args[:2] if kind == "LIST" else []
+        rows.append((key, kind, arrays, row))
+    return rows
+
+
 def code_options(text):
-    """kernel/cmdline.c's options: {key: [choices]} (empty for numbers and flags)."""
+    """kernel/cmdline_options.c's options: {key: [values]} (empty for numbers, flags and
+    values a parser of their own reads): a choice's choices, a list's names and group words."""
     arrays = {"spin_kind_names": spin_kinds(),
               "busted_names": [word for word, _ in busted_rows()]}
     for name, body in re.findall(r"const char \*const (\w+)\[\] = \{(.*?)\};", text, re.S):
@@ -106,13 +122,10 @@ def code_options(text):
             arrays[name] += spin_kinds()
         if "FS_WALK_LIST(" in body:
             arrays[name] += fs_walks()
-    table = re.search(r"static const struct option options\[\] = \{(.*?)\n\};", text, re.S)
-    options = {}
-    for entry in re.findall(r"\{(\"[^\"]+\",.*?)\}", table.group(1), re.S):
-        fields = [f.strip() for f in entry.split(",")]
-        key = fields[0].strip('"')
-        choices = fields[-2] if fields[1] == "OPT_CHOICE" else "NULL"
-        options[key] = arrays.get(choices, [])
+    for name, body in re.findall(r"struct word_mask (\w+)\[\] = \{(.*?)\n\};", text, re.S):
+        arrays[name] = re.findall(r'\{"([^"]*)",', body)
+    options = {key: [v for a in names for v in arrays.get(a, [])]
+               for key, _, names, _ in code_rows(text)}
     options["run"] = suites()
     return options
 
@@ -121,20 +134,18 @@ HARMLESS = re.compile(r"The keys that do not select what is tested are harmless:
 
 
 def harmless_problems(doc, code, options):
-    """The page's harmless keys against kernel/cmdline.c's harmless_keys[], both ways."""
+    """The page's harmless keys against the rows of kernel/cmdline_options.c marked
+    .harmless = true, both ways."""
     m = HARMLESS.search(doc)
-    listed = re.search(r"harmless_keys\[\] = \{(.*?)\};", code, re.S)
-    if not m or not listed:
+    if not m:
         return ["docs/interface.md's sentence 'The keys that do not select what is tested are "
-                "harmless: ...' or kernel/cmdline.c's harmless_keys[] is missing"]
+                "harmless: ...' is missing"]
     doc_keys = set(re.findall(r"`([^`]+)`", m.group(1)))
-    code_keys = set(re.findall(r'"([^"]+)"', listed.group(1)))
-    return ([f"docs/interface.md calls '{k}' harmless; kernel/cmdline.c does not"
+    code_keys = {key for key, _, _, row in code_rows(code) if ".harmless = true" in row}
+    return ([f"docs/interface.md calls '{k}' harmless; kernel/cmdline_options.c does not"
              for k in sorted(doc_keys - code_keys)] +
-            [f"kernel/cmdline.c calls '{k}' harmless; docs/interface.md does not"
-             for k in sorted(code_keys - doc_keys)] +
-            [f"kernel/cmdline.c calls '{k}' harmless, but parses no such key"
-             for k in sorted(code_keys - set(options))])
+            [f"kernel/cmdline_options.c calls '{k}' harmless; docs/interface.md does not"
+             for k in sorted(code_keys - doc_keys)])
 
 
 def listed_keys(path, array):
@@ -154,7 +165,7 @@ def programs_problems(rows, options):
     if problems:
         return problems
     for name, keys in ignored.items():
-        problems += [f"{name}: its list of keys not acted on names '{k}', which kernel/cmdline.c "
+        problems += [f"{name}: its list of keys not acted on names '{k}', which kernel/cmdline_options.c "
                      "does not parse" for k in sorted(keys - set(options))]
     for key in sorted(set(rows) & set(options)):
         cells = rows[key].rstrip().rstrip("|").rsplit("|", 1)
@@ -206,9 +217,9 @@ def main():
     for key in twice:
         problems.append(f"docs/interface.md: '{key}' has more than one row")
     for key in sorted(set(options) - set(rows)):
-        problems.append(f"kernel/cmdline.c parses '{key}', which docs/interface.md does not document")
+        problems.append(f"kernel/cmdline_options.c parses '{key}', which docs/interface.md does not document")
     for key in sorted(set(rows) - set(options)):
-        problems.append(f"docs/interface.md documents '{key}', which kernel/cmdline.c does not parse")
+        problems.append(f"docs/interface.md documents '{key}', which kernel/cmdline_options.c does not parse")
     for key, choices in options.items():
         for choice in choices:
             if key in rows and f"`{choice}`" not in rows[key] and f"={choice}`" not in rows[key]:
