@@ -142,7 +142,7 @@ static bool parse_value(const struct option *o, const char *value)
 	case OPT_PARSED:
 		return value && o->parse(value);
 	}
-	o->store(v);
+	option_store(o, v);
 	return true;
 }
 
@@ -230,7 +230,7 @@ static void parse_word(char *word, const char **seen)
 
 /*
  * Every field "not given" (0, or -1 where 0 is a value), then each row's
- * default through its store; the rows without one (cmdline_options.c's
+ * default; the rows without one (cmdline_options.c's
  * _UNSET rows) are decided after the words (set_derived_defaults) or by
  * whoever reads them (-1: the policy's own, on where built in).
  */
@@ -244,7 +244,7 @@ static void set_defaults(void)
 	};
 	for (unsigned i = 0; i < options_count; i++)
 		if (options[i].has_default)
-			options[i].store(options[i].default_value);
+			option_store(&options[i], options[i].default_value);
 }
 
 /*

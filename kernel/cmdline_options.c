@@ -7,7 +7,9 @@
  * its row in docs/interface.md (docs/howto.md, "An option");
  * tools/house/cmdline_doc_check.py holds the page to this table.  The
  * groups below: the choice lists (each declared once, most of them derived
- * from the list they name); the stores, one per field; the parsers of the
+ * from the list they name); the store, which writes a value into its
+ * row's field by offset and size, so a row names its field and no setter
+ * is written per option (lockref.policy='s name aside); the parsers of the
  * values no row kind reads (a CPU:MS[:where] triple, a list of counts, a
  * test's name); the table; and its look-ups.  Pure C on lib/, as the
  * parser is.
@@ -113,52 +115,29 @@ const char *const stall_where_names[] = {
 /* In enum topo_place order (lib/topology.h). */
 static const char *const place_names[] = {"cores", "compact", "spread", NULL};
 
-/* --- The stores: opts.field = (type)(v + offset) ---------------------------------------- */
+/* --- The store: a row's value into its field ---------------------------------------- */
 
-/*
- * v is the number, the choice's index or the list's bits.  Offset 1 is for
- * the fields whose 0 means "not given".
- */
-#define DEFINE_SETTER(name, field, type, offset)                                                   \
-	static void name(uint64_t v)                                                               \
-	{                                                                                          \
-		opts.field = (type)(v + (offset));                                                 \
-	}
-
-DEFINE_SETTER(set_run, run, unsigned, 0)
-DEFINE_SETTER(set_quick, quick, bool, 1)
-DEFINE_SETTER(set_seed, seed, uint64_t, 0)
-DEFINE_SETTER(set_bench_ms, bench_ms, unsigned, 0)
-DEFINE_SETTER(set_trials, bench_trials, unsigned, 0)
-DEFINE_SETTER(set_retries, lockref_retries, int, 0)
-DEFINE_SETTER(set_wait, lockref_wait, int, 0)
-DEFINE_SETTER(set_cas, lockref_cas, enum lockref_cas, 0)
-DEFINE_SETTER(set_smp_max, smp_max, unsigned, 0)
-DEFINE_SETTER(set_busted, busted, enum busted_kind, 1)
-DEFINE_SETTER(set_fault, fault, enum fault_kind, 1)
-DEFINE_SETTER(set_exit, exit, enum exit_kind, 0)
-DEFINE_SETTER(set_spinlock_pv, spinlock_pv, enum pv_kind, 0)
-DEFINE_SETTER(set_console, console, unsigned, 1)
-DEFINE_SETTER(set_screen_dump, screen_dump, bool, 0)
-DEFINE_SETTER(set_spinlock_kind, spinlock_kind, enum spin_kind, 0)
-DEFINE_SETTER(set_trace, trace_groups, unsigned, 0)
-DEFINE_SETTER(set_trace_events, trace_events, unsigned, 0)
-DEFINE_SETTER(set_lockdep, lockdep, int, 0)
-DEFINE_SETTER(set_lockdep_panic, lockdep_panic, bool, 0)
-DEFINE_SETTER(set_lockdep_classes, lockdep_classes, unsigned, 0)
-DEFINE_SETTER(set_fs_walk, fs_walk, unsigned, 0)
-DEFINE_SETTER(set_bench_place, bench_place, enum topo_place, 0)
-DEFINE_SETTER(set_bench_plan, bench_plan, bool, 0)
-DEFINE_SETTER(set_kcsan, kcsan, int, 0)
-DEFINE_SETTER(set_kcsan_skip, kcsan_skip, unsigned, 0)
-DEFINE_SETTER(set_kcsan_delay, kcsan_delay_us, unsigned, 0)
-DEFINE_SETTER(set_kcsan_slots, kcsan_slots, unsigned, 0)
-
-static void set_torture_s(uint64_t v)
+void option_store(const struct option *o, uint64_t v)
 {
-	opts.torture_ms = (unsigned)v * 1000;
+	unsigned char *at = (unsigned char *)&opts + o->field;
+	uint64_t value = v * (o->scale ? o->scale : 1) + o->first;
+	uint32_t word = (uint32_t)value;
+	uint8_t byte = (uint8_t)value;
+
+	if (o->store) {
+		o->store(v);
+		return;
+	}
+	/* By the field's size: bool, a 32-bit number or enum, a 64-bit number (FIELD below). */
+	if (o->size == sizeof(value))
+		memcpy(at, &value, sizeof(value));
+	else if (o->size == sizeof(word))
+		memcpy(at, &word, sizeof(word));
+	else if (o->size == sizeof(byte))
+		memcpy(at, &byte, sizeof(byte));
 }
 
+/* lockref.policy=: the name itself, which cmdline_apply_lockref replaces with the library's. */
 static void set_policy(uint64_t v)
 {
 	memcpy(opts.lockref_policy, policy_names[v], strlen(policy_names[v]) + 1);
@@ -275,31 +254,33 @@ static bool parse_bench_cpus(const char *v)
 				      " to " #hi " (kernel/cmdline_options.c)");                   \
 		       char c;                                                                     \
 	       }))
-#define FLAG_ROW(k, ...)                                                                           \
+/* Where a row's value goes: a field of struct kernel_options, by its offset and size. */
+#define FIELD(f) .field = offsetof(struct kernel_options, f), .size = sizeof(opts.f)
+#define FLAG_ROW(k, f, ...)                                                                        \
 	{                                                                                          \
-		.key = k, .kind = OPT_FLAG, .expected = "no value", __VA_ARGS__                    \
+		.key = k, .kind = OPT_FLAG, FIELD(f), .expected = "no value", __VA_ARGS__          \
 	}
-#define NUMBER_ROW(k, l, h, d, ...)                                                                \
+#define NUMBER_ROW(k, f, l, h, d, ...)                                                             \
 	{                                                                                          \
-		.key = k, .kind = OPT_NUMBER, .lo = l, .hi = h, .has_default = true,               \
+		.key = k, .kind = OPT_NUMBER, FIELD(f), .lo = l, .hi = h, .has_default = true,     \
 		.default_value = DEFAULT_IN(k, d, l, h), __VA_ARGS__                               \
 	}
-#define NUMBER_UNSET_ROW(k, l, h, ...)                                                             \
+#define NUMBER_UNSET_ROW(k, f, l, h, ...)                                                          \
 	{                                                                                          \
-		.key = k, .kind = OPT_NUMBER, .lo = l, .hi = h, __VA_ARGS__                        \
+		.key = k, .kind = OPT_NUMBER, FIELD(f), .lo = l, .hi = h, __VA_ARGS__              \
 	}
-#define CHOICE_ROW(k, names, d, ...)                                                               \
+#define CHOICE_ROW(k, f, names, d, ...)                                                            \
 	{                                                                                          \
-		.key = k, .kind = OPT_CHOICE, .choices = names, .has_default = true,               \
+		.key = k, .kind = OPT_CHOICE, FIELD(f), .choices = names, .has_default = true,     \
 		.default_value = DEFAULT_IN(k, d, 0, CHOICES(names) - 1), __VA_ARGS__              \
 	}
-#define CHOICE_UNSET_ROW(k, names, ...)                                                            \
+#define CHOICE_UNSET_ROW(k, f, names, ...)                                                         \
 	{                                                                                          \
-		.key = k, .kind = OPT_CHOICE, .choices = names, __VA_ARGS__                        \
+		.key = k, .kind = OPT_CHOICE, FIELD(f), .choices = names, __VA_ARGS__              \
 	}
-#define LIST_ROW(k, names, group_words, d, ...)                                                    \
+#define LIST_ROW(k, f, names, group_words, d, ...)                                                 \
 	{                                                                                          \
-		.key = k, .kind = OPT_LIST, .choices = names, .groups = group_words,               \
+		.key = k, .kind = OPT_LIST, FIELD(f), .choices = names, .groups = group_words,     \
 		.has_default = true,                                                               \
 		.default_value = DEFAULT_IN(k, d, 0, (1ull << CHOICES(names)) - 1), __VA_ARGS__    \
 	}
@@ -309,58 +290,54 @@ static bool parse_bench_cpus(const char *v)
 	}
 
 const struct option options[] = {
-    LIST_ROW("run", suite_names, suite_groups, SUITES_ALL, .store = set_run),
-    FLAG_ROW("quick", .harmless = true, .store = set_quick),
-    NUMBER_ROW("seed", 0, UINT64_MAX, 1, .expected = "a number", .store = set_seed),
-    NUMBER_UNSET_ROW("torture.secs", 1, MAX_SECONDS, .harmless = true,
-		     .expected = "seconds from 1 to 3600", .store = set_torture_s),
-    NUMBER_UNSET_ROW("bench.ms", 1, 60000, .harmless = true,
-		     .expected = "milliseconds from 1 to 60000", .store = set_bench_ms),
-    NUMBER_UNSET_ROW("bench.trials", 1, 101, .harmless = true, .expected = "a count from 1 to 101",
-		     .store = set_trials),
-    CHOICE_ROW("lockref.policy", policy_names, 0, .store = set_policy),
+    LIST_ROW("run", run, suite_names, suite_groups, SUITES_ALL),
+    FLAG_ROW("quick", quick, .first = 1, .harmless = true),
+    NUMBER_ROW("seed", seed, 0, UINT64_MAX, 1, .expected = "a number"),
+    NUMBER_UNSET_ROW("torture.secs", torture_ms, 1, MAX_SECONDS, .scale = 1000, .harmless = true,
+		     .expected = "seconds from 1 to 3600"),
+    NUMBER_UNSET_ROW("bench.ms", bench_ms, 1, 60000, .harmless = true,
+		     .expected = "milliseconds from 1 to 60000"),
+    NUMBER_UNSET_ROW("bench.trials", bench_trials, 1, 101, .harmless = true,
+		     .expected = "a count from 1 to 101"),
+    CHOICE_ROW("lockref.policy", lockref_policy, policy_names, 0, .store = set_policy),
     /* The library's own limit (lockref_set_policy refuses more): one range, checked here. */
-    NUMBER_UNSET_ROW("lockref.retries", 1, LOCKREF_RETRIES_MAX,
-		     .expected = "a count from 1 to 1000 (LOCKREF_RETRIES_MAX)",
-		     .store = set_retries),
-    CHOICE_UNSET_ROW("lockref.wait", bool_names, .store = set_wait),
-    CHOICE_ROW("lockref.cas", lockref_cas_names, LOCKREF_CAS_CMPXCHG8B, .store = set_cas),
-    NUMBER_ROW("smp.max", 1, MAX_CPUS, MAX_CPUS, .expected = "a CPU count from 1 to 256",
-	       .store = set_smp_max),
-    CHOICE_UNSET_ROW("torture.busted", busted_names, .store = set_busted,
-		     .closest = busted_closest),
-    CHOICE_UNSET_ROW("selftest.fault", fault_names, .store = set_fault),
-    CHOICE_UNSET_ROW("console", console_names, .harmless = true, .store = set_console),
-    CHOICE_ROW("exit", exit_names, EXIT_AUTO, .harmless = true, .store = set_exit),
-    CHOICE_ROW("spinlock.pv", pv_names, PV_AUTO, .store = set_spinlock_pv),
-    CHOICE_ROW("screen.dump", bool_names, 0, .harmless = true, .store = set_screen_dump),
-    CHOICE_ROW("spinlock.kind", spin_kind_names, SPIN_KIND_TICKET, .store = set_spinlock_kind),
-    LIST_ROW("trace", trace_group_names, trace_words, 0, .harmless = true, .store = set_trace),
-    NUMBER_ROW("trace.events", TRACE_EVENTS_MIN, TRACE_EVENTS_MAX, TRACE_EVENTS_DEFAULT,
-	       .harmless = true, .expected = "events per CPU from 16 to 65536",
-	       .store = set_trace_events),
+    NUMBER_UNSET_ROW("lockref.retries", lockref_retries, 1, LOCKREF_RETRIES_MAX,
+		     .expected = "a count from 1 to 1000 (LOCKREF_RETRIES_MAX)"),
+    CHOICE_UNSET_ROW("lockref.wait", lockref_wait, bool_names),
+    CHOICE_ROW("lockref.cas", lockref_cas, lockref_cas_names, LOCKREF_CAS_CMPXCHG8B),
+    NUMBER_ROW("smp.max", smp_max, 1, MAX_CPUS, MAX_CPUS, .expected = "a CPU count from 1 to 256"),
+    CHOICE_UNSET_ROW("torture.busted", busted, busted_names, .first = 1, .closest = busted_closest),
+    CHOICE_UNSET_ROW("selftest.fault", fault, fault_names, .first = 1),
+    CHOICE_UNSET_ROW("console", console, console_names, .first = 1, .harmless = true),
+    CHOICE_ROW("exit", exit, exit_names, EXIT_AUTO, .harmless = true),
+    CHOICE_ROW("spinlock.pv", spinlock_pv, pv_names, PV_AUTO),
+    CHOICE_ROW("screen.dump", screen_dump, bool_names, 0, .harmless = true),
+    CHOICE_ROW("spinlock.kind", spinlock_kind, spin_kind_names, SPIN_KIND_TICKET),
+    LIST_ROW("trace", trace_groups, trace_group_names, trace_words, 0, .harmless = true),
+    NUMBER_ROW("trace.events", trace_events, TRACE_EVENTS_MIN, TRACE_EVENTS_MAX,
+	       TRACE_EVENTS_DEFAULT, .harmless = true,
+	       .expected = "events per CPU from 16 to 65536"),
     PARSED_ROW("trace.test", parse_trace_test, .expected = "a test's name (up to 39 characters)"),
-    CHOICE_UNSET_ROW("lockdep", on_off_names, .expected = "on or off", .store = set_lockdep),
-    CHOICE_ROW("lockdep.panic", on_off_names, 0, .harmless = true, .expected = "on or off",
-	       .store = set_lockdep_panic),
-    NUMBER_ROW("lockdep.classes", LOCKDEP_CLASSES_MIN, LOCKDEP_CLASSES - 1, LOCKDEP_CLASSES - 1,
-	       .harmless = true, .expected = "a class count from 4 to 511",
-	       .store = set_lockdep_classes),
-    CHOICE_ROW("fs.walk", fs_walk_names, 0, .store = set_fs_walk),
+    CHOICE_UNSET_ROW("lockdep", lockdep, on_off_names, .expected = "on or off"),
+    CHOICE_ROW("lockdep.panic", lockdep_panic, on_off_names, 0, .harmless = true,
+	       .expected = "on or off"),
+    NUMBER_ROW("lockdep.classes", lockdep_classes, LOCKDEP_CLASSES_MIN, LOCKDEP_CLASSES - 1,
+	       LOCKDEP_CLASSES - 1, .harmless = true, .expected = "a class count from 4 to 511"),
+    CHOICE_ROW("fs.walk", fs_walk, fs_walk_names, 0),
     PARSED_ROW("selftest.stall", parse_stall,
 	       .expected = "CPU:MS[:where]: a CPU from 1 to 255, milliseconds from 1 to 60000, "
 			   "where start, fs-start or deadline"),
-    CHOICE_ROW("bench.place", place_names, TOPO_PLACE_CORES, .store = set_bench_place),
+    CHOICE_ROW("bench.place", bench_place, place_names, TOPO_PLACE_CORES),
     PARSED_ROW("bench.cpus", parse_bench_cpus,
 	       .expected = "geo, all, or a comma list of CPU counts from 1 to 256"),
-    CHOICE_ROW("bench.plan", bool_names, 0, .store = set_bench_plan),
-    CHOICE_UNSET_ROW("kcsan", on_off_names, .expected = "on or off", .store = set_kcsan),
-    NUMBER_ROW("kcsan.skip", 1, KCSAN_SKIP_MAX, KCSAN_SKIP_DEFAULT, .harmless = true,
-	       .expected = "a count from 1 to 1000000", .store = set_kcsan_skip),
-    NUMBER_ROW("kcsan.delay", 8, KCSAN_DELAY_MAX, KCSAN_DELAY_DEFAULT, .harmless = true,
-	       .expected = "microseconds from 8 to 10000", .store = set_kcsan_delay),
-    NUMBER_ROW("kcsan.slots", 1, KCSAN_SLOTS_MAX, KCSAN_SLOTS_MAX, .harmless = true,
-	       .expected = "a count from 1 to 64", .store = set_kcsan_slots),
+    CHOICE_ROW("bench.plan", bench_plan, bool_names, 0),
+    CHOICE_UNSET_ROW("kcsan", kcsan, on_off_names, .expected = "on or off"),
+    NUMBER_ROW("kcsan.skip", kcsan_skip, 1, KCSAN_SKIP_MAX, KCSAN_SKIP_DEFAULT, .harmless = true,
+	       .expected = "a count from 1 to 1000000"),
+    NUMBER_ROW("kcsan.delay", kcsan_delay_us, 8, KCSAN_DELAY_MAX, KCSAN_DELAY_DEFAULT,
+	       .harmless = true, .expected = "microseconds from 8 to 10000"),
+    NUMBER_ROW("kcsan.slots", kcsan_slots, 1, KCSAN_SLOTS_MAX, KCSAN_SLOTS_MAX, .harmless = true,
+	       .expected = "a count from 1 to 64"),
 };
 
 const unsigned options_count = sizeof(options) / sizeof(options[0]);

@@ -13,6 +13,7 @@
 #define KERNEL_CMDLINE_TABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cmdline_words.h"
@@ -37,12 +38,20 @@ struct option {
 	bool harmless;
 	/* For the error line; NULL: derived from choices and groups (option_expected). */
 	const char *expected;
-	uint64_t lo, hi;		  /* OPT_NUMBER */
-	const char *const *choices;	  /* OPT_CHOICE, OPT_LIST: NULL-terminated */
-	const struct word_mask *groups;	  /* OPT_LIST: words for several bits ("all"), or none */
-	void (*store)(uint64_t v);	  /* the number, the choice's index, the list's bits */
+	uint64_t lo, hi;		/* OPT_NUMBER */
+	const char *const *choices;	/* OPT_CHOICE, OPT_LIST: NULL-terminated */
+	const struct word_mask *groups; /* OPT_LIST: words for several bits ("all"), or none */
+	/*
+	 * Where the value (the number, the choice's index, the list's bits)
+	 * goes: the field at .field (offsetof) in `opts`, .size bytes, as value
+	 * * .scale (0: 1) + .first (1 for a field whose 0 means "not given");
+	 * or .store, for a field that is no number (lockref.policy='s name).
+	 */
+	size_t field, size;
+	unsigned scale, first;
+	void (*store)(uint64_t v);
 	bool (*parse)(const char *value); /* OPT_PARSED: false if @value does not parse */
-	/* Stored by .store before the words, when the row has a default (cmdline_options.c). */
+	/* Stored before the words, when the row has a default (cmdline_options.c). */
 	bool has_default;
 	uint64_t default_value;
 	/* The known value meant by the bad @value, or NULL (default: the closest choice). */
@@ -55,6 +64,9 @@ struct option {
 /* The table (cmdline_options.c), in the order a key is looked up and the closest is named. */
 extern const struct option options[];
 extern const unsigned options_count;
+
+/* Store @v, a value of @o's kind, in @o's field (struct option). */
+void option_store(const struct option *o, uint64_t v);
 
 /* The row of @key, or NULL. */
 const struct option *option_of(const char *key);

@@ -97,16 +97,16 @@ def suites():
 
 
 def code_rows(text):
-    """kernel/cmdline_options.c's options[] rows, KIND_ROW("key", ...): [(key, kind, values,
-    row text)], values the names of the arrays a choice or a list takes (its 2nd and, for a
-    list, 3rd argument)."""
+    """kernel/cmdline_options.c's options[] rows, KIND_ROW("key", field, ...): [(key, kind,
+    arrays, row text)], arrays the names of those a choice or a list takes (the argument after
+    the field and, for a list, the next)."""
     table = re.search(r"const struct option options\[\] = \{(.*?)\n\};", text, re.S)
     parts = re.split(r"\b([A-Z_]+)_ROW\(", table.group(1))[1:]
     rows = []
     for kind, rest in zip(parts[0::2], parts[1::2]):
         key, row = re.match(r'"([^"]+)",(.*)', rest, re.S).groups()
         args = [a.strip() for a in row.split(",")]
-        arrays = args[:1] if kind.startswith("CHOICE") else args[:2] if kind == "LIST" else []
+        arrays = args[1:2] if kind.startswith("CHOICE") else args[1:3] if kind == "LIST" else []
         rows.append((key, kind, arrays, row))
     return rows
 
