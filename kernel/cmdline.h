@@ -15,45 +15,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "busted_list.h"
+#include "lockref.h"
 #include "spinlock.h"
 #include "suites.h"
+#include "topology.h"
 #include "trace.h"
 
 /* The longest command line kept, with its NUL; the rest is ignored, with one line saying so. */
 #define CMDLINE_MAX 1024
 
 /*
- * torture.busted=, in busted_names' order (kernel/cmdline.c).  The queue's
- * three (kernel/test/qspinlock_busted.h) are one range; each lock kind's own
- * broken twin (<prefix>_lock_busted, spinlock_kinds.h) comes last, one per kind,
- * named after the kind: BUSTED_KIND + its enum spin_kind.
- */
-enum busted_kind {
-	BUSTED_NONE,
-	BUSTED_LOCKREF,
-	BUSTED_SPINLOCK,
-	BUSTED_ABBA,
-	BUSTED_UNFAIR,
-	BUSTED_QSPINLOCK_LOST_KICK,
-	BUSTED_SPINLOCK_LOST_KICK,
-	BUSTED_QSPINLOCK_SKIP_HEAD,
-	BUSTED_QSPINLOCK_EARLY_HANDOFF,
-	BUSTED_QSPINLOCK_PLAIN_TAIL,
-	BUSTED_RACE, /* plain shared counter and flag (kernel/test/test_race.c) */
-	/* Static-key sites rewritten in place, no CPU parked (kernel/test/test_static_key.c). */
-	BUSTED_STATIC_KEY,
-	BUSTED_KIND, /* torture.busted=<kind>: this + enum spin_kind, SPIN_KINDS of them */
-	BUSTED_LAST = BUSTED_KIND + SPIN_KINDS - 1,
-};
-/*
  * The suite (SUITE_* bit) whose tests carry out torture.busted=@busted, 0
  * for BUSTED_NONE: a run that does not start it has not done the word.
  */
 unsigned busted_suite(enum busted_kind busted);
-/* torture.busted='s word for @busted ("none" for BUSTED_NONE). */
-const char *busted_name(enum busted_kind busted);
-/* torture.busted=qspinlock: the queued kind's pending waiter that does not wait. */
-#define BUSTED_QSPINLOCK (BUSTED_KIND + SPIN_KIND_QSPINLOCK)
 /* selftest.fault=: an exception (the panic path), or a lockdep report outside any test. */
 enum fault_kind { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_LOCKDEP };
 enum exit_kind { EXIT_AUTO, EXIT_HALT, EXIT_REBOOT, EXIT_POWEROFF };
@@ -65,25 +41,24 @@ enum bench_cpus_kind { BENCH_CPUS_GEO, BENCH_CPUS_ALL, BENCH_CPUS_LIST };
 #define BENCH_CPUS_LIST_MAX 64 /* counts bench.cpus= may list */
 
 struct kernel_options {
-	unsigned run;		 /* SUITE_* mask */
-	bool quick;		 /* small durations everywhere */
-	uint64_t seed;		 /* of every pseudo-random choice */
-	unsigned torture_ms;	 /* length of each torture test */
-	unsigned bench_ms;	 /* one benchmark trial */
-	unsigned bench_trials;	 /* measured trials (after one warm-up) */
-	char lockref_policy[16]; /* "mainline", "v7", "locked" */
-	int lockref_retries;	 /* -1: the policy's own */
-	int lockref_wait;	 /* -1: the policy's own, else 0/1 */
-	unsigned lockref_cas;	 /* enum lockref_cas: 0 cmpxchg8b (default), 1 cmpxchgq */
-	unsigned smp_max;	 /* use at most this many CPUs */
+	unsigned run;		      /* SUITE_* mask */
+	bool quick;		      /* small durations everywhere */
+	uint64_t seed;		      /* of every pseudo-random choice */
+	unsigned torture_ms;	      /* length of each torture test */
+	unsigned bench_ms;	      /* one benchmark trial */
+	unsigned bench_trials;	      /* measured trials (after one warm-up) */
+	char lockref_policy[16];      /* "mainline", "v7", "locked" */
+	int lockref_retries;	      /* -1: the policy's own */
+	int lockref_wait;	      /* -1: the policy's own, else 0/1 */
+	enum lockref_cas lockref_cas; /* lockref.cas= (lib/lockref.h) */
+	unsigned smp_max;	      /* use at most this many CPUs */
 	enum busted_kind busted;
 	enum fault_kind fault;
 	unsigned console; /* CONSOLE_* mask (console.h); 0: not given, every console */
 	enum exit_kind exit;
 	bool screen_dump; /* screen.dump=1: the final screen also goes over serial (# SCREEN) */
 	enum pv_kind spinlock_pv;
-	unsigned
-	    spinlock_kind; /* enum spin_kind (lib/spinlock.h): 0 ticket (default), 1 qspinlock */
+	enum spin_kind spinlock_kind;	 /* spinlock.kind= (lib/spinlock_kinds.h) */
 	unsigned trace_groups;		 /* TRACE_GROUP_* (lib/trace.h); 0: off */
 	unsigned trace_events;		 /* per CPU */
 	char trace_test[TRACE_NAME_MAX]; /* trace this test only; "": every test */
@@ -95,8 +70,8 @@ struct kernel_options {
 	const char *shown;		 /* the same, each control byte as \xNN: for log lines */
 	enum stall_where stall_where;	 /* selftest.stall=: STALL_NONE, or where CPU stall_cpu */
 	unsigned stall_cpu, stall_ms;	 /* stalls stall_ms ms, once */
-	unsigned bench_place;		 /* enum topo_place (lib/topology.h): 0 cores (default) */
-	unsigned bench_cpus;		 /* BENCH_CPUS_GEO (default), _ALL or _LIST */
+	enum topo_place bench_place;	 /* bench.place= (lib/topology.h) */
+	enum bench_cpus_kind bench_cpus; /* bench.cpus=: geo (the default), all or a list */
 	unsigned bench_cpus_n;		 /* bench.cpus=LIST: how many counts, ascending */
 	uint16_t bench_cpus_list[BENCH_CPUS_LIST_MAX];
 	bool bench_plan;	 /* bench.plan=1: print the sweep and its estimate, run nothing */

@@ -28,7 +28,7 @@ void cmdline_apply_spinlock(bool auto_on, const char *why, void (*locks_reinit)(
 {
 	bool on = opts.spinlock_pv == PV_ON || (opts.spinlock_pv == PV_AUTO && auto_on);
 
-	spin_kind_set((enum spin_kind)opts.spinlock_kind);
+	spin_kind_set(opts.spinlock_kind);
 	if (locks_reinit)
 		locks_reinit();
 	spin_pv_set(on);
@@ -86,7 +86,7 @@ void cmdline_apply_lockref(void)
 				 "this CPU lacks CMPXCHG8B; cmpxchgq used instead");
 		opts.lockref_cas = LOCKREF_CAS_CMPXCHGQ;
 	}
-	p.cas = (enum lockref_cas)opts.lockref_cas;
+	p.cas = opts.lockref_cas;
 	if (!lockref_set_policy(&p)) {
 		platform_log("cmdline: lockref.policy=%s with %u lockless attempts: refused by the "
 			     "library (expected at most %u); the policy below is in force",

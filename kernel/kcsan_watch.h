@@ -44,7 +44,7 @@
 #include "atomic.h"
 #include "random.h"
 
-/* The command line's kcsan.* bounds and defaults (kernel/cmdline.c checks them). */
+/* The command line's kcsan.* bounds and defaults (kernel/cmdline_options.c checks them). */
 #define KCSAN_SKIP_DEFAULT  2000u
 #define KCSAN_SKIP_MAX	    1000000u
 #define KCSAN_DELAY_DEFAULT 80u /* microseconds: each wait is 1/8 of it to all of it */

@@ -41,8 +41,11 @@ SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/tes
 	kernel/test/torture_lockref.c \
 	kernel/test/torture_spinlock.c kernel/test/bench_ktest.c $(FS_SUITE_SRCS) $(BENCH_SRCS)
 
-# The command-line parser and what applies its words, on the host too.
-CMDLINE_SRCS := kernel/cmdline.c kernel/cmdline_apply.c
+# The command-line parser alone (pure C, no library behind it: the host test
+# and the fuzzer take it so), then with what applies its words.
+CMDLINE_PARSE_SRCS := kernel/busted_list.c kernel/cmdline.c kernel/cmdline_options.c \
+	kernel/cmdline_verdict.c lib/cmdline_words.c
+CMDLINE_SRCS := $(CMDLINE_PARSE_SRCS) kernel/cmdline_apply.c
 
 # The x86-64 platform.
 PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/apic.c \

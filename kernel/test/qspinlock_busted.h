@@ -97,7 +97,6 @@ struct qbusted_node {
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 static struct qbusted_node qbusted_nodes[MAX_CPUS];
-static enum qbusted_bug qbusted_bug;
 /* Lost waiters seen, and the first: its CPU, its predecessor's and the word it read. */
 static uint64_t qbusted_lost;
 static uint32_t qbusted_lost_cpu, qbusted_lost_prev, qbusted_lost_word;
@@ -149,7 +148,8 @@ static inline void qbusted_rescue(spinlock_t *lock, unsigned cpu, uint16_t prev,
 	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
 }
 
-static inline void qspin_lock_busted_queue(spinlock_t *lock)
+/* The small queued lock with @bug's step broken (the top of the file). */
+static inline void qbusted_lock(spinlock_t *lock, enum qbusted_bug bug)
 {
 	unsigned cpu = platform_cpu_id(), spins = 0;
 	uint64_t start = platform_now_ns();
@@ -168,7 +168,7 @@ static inline void qspin_lock_busted_queue(spinlock_t *lock)
 	if (prev)
 		atomic_store32(&qbusted_node_of(prev)->next, me);
 	trace_ev(TR_QSPIN_QUEUED, lock, prev >> QSPIN_IDX_BITS);
-	while (prev && qbusted_bug != QBUSTED_SKIP_HEAD && !atomic_load32(&node->head)) {
+	while (prev && bug != QBUSTED_SKIP_HEAD && !atomic_load32(&node->head)) {
 		platform_relax();
 		if (++spins % QBUSTED_LOOK_EVERY == 0 &&
 		    ((val = atomic_load32(&lock->val)) >> QSPIN_TAIL_SHIFT == 0 ||
@@ -184,11 +184,11 @@ static inline void qspin_lock_busted_queue(spinlock_t *lock)
 			return;
 		}
 	}
-	if (prev && qbusted_bug == QBUSTED_SKIP_HEAD)
+	if (prev && bug == QBUSTED_SKIP_HEAD)
 		qbusted_window(lock, QSPIN_LOCKED_MASK, 0,
 			       QBUSTED_WINDOW_NS); /* until the true head takes it */
 	if ((uint16_t)(val >> QSPIN_TAIL_SHIFT) == me) {
-		if (qbusted_bug == QBUSTED_PLAIN_TAIL) {
+		if (bug == QBUSTED_PLAIN_TAIL) {
 			/* until another CPU queues behind us */
 			qbusted_window(lock, QSPIN_TAIL_MASK, val, QBUSTED_TAIL_WINDOW_NS);
 			atomic_store32(&lock->val,
@@ -201,7 +201,7 @@ static inline void qspin_lock_busted_queue(spinlock_t *lock)
 			return;
 		}
 	}
-	if (qbusted_bug != QBUSTED_EARLY_HANDOFF)
+	if (bug != QBUSTED_EARLY_HANDOFF)
 		atomic_store8(&lock->queued.locked, QSPIN_LOCKED);
 	start = platform_now_ns();
 	while (!(next = (uint16_t)atomic_load32(&node->next))) {
@@ -215,12 +215,31 @@ static inline void qspin_lock_busted_queue(spinlock_t *lock)
 		}
 	}
 	atomic_store32(&qbusted_node_of(next)->head, 1);
-	if (qbusted_bug == QBUSTED_EARLY_HANDOFF) {
+	if (bug == QBUSTED_EARLY_HANDOFF) {
 		/* the bug: the successor has the head, the byte is still clear, until it takes it */
 		qbusted_window(lock, QSPIN_LOCKED_MASK, 0, QBUSTED_WINDOW_NS);
 		atomic_store8(&lock->queued.locked, QSPIN_LOCKED);
 	}
 	trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_QUEUE);
+}
+
+/*
+ * One acquire per bug, each a plain spinlock_t call, so a row of BUSTED_LIST
+ * (kernel/busted_list.h) names its lock as every other row does.
+ */
+static inline void qspin_lock_skip_head(spinlock_t *lock)
+{
+	qbusted_lock(lock, QBUSTED_SKIP_HEAD);
+}
+
+static inline void qspin_lock_early_handoff(spinlock_t *lock)
+{
+	qbusted_lock(lock, QBUSTED_EARLY_HANDOFF);
+}
+
+static inline void qspin_lock_plain_tail(spinlock_t *lock)
+{
+	qbusted_lock(lock, QBUSTED_PLAIN_TAIL);
 }
 
 #endif /* KERNEL_TEST_QSPINLOCK_BUSTED_H */

@@ -54,8 +54,7 @@
  * under load that skews counts by 10:1 around a perfectly FIFO lock.
  *
  * It also measures how long acquisitions waited (maximum and a log2
- * histogram in cycles, from one acquisition in SPIN_TIME_EVERY).  torture.busted=spinlock runs the same test on
- * ticket_lock_busted, which excludes nobody: the run must fail.
+ * histogram in cycles, from one acquisition in SPIN_TIME_EVERY).
  *
  * Two tests: ticket_lock_torture takes spin_lock, so it runs on the boot's
  * kind (spinlock.kind=) with its debug checks; qspinlock_torture takes the
@@ -68,20 +67,18 @@
  * stealing, as in Linux's).  Under TCG at 2 CPUs that overtook 354 of
  * 318052 acquisitions, just over the ticket lock's allowance; its count is
  * still printed.
- * torture.busted=qspinlock runs qspinlock_torture on qspin_lock_busted
- * (qspinlock_busted.h), whose pending waiter does not wait for the holder;
- * torture.busted=qspinlock-skip-head, -early-handoff and -plain-tail on
- * queued locks with one queue step broken each (same file).
- * torture.busted=<kind> (any name of spinlock_kinds.h's SPIN_KIND_LIST) runs
- * ticket_lock_torture on that kind's broken twin, <prefix>_lock_busted;
- * fifo is judged there only if the kind's fifo column says it is FIFO.
- * torture.busted=unfair runs qspinlock_torture on spin_lock_unfair
- * (spinlock_busted.h), which excludes but starves odd CPUs: only the
- * starvation check can fail it, so it proves that check.
- * torture.busted=abba makes ticket_lock_torture take a second lock inside
- * the first on even CPUs and outside it on odd ones: a real ABBA deadlock
- * waiting for its interleaving, which the lock-order checker (lockdep=on)
- * must report first, before the spinlock's 20-second "deadlock?" panic.
+ * torture.busted= swaps a broken lock into one test or both, the one its
+ * row of BUSTED_LIST (kernel/busted_list.h) names with the lock's calls,
+ * the kind it is judged as, what it breaks and the line it prints first:
+ * each kind's broken twin (<prefix>_lock_busted, spinlock_kinds.h), where
+ * fifo is judged only if the kind's fifo column says it is FIFO; queued
+ * locks with one queue step broken each (qspinlock_busted.h); a lock that
+ * excludes but starves odd CPUs (spinlock_busted.h), which only the
+ * starvation check can fail, so it proves that check; the real locks with
+ * kicks dropped; and a second lock taken inside the first on even CPUs and
+ * outside it on odd ones: a real ABBA deadlock waiting for its
+ * interleaving, which the lock-order checker (lockdep=on) must report
+ * first, before the spinlock's 20-second "deadlock?" panic.
  *
  * More, for the queue and for CPUs that outnumber the cores:
  *
@@ -245,10 +242,9 @@ static struct {
 	struct pv_stats pv; /* pv_stats() at the start */
 	const char *label;  /* "spinlock" or "qspinlock", in every line */
 	bool busted;
-	bool busted_queue; /* one of the broken queues (qspin_lock_busted_queue) */
-	bool fifo;	   /* the lock tortured is the ticket lock: FIFO is an invariant */
-	bool fair;	   /* its kind's fairness column is FAIR: judged by SPIN_FAIR_MAX_RATIO */
-	bool lost_kick;	   /* torture.busted=*-lost-kick: kicks dropped (busted_kicks counts) */
+	bool fifo;	/* the lock tortured is the ticket lock: FIFO is an invariant */
+	bool fair;	/* its kind's fairness column is FAIR: judged by SPIN_FAIR_MAX_RATIO */
+	bool lost_kick; /* torture.busted=*-lost-kick: kicks dropped (busted_kicks counts) */
 } spin_torture __attribute__((aligned(CACHE_PAIR_BYTES)));
 
 static void spin_fail(struct ktest_ctx *t, struct spin_cpu *c, enum spin_invariant inv,
@@ -298,114 +294,74 @@ static bool busted_drop_kick(unsigned cpu)
 	return atomic_xadd64(&busted_kicks, 1) % BUSTED_KICK_DROP_EVERY == 0;
 }
 
-/* torture.busted=<kind>: each kind's broken twin, <prefix>_lock_busted (spinlock_kinds.h). */
-static const struct {
-	void (*lock)(spinlock_t *lock);
-	void (*unlock)(spinlock_t *lock);
-} spin_busted_kinds[SPIN_KINDS] = {
-#define SPIN_BUSTED_OF(name, ID, prefix, ...)                                                      \
-	[SPIN_KIND_##ID] = {prefix##_lock_busted, prefix##_unlock_busted},
-    SPIN_KIND_LIST(SPIN_BUSTED_OF)
-#undef SPIN_BUSTED_OF
+/*
+ * What each test takes: with torture.busted= not given (or given for the
+ * other test, or another suite) the real lock, else its BUSTED_LIST row's
+ * (kernel/busted_list.h).  kind: the lock kind judged (fifo, fairness),
+ * BUSTED_BOOT_KIND for the boot's (spinlock.kind=).
+ */
+struct spin_lock_calls {
+	enum busted_on on;
+	unsigned kind;
+	enum busted_breaks breaks;
+	void (*acquire)(spinlock_t *lock);
+	void (*release)(spinlock_t *lock);
+	const char *diagnostic; /* after "torture.busted=<word>: " */
 };
 
+static const struct spin_lock_calls spin_unbroken[] = {
+    /* [false]: ticket_lock_torture, on spin_lock; [true]: qspinlock_torture, on qspin_lock */
+    {BUSTED_ON_SPIN, BUSTED_BOOT_KIND, BUSTED_BREAKS_NOTHING, spin_lock, spin_unlock, NULL},
+    {BUSTED_ON_QSPIN, SPIN_KIND_QSPINLOCK, BUSTED_BREAKS_NOTHING, qspin_lock, qspin_unlock, NULL},
+};
+
+#define SPIN_X_BUSTED(word, id, on, kind, breaks, acquire, release, diagnostic)                    \
+	[BUSTED_##id] = {on, kind, breaks, acquire, release, diagnostic},
+static const struct spin_lock_calls spin_busted[BUSTED_COUNT] = {BUSTED_LIST(SPIN_X_BUSTED)};
+#undef SPIN_X_BUSTED
+
 /*
- * CPU 0, before the others look: a fresh lock and zeroed results; the
- * queued spinlock's own calls if @queued, else spin_lock (the boot's kind),
- * or a kind's broken variant (torture.busted=<kind>).
+ * CPU 0, before the others look: a fresh lock and zeroed results, and the
+ * calls of the lock tortured (spin_lock_calls); for a broken one its
+ * diagnostic line, and what its breaks column needs planted.
  */
 static void spin_setup(struct ktest_ctx *t, bool queued)
 {
-	bool abba = !queued && opts.busted == BUSTED_ABBA;
-	bool kind_busted = !queued && opts.busted >= BUSTED_KIND && opts.busted <= BUSTED_LAST;
-	enum spin_kind kind =
-	    kind_busted ? (enum spin_kind)(opts.busted - BUSTED_KIND) : spin_kind();
-	bool busted = abba || (queued && opts.busted == BUSTED_QSPINLOCK) ||
-		      (!queued && opts.busted == BUSTED_SPINLOCK);
-	bool busted_queue = queued && opts.busted >= BUSTED_QSPINLOCK_SKIP_HEAD &&
-			    opts.busted <= BUSTED_QSPINLOCK_PLAIN_TAIL;
-	bool unfair = queued && opts.busted == BUSTED_UNFAIR;
-	bool lost_kick =
-	    opts.busted == (queued ? BUSTED_QSPINLOCK_LOST_KICK : BUSTED_SPINLOCK_LOST_KICK);
+	const struct spin_lock_calls *calls = &spin_unbroken[queued];
+	bool busted = spin_busted[opts.busted].on & calls->on;
 
+	if (busted)
+		calls = &spin_busted[opts.busted];
 	spin_init_named(&spin_torture.lock, "torture:spinlock");
 	trace_name(&spin_torture.lock, "torture:spinlock");
+	for (unsigned i = 0; i < SPIN_INVARIANTS; i++)
+		spin_torture.printed[i] = 0;
 	spin_torture.holder = 0;
 	spin_torture.counter = 0;
 	spin_torture.served = 0;
-	for (unsigned i = 0; i < SPIN_INVARIANTS; i++)
-		spin_torture.printed[i] = 0;
-	if (busted_queue) {
-		qbusted_bug = (enum qbusted_bug)(opts.busted - BUSTED_QSPINLOCK_SKIP_HEAD);
-		qbusted_lost = 0;
-		spin_torture.acquire = qspin_lock_busted_queue;
-		spin_torture.release = qspin_unlock_busted;
-	} else if (unfair) {
-		spin_torture.acquire = spin_lock_unfair;
-		spin_torture.release = spin_unlock_unfair;
-	} else if (queued) {
-		spin_torture.acquire = busted ? qspin_lock_busted : qspin_lock;
-		spin_torture.release = busted ? qspin_unlock_busted : qspin_unlock;
-	} else if (abba) {
-		spin_init_named(&spin_abba_other, "torture:spinlock-abba");
-		spin_torture.acquire = spin_lock_abba;
-		spin_torture.release = spin_unlock_abba;
-	} else if (kind_busted) {
-		spin_torture.acquire = spin_busted_kinds[kind].lock;
-		spin_torture.release = spin_busted_kinds[kind].unlock;
-	} else {
-		spin_torture.acquire = busted ? ticket_lock_busted : spin_lock;
-		spin_torture.release = busted ? ticket_unlock_busted : spin_unlock;
-	}
+	spin_torture.acquire = calls->acquire;
+	spin_torture.release = calls->release;
+	enum spin_kind kind = calls->kind == BUSTED_BOOT_KIND ? spin_kind() : calls->kind;
+
 	spin_torture.label = queued ? "qspinlock" : "spinlock";
 	spin_torture.fifo = !queued && spin_kind_fifo(kind);
-	/* The queued torture takes qspin_lock (or a lock that must fail as a fair one). */
-	spin_torture.fair = spin_kind_fair(queued ? SPIN_KIND_QSPINLOCK : kind);
-	busted = busted || kind_busted;
-	spin_torture.busted = busted || busted_queue || unfair || lost_kick;
-	spin_torture.lost_kick = lost_kick;
-	spin_torture.busted_queue = busted_queue;
+	spin_torture.fair = spin_kind_fair(kind);
+	spin_torture.busted = busted;
+	spin_torture.lost_kick = calls->breaks == BUSTED_BREAKS_WAKEUP;
 	spin_torture.ncpus = t->ncpus;
 	spin_torture.cpu = platform_alloc(sizeof(struct spin_cpu) * t->ncpus, CACHE_PAIR_BYTES);
 	if (!spin_torture.cpu)
 		ktest_fail(t, "out of memory for %u CPUs' results", t->ncpus);
-	if (abba)
-		ktest_diag(t,
-			   "torture.busted=abba: a second lock taken inside the first on even "
-			   "CPUs and outside it on odd ones, which can deadlock; lockdep=on must "
-			   "report it first");
-	else if (kind_busted)
-		ktest_diag(t,
-			   "torture.busted=%s: running on that kind's broken twin (its header's "
-			   "<prefix>_lock_busted, spinlock_kinds.h); this test must fail",
-			   spin_kind_names[kind]);
-	else if (busted && queued)
-		ktest_diag(t, "torture.busted=qspinlock: running on qspin_lock_busted, whose "
-			      "pending waiter does not wait for the holder; this test must fail");
-	else if (busted)
-		ktest_diag(t, "torture.busted=spinlock: running on ticket_lock_busted, which "
-			      "excludes nobody; this test must fail");
-	else if (unfair)
-		ktest_diag(t,
-			   "torture.busted=unfair: running on spin_lock_unfair, a test-and-set "
-			   "lock whose odd CPUs wait 1 ms after each acquisition; this test must "
-			   "fail (starvation)");
-	else if (lost_kick)
-		ktest_diag(t,
-			   "torture.busted=%s-lost-kick: the real lock, paravirtual, with one kick "
-			   "in %u not sent; this test must fail (lost-wakeup)%s",
-			   spin_torture.label, BUSTED_KICK_DROP_EVERY,
+	if (busted)
+		ktest_diag(t, "torture.busted=%s: %s", busted_name(opts.busted), calls->diagnostic);
+	if (calls->breaks == BUSTED_BREAKS_ORDER)
+		spin_init_named(&spin_abba_other, "torture:spinlock-abba");
+	if (spin_torture.lost_kick)
+		ktest_diag(t, "one kick in %u is not sent%s", BUSTED_KICK_DROP_EVERY,
 			   spin_pv_enabled() ? "" : ", but paravirtual mode is off: nothing halts");
-	else if (busted_queue)
-		ktest_diag(t,
-			   "torture.busted=%s: running on a queued lock with that queue step "
-			   "broken (qspinlock_busted.h); this test must fail",
-			   opts.busted == BUSTED_QSPINLOCK_SKIP_HEAD ? "qspinlock-skip-head"
-			   : opts.busted == BUSTED_QSPINLOCK_EARLY_HANDOFF
-			       ? "qspinlock-early-handoff"
-			       : "qspinlock-plain-tail");
+	qbusted_lost = 0; /* counted only by the broken queues (BUSTED_BREAKS_QUEUE) */
 	busted_kicks = 0;
-	pv_kick_drop = lost_kick ? busted_drop_kick : NULL;
+	pv_kick_drop = spin_torture.lost_kick ? busted_drop_kick : NULL;
 	spin_torture.pv = pv_stats();
 	torture_clock_init(&spin_torture.clock, torture_duration_ns(), spin_torture.ncpus);
 }
@@ -579,7 +535,7 @@ static void spin_check_queue(struct ktest_ctx *t)
 			  "at most %lu CPUs ever waited at once behind a long hold, fewer than %u: "
 			  "the queue was not exercised",
 			  deepest, SPIN_QUEUE_DEPTH_MIN);
-	if (spin_torture.busted_queue && qbusted_lost)
+	if (qbusted_lost) /* only a broken queue loses one (BUSTED_BREAKS_QUEUE) */
 		spin_fail(t, &cpu[0], SPIN_LOST_WAITER,
 			  "%lu queued CPU(s) lost by the queue (tail wiped, or a step never came), "
 			  "the first cpu %u queued behind cpu %u (word %#x)",
@@ -691,7 +647,7 @@ static void spin_torture_run(struct ktest_ctx *t, bool queued)
 		ktest_fail(t,
 			   "torture.busted=%s needs 2 or more CPUs: one CPU alone "
 			   "cannot show a lock that excludes nobody",
-			   spin_torture.label);
+			   busted_name(opts.busted));
 	me = &spin_torture.cpu[t->cpu];
 	torture_rng_init(&rng, t);
 	torture_pace_init(&pace, &spin_torture.clock, &rng);

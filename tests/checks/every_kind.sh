@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # every_kind.sh - every lock kind of lib/spinlock_kinds.h's table, booted twice:
 # its tortures must pass (run=spinlock,lockref,fs quick spinlock.kind=KIND) and its
-# broken twin must fail naming a mutual-exclusion invariant (torture.busted=KIND).
+# broken twin must fail naming a mutual-exclusion invariant (torture.busted= with the
+# twin's word from kernel/busted_list.h: the kind's name, `spinlock` for the default kind).
 # The kinds come from the table, so a kind added by docs/howto.md is booted with
 # no line of its own.  Logs: LOGDIR (default build/test/every-kind), one pair per kind.
 #   tests/checks/every_kind.sh        exit 0 only if every kind behaved so
@@ -27,12 +28,14 @@ for kind in $kinds; do
         echo "every_kind: $kind: the tortures on spinlock.kind=$kind did not pass ($log)"; failed=1
     fi
     log=$LOGDIR/busted-$kind.serial
-    ACCEL=tcg SMP=2 TIMEOUT=${TIMEOUT:-600} CMDLINE="run=spinlock torture.busted=$kind quick" \
+    word=$(python3 tools/house/cmdline_doc_check.py --busted-twin "$kind") ||
+        { echo "every_kind: $word"; failed=1; continue; }
+    ACCEL=tcg SMP=2 TIMEOUT=${TIMEOUT:-600} CMDLINE="run=spinlock torture.busted=$word quick" \
         "$run_qemu" "$log" >/dev/null 2>&1
     if "$ktap_check" "$log" --expect-fail "invariant (held-on-entry|lost-update|exclusive-hold) broken" >/dev/null; then
         echo "every_kind: $kind: its broken twin fails as it must ($log)"
     else
-        echo "every_kind: $kind: torture.busted=$kind did not fail naming a broken invariant ($log)"; failed=1
+        echo "every_kind: $kind: torture.busted=$word did not fail naming a broken invariant ($log)"; failed=1
     fi
 done
 exit $failed

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_torture.c - the boot-time torture tests (kernel/torture_*.c) on host
+ * test_torture.c - the boot-time torture tests (kernel/test/torture_*.c) on host
  * threads, so the sanitizers see the harness as well as the locks.
  *
  *   test_torture <spinlock|lockref> <threads> <ms per test>
@@ -10,10 +10,13 @@
  * KTAP-like "ok"/"not ok" lines with the tests' own diagnostics.  Exits 0
  * if every test passed.
  *
- * Built with -DTEST_TORTURE_BUSTED, the suite runs with torture.busted= set
- * for it (the do-nothing spinlock, the qspinlock whose pending waiter does
- * not wait, or the lockref policy that ignores the lock), and the program exits 0 only if some test PASSED anyway: this build
- * must fail, proving that every one of the tests catches the broken lock.
+ * Built with -DTEST_TORTURE_BUSTED, each test runs with torture.busted= set
+ * to the first row of BUSTED_LIST (kernel/busted_list.h) planted on it that
+ * breaks exclusion (busted_control: today the ticket lock's broken twin,
+ * the qspinlock whose pending waiter does not wait, the lockref policy that
+ * ignores the lock), and the program exits 0 only if some test PASSED
+ * anyway: this build must fail, proving that every one of the tests
+ * catches the broken lock.
  */
 #include "barrier.h"
 #include "cmdline.h"
@@ -110,8 +113,9 @@ bool ktest_barrier(struct ktest_ctx *t, unsigned timeout_ms)
 struct host_case {
 	char name[NAME_MAX_LEN];
 	enum torture_form form;
-	const struct lockref_policy *policy; /* NULL: a spinlock torture */
-	bool queued;			     /* the spinlock torture on qspin_lock */
+	/* Which torture: BUSTED_ON_SPIN, _QSPIN or _LOCKREF (kernel/busted_list.h). */
+	enum busted_on on;
+	const struct lockref_policy *policy; /* BUSTED_ON_LOCKREF's */
 };
 
 struct host_thread {
@@ -125,12 +129,17 @@ static void *run_thread(void *arg)
 	struct host_thread *h = arg;
 
 	host_set_cpu_id(h->ctx.cpu);
-	if (h->c->policy)
+	switch (h->c->on) {
+	case BUSTED_ON_LOCKREF:
 		torture_lockref_run(&h->ctx, h->c->form, h->c->policy, cpuinfo.cx16);
-	else if (h->c->queued)
+		break;
+	case BUSTED_ON_QSPIN:
 		torture_qspinlock_run(&h->ctx);
-	else
+		break;
+	default:
 		torture_spinlock_run(&h->ctx);
+		break;
+	}
 	return NULL;
 }
 
@@ -189,26 +198,22 @@ int main(int argc, char **argv)
 	threads = parse_count(argv[2], 1, MAX_THREADS, "thread count");
 	opts.torture_ms = parse_count(argv[3], 1, 60000, "duration");
 	opts.seed = HOST_SEED;
-#ifdef TEST_TORTURE_BUSTED
-	opts.busted = spin ? BUSTED_SPINLOCK : BUSTED_LOCKREF;
-#endif
 	cpuinfo.cx16 = __builtin_cpu_supports("cmpxchg16b");
 	lockref16_set_cx16(cpuinfo.cx16);
 	/* As the kernel runs under a hypervisor (spinlock.pv=auto): waiters sleep and are kicked. */
 	spin_pv_set(true);
 
 	if (spin) {
-		snprintf(cases[ncases++].name, NAME_MAX_LEN, "ticket_lock_torture");
-		cases[0].policy = NULL;
-		cases[0].queued = false;
-		snprintf(cases[ncases++].name, NAME_MAX_LEN, "qspinlock_torture");
-		cases[1].policy = NULL;
-		cases[1].queued = true;
+		snprintf(cases[ncases].name, NAME_MAX_LEN, "ticket_lock_torture");
+		cases[ncases++].on = BUSTED_ON_SPIN;
+		snprintf(cases[ncases].name, NAME_MAX_LEN, "qspinlock_torture");
+		cases[ncases++].on = BUSTED_ON_QSPIN;
 	} else {
 		for (unsigned f = 0; f < 2; f++) {
 			for (unsigned p = 0; p < 3; p++) {
 				struct host_case *c = &cases[ncases++];
 
+				c->on = BUSTED_ON_LOCKREF;
 				c->form = f ? TORTURE_LOCKREF16 : TORTURE_LOCKREF8;
 				c->policy = policies[p];
 				snprintf(c->name, NAME_MAX_LEN, "torture_%s_%s", policies[p]->name,
@@ -219,8 +224,7 @@ int main(int argc, char **argv)
 	printf("KTAP version 1\n1..%u\n", ncases);
 	for (unsigned i = 0; i < ncases; i++) {
 #ifdef TEST_TORTURE_BUSTED
-		if (spin)
-			opts.busted = cases[i].queued ? BUSTED_QSPINLOCK : BUSTED_SPINLOCK;
+		opts.busted = busted_control(cases[i].on);
 #endif
 		passed += run_case(&cases[i], threads, i + 1);
 	}

@@ -3,7 +3,7 @@
 # busted build runs its suite on the broken lock and must fail: every test
 # of the suite has to catch it.
 TORTURE_SRCS := kernel/test/torture_spinlock.c kernel/test/torture_lockref.c $(LOCKREF_SRCS) \
-	lib/barrier.c
+	lib/barrier.c kernel/busted_list.c
 
 HOST_TESTS += test_torture_spinlock
 test_torture_spinlock_SRCS := tests/host/test_torture.c $(TORTURE_SRCS)

@@ -3,18 +3,19 @@
 """cmdline_doc_check.py - every command-line word is documented exactly once.
 
 docs/interface.md's "Kernel command line" table is where the words are
-documented; kernel/cmdline.c's options[] table is what the kernel parses.
+documented; kernel/cmdline_options.c's options[] table is what the kernel parses.
 This check holds them together: the same keys in both, every value a choice
 option accepts named in its row, no other page (README.md, docs/*.md)
 carrying a table row of its own for a word, and the keys the page calls
 harmless (a word of theirs not understood does not fail the run) exactly
-kernel/cmdline.c's harmless_keys[]; run='s row names every suite of
+the rows of kernel/cmdline_options.c marked .harmless; run='s row names every suite of
 kernel/suites.h's SUITE_LIST and every group; and each row's last column,
 the programs that act on the word (kernel, kcsan, native), says what the
 code does: the native benchmark program acts on every key but those of
 tests/bench/bench_native.c's native_ignored_keys[], the plain kernel on every
 key but those of kernel/kcsan.c's plain_ignored_keys[], the race-detecting
-kernel on all.  It prints one line per problem
+kernel on all; torture.busted='s row names kernel/busted_list.h's words,
+each once, in their order, and no other.  It prints one line per problem
 and exits 1 if there is any, so `make test` fails the moment one side
 changes without the other.
 """
@@ -24,9 +25,10 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "interface.md"
-CODE = ROOT / "kernel" / "cmdline.c"
+CODE = ROOT / "kernel" / "cmdline_options.c"
 KINDS = ROOT / "lib" / "spinlock_kinds.h"
 SUITES = ROOT / "kernel" / "suites.h"
+BUSTED = ROOT / "kernel" / "busted_list.h"
 WALKS = ROOT / "fs" / "fs.h"
 NATIVE = ROOT / "tests" / "bench" / "bench_native.c"
 PLAIN = ROOT / "kernel" / "kcsan.c"
@@ -57,6 +59,30 @@ def spin_kinds():
     return re.findall(r"^\s*X\(arg, (\w+), \w+,", KINDS.read_text(), re.M)
 
 
+def busted_rows():
+    """kernel/busted_list.h's BUSTED_LIST: [(word, kind)] in its order, kind the lock
+    kind a broken twin is judged as (None for the others); its last rows are one per
+    lock kind after the default (SPIN_KINDS_SWITCHED), named after the kind."""
+    text = BUSTED.read_text()
+    body = text[text.index("#define BUSTED_LIST(X)"):text.index("SPIN_KINDS_SWITCHED(")]
+    body = body.replace("\\\n", " ")
+    rows = [(word, kind if breaks == "BUSTED_BREAKS_EXCLUSION" else None)
+            for word, kind, breaks in re.findall(
+                r'X\("([^"]*)",\s*\w+,\s*\w+,\s*(\w+),\s*(\w+),', body)]
+    rows = [(w, k[len("SPIN_KIND_"):].lower() if k and k.startswith("SPIN_KIND_") else None)
+            for w, k in rows]
+    return rows + [(kind, kind) for kind in spin_kinds()[1:]]
+
+
+def busted_twin(kind):
+    """The torture.busted= word of @kind's broken twin (tests/checks/every_kind.sh)."""
+    ids = dict(re.findall(r"^\s*X\(arg, (\w+), (\w+),", KINDS.read_text(), re.M))
+    for word, twin in busted_rows():
+        if twin in (kind, ids.get(kind, "").lower()):
+            return word
+    return None
+
+
 def fs_walks():
     """The walks of fs/fs.h's FS_WALK_LIST, which fs_walk_names expands."""
     return re.findall(r"^\s*X\(\w+, (\w+)\)", WALKS.read_text(), re.M)
@@ -64,28 +90,42 @@ def fs_walks():
 
 def suites():
     """The suites of kernel/suites.h's SUITE_LIST, and run='s groups of them
-    (kernel/cmdline.c's suite_groups): every word run= takes."""
+    (kernel/cmdline_options.c's suite_groups): every word run= takes."""
     names = re.findall(r"^\s*X\((\w+), \w+, \w+,", SUITES.read_text(), re.M)
     groups = re.search(r"suite_groups\[\] = \{(.*?)\};", CODE.read_text(), re.S)
     return names + re.findall(r'\{"(\w+)",', groups.group(1))
 
 
+def code_rows(text):
+    """kernel/cmdline_options.c's options[] rows, KIND_ROW("key", field, ...): [(key, kind,
+    arrays, row text)], arrays the names of those a choice or a list takes (the argument after
+    the field and, for a list, the next)."""
+    table = re.search(r"const struct option options\[\] = \{(.*?)\n\};", text, re.S)
+    parts = re.split(r"\b([A-Z_]+)_ROW\(", table.group(1))[1:]
+    rows = []
+    for kind, rest in zip(parts[0::2], parts[1::2]):
+        key, row = re.match(r'"([^"]+)",(.*)', rest, re.S).groups()
+        args = [a.strip() for a in row.split(",")]
+        arrays = args[1:2] if kind.startswith("CHOICE") else args[1:3] if kind == "LIST" else []
+        rows.append((key, kind, arrays, row))
+    return rows
+
+
 def code_options(text):
-    """kernel/cmdline.c's options: {key: [choices]} (empty for numbers and flags)."""
-    arrays = {"spin_kind_names": spin_kinds()}
+    """kernel/cmdline_options.c's options: {key: [values]} (empty for numbers, flags and
+    values a parser of their own reads): a choice's choices, a list's names and group words."""
+    arrays = {"spin_kind_names": spin_kinds(),
+              "busted_names": [word for word, _ in busted_rows()]}
     for name, body in re.findall(r"const char \*const (\w+)\[\] = \{(.*?)\};", text, re.S):
         arrays[name] = re.findall(r'"([^"]*)"', body)
         if "SPIN_KIND_LIST(" in body:
             arrays[name] += spin_kinds()
         if "FS_WALK_LIST(" in body:
             arrays[name] += fs_walks()
-    table = re.search(r"static const struct option options\[\] = \{(.*?)\n\};", text, re.S)
-    options = {}
-    for entry in re.findall(r"\{(\"[^\"]+\",.*?)\}", table.group(1), re.S):
-        fields = [f.strip() for f in entry.split(",")]
-        key = fields[0].strip('"')
-        choices = fields[-2] if fields[1] == "OPT_CHOICE" else "NULL"
-        options[key] = arrays.get(choices, [])
+    for name, body in re.findall(r"struct word_mask (\w+)\[\] = \{(.*?)\n\};", text, re.S):
+        arrays[name] = re.findall(r'\{"([^"]*)",', body)
+    options = {key: [v for a in names for v in arrays.get(a, [])]
+               for key, _, names, _ in code_rows(text)}
     options["run"] = suites()
     return options
 
@@ -94,20 +134,18 @@ HARMLESS = re.compile(r"The keys that do not select what is tested are harmless:
 
 
 def harmless_problems(doc, code, options):
-    """The page's harmless keys against kernel/cmdline.c's harmless_keys[], both ways."""
+    """The page's harmless keys against the rows of kernel/cmdline_options.c marked
+    .harmless = true, both ways."""
     m = HARMLESS.search(doc)
-    listed = re.search(r"harmless_keys\[\] = \{(.*?)\};", code, re.S)
-    if not m or not listed:
+    if not m:
         return ["docs/interface.md's sentence 'The keys that do not select what is tested are "
-                "harmless: ...' or kernel/cmdline.c's harmless_keys[] is missing"]
+                "harmless: ...' is missing"]
     doc_keys = set(re.findall(r"`([^`]+)`", m.group(1)))
-    code_keys = set(re.findall(r'"([^"]+)"', listed.group(1)))
-    return ([f"docs/interface.md calls '{k}' harmless; kernel/cmdline.c does not"
+    code_keys = {key for key, _, _, row in code_rows(code) if ".harmless = true" in row}
+    return ([f"docs/interface.md calls '{k}' harmless; kernel/cmdline_options.c does not"
              for k in sorted(doc_keys - code_keys)] +
-            [f"kernel/cmdline.c calls '{k}' harmless; docs/interface.md does not"
-             for k in sorted(code_keys - doc_keys)] +
-            [f"kernel/cmdline.c calls '{k}' harmless, but parses no such key"
-             for k in sorted(code_keys - set(options))])
+            [f"kernel/cmdline_options.c calls '{k}' harmless; docs/interface.md does not"
+             for k in sorted(code_keys - doc_keys)])
 
 
 def listed_keys(path, array):
@@ -127,7 +165,7 @@ def programs_problems(rows, options):
     if problems:
         return problems
     for name, keys in ignored.items():
-        problems += [f"{name}: its list of keys not acted on names '{k}', which kernel/cmdline.c "
+        problems += [f"{name}: its list of keys not acted on names '{k}', which kernel/cmdline_options.c "
                      "does not parse" for k in sorted(keys - set(options))]
     for key in sorted(set(rows) & set(options)):
         cells = rows[key].rstrip().rstrip("|").rsplit("|", 1)
@@ -145,19 +183,43 @@ def programs_problems(rows, options):
     return problems
 
 
+BUSTED_WORD = re.compile(r"(?:^|; )`([a-z][a-z-]*)`")
+
+
+def busted_problems(rows):
+    """torture.busted='s row: each word once, at the start of a "; "-separated part
+    ("; `word`: what it breaks"), in BUSTED_LIST's order, and no word the list lacks (a
+    retired word documented still)."""
+    row = rows.get("torture.busted")
+    if row is None:
+        return []
+    said = BUSTED_WORD.findall(row)
+    words = [word for word, _ in busted_rows()]
+    if said == words:
+        return []
+    return [f"docs/interface.md: the row of 'torture.busted' names the words {', '.join(said)}; "
+            f"kernel/busted_list.h's BUSTED_LIST has {', '.join(words)} (each once, in that "
+            "order, each starting a part: \"; `word`: ...\")"]
+
+
 def main():
+    if sys.argv[1:2] == ["--busted-twin"] and len(sys.argv) == 3:
+        word = busted_twin(sys.argv[2])
+        print(word or f"cmdline_doc_check: no torture.busted= word breaks the lock kind '{sys.argv[2]}'")
+        return 0 if word else 2
     problems = []
     doc, code = DOC.read_text(), CODE.read_text()
     rows, twice = doc_rows(doc)
     options = code_options(code)
     problems += harmless_problems(doc, code, options)
     problems += programs_problems(rows, options)
+    problems += busted_problems(rows)
     for key in twice:
         problems.append(f"docs/interface.md: '{key}' has more than one row")
     for key in sorted(set(options) - set(rows)):
-        problems.append(f"kernel/cmdline.c parses '{key}', which docs/interface.md does not document")
+        problems.append(f"kernel/cmdline_options.c parses '{key}', which docs/interface.md does not document")
     for key in sorted(set(rows) - set(options)):
-        problems.append(f"docs/interface.md documents '{key}', which kernel/cmdline.c does not parse")
+        problems.append(f"docs/interface.md documents '{key}', which kernel/cmdline_options.c does not parse")
     for key, choices in options.items():
         for choice in choices:
             if key in rows and f"`{choice}`" not in rows[key] and f"={choice}`" not in rows[key]:
@@ -176,5 +238,6 @@ def main():
     return 1 if problems else 0
 
 
+# `cmdline_doc_check.py --busted-twin KIND` prints the word of KIND's broken twin.
 if __name__ == "__main__":
     sys.exit(main())

@@ -41,7 +41,7 @@ RESULT = re.compile(r"^(ok|not ok) (\d+) (?:- )?([^#]*?)\s*(?:# (SKIP)\b\s*(.*))
 DURATION = re.compile(r"^# duration: (\d+) ms$")
 JSON_LINE = re.compile(r"^\s*# (BENCH|ENV|KCSAN) (.*?)\s*$")
 VERDICT = re.compile(r"^# RESULT (\S+)\s*$")
-# The line just before the verdict (kernel/cmdline.c cmdline_verdict, docs/output.md).
+# The line just before the verdict (kernel/cmdline_verdict.c, docs/output.md).
 TALLY = re.compile(r"^# tally: (?:(?P<suites>\d+) suites?, (?P<tests>\d+) tests?: "
                    r"(?P<passed>\d+) passed, (?P<failed>\d+) failed, (?P<skipped>\d+) skipped "
                    r"in (?P<seconds>\d+\.\d) s|no test ran \(.*\))"
