@@ -31,7 +31,6 @@
  * The last two and zero-warnings are judged here, from every CPU's counts
  * added up; the others where they are seen.
  */
-#include "platform.h"
 #include "torture_lockref.h"
 
 #define LR_LINE_MAX 400u
