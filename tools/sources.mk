@@ -38,7 +38,8 @@ BENCH_SRCS := bench/bench.c bench/bench_pathwalk.c bench/bench_ref.c bench/bench
 # suite and the benchmarks.
 SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/test_fs.c \
 	kernel/test/test_lockdep.c kernel/test/test_race.c kernel/test/test_static_key.c \
-	kernel/test/torture_lockref.c \
+	kernel/test/torture_lockref.c kernel/test/torture_lockref_hot.c \
+	kernel/test/torture_lockref_race.c kernel/test/torture_lockref_report.c \
 	kernel/test/torture_spinlock.c kernel/test/bench_ktest.c $(FS_SUITE_SRCS) $(BENCH_SRCS)
 
 # The command-line parser alone (pure C, no library behind it: the host test
