@@ -102,10 +102,18 @@ all: $(ISO) $(BUILD)/kernel.asm
 
 $(patsubst %.c,$(BUILD)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
 
-$(BUILD)/obj/%.o: %.c Makefile
-	@mkdir -p $(@D)
-	$(quiet) CC $<
-	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+# One C compile rule for every build of the sources (the kernel, the lock
+# rules, the race detector's kernel, the native program traced and not):
+# $(1) the object folder, $(2) the quiet line's tag, $(3) the compiler and
+# its flags, given with $$ so that each object's own additions (the suites',
+# the instrumentation's) are read when the rule runs.
+define c_objects
+$(1)/%.o: %.c Makefile
+	@mkdir -p $$(@D)
+	$$(quiet) $(2) $$<
+	$$(Q)$(3) -c $$< -o $$@
+endef
+$(eval $(call c_objects,$(BUILD)/obj,CC,$$(CC) $$(KERNEL_CFLAGS)))
 
 $(BUILD)/obj/%.o: %.asm $(wildcard boot/*.inc) Makefile
 	@mkdir -p $(@D)
@@ -150,10 +158,7 @@ LOCK_RULES_CFLAGS := $(KERNEL_CFLAGS_ANY) -isystem $(shell $(LOCK_RULES_CC) -pri
 LOCK_RULES_OBJS   := $(patsubst %.c,$(BUILD)/lock-rules/%.o,$(C_SRCS))
 $(patsubst %.c,$(BUILD)/lock-rules/%.o,$(SUITE_SRCS)): LOCK_RULES_CFLAGS += $(SUITE_CFLAGS)
 
-$(BUILD)/lock-rules/%.o: %.c Makefile
-	@mkdir -p $(@D)
-	$(quiet) CLANG $<
-	$(Q)$(LOCK_RULES_CC) $(LOCK_RULES_CFLAGS) -c $< -o $@
+$(eval $(call c_objects,$(BUILD)/lock-rules,CLANG,$$(LOCK_RULES_CC) $$(LOCK_RULES_CFLAGS)))
 
 lock-rules: $(LOCK_RULES_OBJS)
 	$(Q)$(MAKE) -s -C tests/host lock-rules
@@ -185,10 +190,7 @@ KCSAN_OBJS   := $(patsubst %.c,$(KCSAN)/obj/%.o,$(C_SRCS)) $(patsubst %.asm,$(BU
 $(patsubst %.c,$(KCSAN)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
 $(patsubst %.c,$(KCSAN)/obj/%.o,$(filter-out $(KCSAN_EXEMPT),$(C_SRCS))): KERNEL_CFLAGS += $(KCSAN_TSAN)
 
-$(KCSAN)/obj/%.o: %.c Makefile
-	@mkdir -p $(@D)
-	$(quiet) CC-KCSAN $<
-	$(Q)$(CC) $(KERNEL_CFLAGS) $(KCSAN_CFLAGS) -c $< -o $@
+$(eval $(call c_objects,$(KCSAN)/obj,CC-KCSAN,$$(CC) $$(KERNEL_CFLAGS) $$(KCSAN_CFLAGS)))
 
 $(eval $(call kernel_link,$(KCSAN),$(KCSAN_OBJS)))
 
@@ -206,15 +208,8 @@ debug: $(KERNEL)
 bench: $(KERNEL)
 	$(Q)tools/bench/bench.sh guest
 
-$(NATIVE)/obj/%.o: %.c Makefile
-	@mkdir -p $(@D)
-	$(quiet) HOSTCC $<
-	$(Q)$(CC) $(NATIVE_CFLAGS) -c $< -o $@
-
-$(NATIVE)/untraced/%.o: %.c Makefile
-	@mkdir -p $(@D)
-	$(quiet) HOSTCC $<
-	$(Q)$(CC) $(NATIVE_CFLAGS) -c $< -o $@
+$(eval $(call c_objects,$(NATIVE)/obj,HOSTCC,$$(CC) $$(NATIVE_CFLAGS)))
+$(eval $(call c_objects,$(NATIVE)/untraced,HOSTCC,$$(CC) $$(NATIVE_CFLAGS)))
 
 $(NATIVE_UNTRACED): $(NATIVE_UNTRACED_OBJS)
 	$(quiet) HOSTLD $@
