@@ -433,13 +433,14 @@ static inline __attribute__((always_inline)) void check(uintptr_t addr, unsigned
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	c->accesses++;
 	c->marked += marked;
-	const struct kcsan_access a = {
-	    .addr = addr, .size = size, .write = write, .ip = ip, .cpu = cpu};
+	/* The access as a struct only where it is handed on: most accesses pass with no stores. */
 	for (unsigned i = 0; i < kcsan_watch_probes(nslots); i++) {
 		unsigned s = kcsan_watch_slot(addr, i, nslots);
 		uint64_t w = __atomic_load_n(&slots[s], __ATOMIC_RELAXED);
 
 		if (kcsan_watch_matches(w, addr, size, write)) {
+			const struct kcsan_access a = {addr, size, write, ip, cpu};
+
 			hit(s, w, &a);
 			goto out;
 		}
@@ -448,8 +449,11 @@ static inline __attribute__((always_inline)) void check(uintptr_t addr, unsigned
 		bool rare = ip >= (uintptr_t)platform_text_start &&
 			    ip < (uintptr_t)platform_text_end && kcsan_site_tick(sites, ip);
 
-		if (kcsan_skip_tick(&c->skip, skip_mean) || rare)
+		if (kcsan_skip_tick(&c->skip, skip_mean) || rare) {
+			const struct kcsan_access a = {addr, size, write, ip, cpu};
+
 			watch(c, &a, rare);
+		}
 	}
 out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
