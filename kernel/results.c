@@ -527,6 +527,13 @@ static const char *bench_path(const struct results *r, const char *bench, unsign
 	return path ? path : "";
 }
 
+/* " %*s" of @cell at CELL_WIDTH after @cells[0 .. *@len-1]; once full, the rest is cut. */
+static void cell_append(char *cells, size_t size, size_t *len, const char *cell)
+{
+	if (*len < size)
+		*len += (size_t)ksnprintf(cells + *len, size - *len, " %*s", CELL_WIDTH, cell);
+}
+
 /*
  * One row of a benchmark table: the lock path it timed, each tabled
  * implementation's rate at @cpus, and the last over the one before it.
@@ -536,7 +543,7 @@ static const char *bench_path(const struct results *r, const char *bench, unsign
 static void page_bench_row(struct page *p, const struct results *r, const char *bench,
 			   unsigned cpus)
 {
-	char cells[NIMPLS * (CELL_WIDTH + 1) + 1], cell[16], ratio[16] = "-";
+	char cells[RESULTS_LINE_MAX], cell[16], ratio[16] = "-";
 	uint64_t ops[NIMPLS];
 	size_t len = 0;
 
@@ -546,8 +553,7 @@ static void page_bench_row(struct page *p, const struct results *r, const char *
 			rate(cell, sizeof(cell), ops[k]);
 		else
 			str_copy(cell, sizeof(cell), "-");
-		len +=
-		    (size_t)ksnprintf(cells + len, sizeof(cells) - len, " %*s", CELL_WIDTH, cell);
+		cell_append(cells, sizeof(cells), &len, cell);
 	}
 	uint64_t over = ops[NIMPLS - 1], under = ops[NIMPLS - 2];
 	if (over && under)
@@ -559,13 +565,12 @@ static void page_bench_row(struct page *p, const struct results *r, const char *
 /* The header of a benchmark's table: "xadd/s" per implementation, then "lockref/spinlock". */
 static void page_bench_header(struct page *p, const char *bench)
 {
-	char cells[NIMPLS * (CELL_WIDTH + 1) + 1], cell[RESULTS_NAME_MAX], ratio[RESULTS_NAME_MAX];
+	char cells[RESULTS_LINE_MAX], cell[RESULTS_NAME_MAX], ratio[RESULTS_NAME_MAX];
 	size_t len = 0;
 
 	for (unsigned k = 0; k < NIMPLS; k++) {
 		ksnprintf(cell, sizeof(cell), "%s/s", table_impls[k]);
-		len +=
-		    (size_t)ksnprintf(cells + len, sizeof(cells) - len, " %*s", CELL_WIDTH, cell);
+		cell_append(cells, sizeof(cells), &len, cell);
 	}
 	ksnprintf(ratio, sizeof(ratio), "%s/%s", table_impls[NIMPLS - 1], table_impls[NIMPLS - 2]);
 	page_line(p, " %-9s %4s%s %*s", bench, "CPUs", cells, RATIO_WIDTH, ratio);
