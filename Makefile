@@ -54,8 +54,10 @@ KERNEL_CFLAGS_ANY := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
 	-Wall -Wextra -Werror -iquote lib -iquote fs -iquote kernel -I kernel
 KERNEL_CFLAGS := $(KERNEL_CFLAGS_ANY) -isystem $(shell $(CC) -print-file-name=include) \
 	-fno-toplevel-reorder --param=min-pagesize=0 -MMD -MP
-# The suites see the fs suite's and the benchmarks' headers too; the platform never includes a suite.
+# The suites see the fs suite's and the benchmarks' headers too; the platform never includes a
+# suite, only the results page reads the benchmarks' names (bench/bench_impls.h, names alone).
 SUITE_CFLAGS := -iquote fs/test -iquote bench
+BENCH_NAMES_CFLAGS := -iquote bench
 KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,-z,max-page-size=0x1000 \
 	-Wl,--build-id=none -Wl,-z,noexecstack
 NASMFLAGS := -f elf64 -Werror
@@ -101,11 +103,20 @@ $(NATIVE_UNTRACED_OBJS): NATIVE_CFLAGS += -DTRACE_COMPILED_OUT
 all: $(ISO) $(BUILD)/kernel.asm
 
 $(patsubst %.c,$(BUILD)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
+$(BUILD)/obj/kernel/results.o: KERNEL_CFLAGS += $(BENCH_NAMES_CFLAGS)
 
-$(BUILD)/obj/%.o: %.c Makefile
-	@mkdir -p $(@D)
-	$(quiet) CC $<
-	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+# One C compile rule for every build of the sources (the kernel, the lock
+# rules, the race detector's kernel, the native program traced and not):
+# $(1) the object folder, $(2) the quiet line's tag, $(3) the compiler and
+# its flags, given with $$ so that each object's own additions (the suites',
+# the instrumentation's) are read when the rule runs.
+define c_objects
+$(1)/%.o: %.c Makefile
+	@mkdir -p $$(@D)
+	$$(quiet) $(2) $$<
+	$$(Q)$(3) -c $$< -o $$@
+endef
+$(eval $(call c_objects,$(BUILD)/obj,CC,$$(CC) $$(KERNEL_CFLAGS)))
 
 $(BUILD)/obj/%.o: %.asm $(wildcard boot/*.inc) Makefile
 	@mkdir -p $(@D)
@@ -149,11 +160,9 @@ LOCK_RULES_CFLAGS := $(KERNEL_CFLAGS_ANY) -isystem $(shell $(LOCK_RULES_CC) -pri
 	2>/dev/null)/include -Wthread-safety -MMD -MP
 LOCK_RULES_OBJS   := $(patsubst %.c,$(BUILD)/lock-rules/%.o,$(C_SRCS))
 $(patsubst %.c,$(BUILD)/lock-rules/%.o,$(SUITE_SRCS)): LOCK_RULES_CFLAGS += $(SUITE_CFLAGS)
+$(BUILD)/lock-rules/kernel/results.o: LOCK_RULES_CFLAGS += $(BENCH_NAMES_CFLAGS)
 
-$(BUILD)/lock-rules/%.o: %.c Makefile
-	@mkdir -p $(@D)
-	$(quiet) CLANG $<
-	$(Q)$(LOCK_RULES_CC) $(LOCK_RULES_CFLAGS) -c $< -o $@
+$(eval $(call c_objects,$(BUILD)/lock-rules,CLANG,$$(LOCK_RULES_CC) $$(LOCK_RULES_CFLAGS)))
 
 lock-rules: $(LOCK_RULES_OBJS)
 	$(Q)$(MAKE) -s -C tests/host lock-rules
@@ -183,12 +192,10 @@ KCSAN_TSAN   := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
 	--param tsan-distinguish-volatile=1
 KCSAN_OBJS   := $(patsubst %.c,$(KCSAN)/obj/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/obj/%.o,$(ASM_SRCS))
 $(patsubst %.c,$(KCSAN)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
+$(KCSAN)/obj/kernel/results.o: KERNEL_CFLAGS += $(BENCH_NAMES_CFLAGS)
 $(patsubst %.c,$(KCSAN)/obj/%.o,$(filter-out $(KCSAN_EXEMPT),$(C_SRCS))): KERNEL_CFLAGS += $(KCSAN_TSAN)
 
-$(KCSAN)/obj/%.o: %.c Makefile
-	@mkdir -p $(@D)
-	$(quiet) CC-KCSAN $<
-	$(Q)$(CC) $(KERNEL_CFLAGS) $(KCSAN_CFLAGS) -c $< -o $@
+$(eval $(call c_objects,$(KCSAN)/obj,CC-KCSAN,$$(CC) $$(KERNEL_CFLAGS) $$(KCSAN_CFLAGS)))
 
 $(eval $(call kernel_link,$(KCSAN),$(KCSAN_OBJS)))
 
@@ -206,15 +213,8 @@ debug: $(KERNEL)
 bench: $(KERNEL)
 	$(Q)tools/bench/bench.sh guest
 
-$(NATIVE)/obj/%.o: %.c Makefile
-	@mkdir -p $(@D)
-	$(quiet) HOSTCC $<
-	$(Q)$(CC) $(NATIVE_CFLAGS) -c $< -o $@
-
-$(NATIVE)/untraced/%.o: %.c Makefile
-	@mkdir -p $(@D)
-	$(quiet) HOSTCC $<
-	$(Q)$(CC) $(NATIVE_CFLAGS) -c $< -o $@
+$(eval $(call c_objects,$(NATIVE)/obj,HOSTCC,$$(CC) $$(NATIVE_CFLAGS)))
+$(eval $(call c_objects,$(NATIVE)/untraced,HOSTCC,$$(CC) $$(NATIVE_CFLAGS)))
 
 $(NATIVE_UNTRACED): $(NATIVE_UNTRACED_OBJS)
 	$(quiet) HOSTLD $@

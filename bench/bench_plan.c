@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench_plan.c - the CPUs and counts of every sweep (bench_plan.h).
+ *
+ * Why a plan made once, before any benchmark: every sweeping benchmark
+ * must run at the same CPU counts on the same CPUs in the same order, or
+ * two rows of a table would compare different machines; and a person
+ * (or `bench_native --plan`) must be able to see what a run will cost
+ * before it starts.  So the placement's order, the counts and the time
+ * estimate are fixed here from the topology and the command line, printed
+ * as `plan:` lines, and only read afterwards.
  */
 #include "bench_plan.h"
 
@@ -16,6 +24,7 @@
 
 struct bench_plan bench_plan;
 
+/* Each benchmark's estimate, from the one case list (bench_cases.h), in its order. */
 static const struct {
 	const char *name;
 	uint64_t (*estimate)(const struct bench_estimate *e);
@@ -44,6 +53,15 @@ static void add_point(unsigned n)
 	bench_plan.npoints++;
 }
 
+/*
+ * The plan.  The CPUs are the placement's order (topology_order) cut to
+ * those this run may use, so "the first n CPUs" of any sweep are the same
+ * n.  The counts (bench.cpus=): geo, the default, is a geometric series
+ * and the topology's bounds, which keeps a 256-CPU sweep to about twenty
+ * points yet never misses the count where the line starts to cross an
+ * LLC group or a package; all is every count; list is the given ones.
+ * The largest count is always measured: it is the table's last row.
+ */
 unsigned bench_plan_make(const struct topology *t, const bool *allowed, unsigned ncpus,
 			 unsigned place, unsigned kind, const uint16_t *list, unsigned nlist)
 {
@@ -84,6 +102,11 @@ unsigned bench_plan_make(const struct topology *t, const bool *allowed, unsigned
 	return p->ncpus;
 }
 
+/*
+ * Reading the plan: a CPU's rank in the order (a benchmark's thread k runs
+ * on the CPU of rank k), and the CPUs of the first @active as a list for
+ * the BENCH line.  Before a plan is made (a host test), ranks are numbers.
+ */
 unsigned bench_plan_rank(unsigned os)
 {
 	for (unsigned r = 0; bench_plan.made && r < bench_plan.ncpus; r++)
@@ -110,6 +133,11 @@ size_t bench_plan_cpu_list(char *buf, size_t size, unsigned active)
 	return topology_format_list(buf, size, v, active);
 }
 
+/*
+ * The estimate: the trials' time alone (trials x ms and the warm-up, per
+ * point), which is what the command line controls; set-up and an
+ * emulator's slowness are said to come on top rather than guessed.
+ */
 uint64_t bench_estimate_sweep(const struct bench_estimate *e)
 {
 	return e->npoints * e->run_ms;
@@ -127,6 +155,11 @@ uint64_t bench_plan_case_ms(unsigned idx, unsigned ms, unsigned trials)
 	return idx < NPLAN_CASES ? plan_cases[idx].estimate(&e) : 0;
 }
 
+/*
+ * The `plan:` lines, through @line so that the kernel's log and
+ * bench_native's stdout print the same text, which tools/bench/bench_curve.py
+ * reads the boundaries from.
+ */
 void bench_plan_print(unsigned ms, unsigned trials, void (*line)(const char *text))
 {
 	static const char *const kinds[] = {"geo", "all", "list"};

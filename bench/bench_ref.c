@@ -11,15 +11,16 @@
 #include "bench_ref.h"
 
 #include "atomic.h"
+#include "bench_impls.h"
 #include "lockref_fixed.h"
 #include "platform.h"
 #include "printf.h"
 #include "trace.h"
 
 const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
-    [BENCH_IMPL_XADD] = {.name = "xadd", .kind = BENCH_REF_XADD},
-    [BENCH_IMPL_SPINLOCK] = {.name = "spinlock", .kind = BENCH_REF_SPINLOCK},
-    [BENCH_IMPL_LOCKREF] = {.name = "lockref", .kind = BENCH_REF_LOCKREF},
+    [BENCH_IMPL_XADD] = {.name = BENCH_IMPL_NAME_XADD, .kind = BENCH_REF_XADD},
+    [BENCH_IMPL_SPINLOCK] = {.name = BENCH_IMPL_NAME_SPINLOCK, .kind = BENCH_REF_SPINLOCK},
+    [BENCH_IMPL_LOCKREF] = {.name = BENCH_IMPL_NAME_LOCKREF, .kind = BENCH_REF_LOCKREF},
     [BENCH_IMPL_LOCKREF_V7] = {.name = "lockref-v7",
 			       .kind = BENCH_REF_LOCKREF,
 			       .policy = &lockref_policy_v7},

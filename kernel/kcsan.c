@@ -97,6 +97,15 @@ struct kcsan_cpu {
 	uint64_t rare;	   /* of which for a rare site (kcsan_watch.h) */
 } __attribute__((aligned(CACHE_PAIR_BYTES)));
 
+/* One instrumented access, as check() saw it: what hit() and watch() act on. */
+struct kcsan_access {
+	uintptr_t addr;
+	unsigned size; /* bytes, up to KCSAN_WATCH_SIZE_MAX */
+	bool write;
+	uintptr_t ip; /* the site: the return address of the __tsan_* call */
+	unsigned cpu; /* this_cpu_index() */
+};
+
 struct kcsan_report {
 	uintptr_t ip[2]; /* [1] 0: unknown origin */
 	uintptr_t addr;
@@ -131,6 +140,13 @@ static struct kcsan_report reports[KCSAN_REPORTS_MAX];
 static unsigned nreports, table_lock;
 static uint64_t races, dropped;
 
+/*
+ * Setup, from the command line (kcsan.skip=, kcsan.delay=, kcsan.slots=):
+ * the delay is drawn between an eighth of kcsan.delay and all of it, so
+ * two CPUs that sample in step do not also stop watching in step.  The
+ * release store of `on` is last: a CPU that sees it on sees the slots,
+ * the skip counters and the delay already set.
+ */
 void kcsan_init(void)
 {
 	if (opts.kcsan == 0) {
@@ -163,6 +179,15 @@ uint64_t kcsan_races(void)
 	return __atomic_load_n(&races, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * The report table.  Races are found wherever an access happens, inside
+ * the console's lock or an interrupt handler, where printing would
+ * deadlock or reorder the log; so they are kept here and CPU 0 prints
+ * them between tests.  The table's lock is a bounded flag, not a
+ * spinlock_t: the lock layer is instrumented, and a detector that took an
+ * instrumented lock would watch itself.  A report it cannot keep is still
+ * counted, so the verdict never misses a race.
+ */
 static bool table_lock_get(void)
 {
 	for (unsigned n = 0; n < KCSAN_LOCK_SPINS; n++) {
@@ -197,6 +222,11 @@ static void record(const struct kcsan_report *r)
 	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * Printing, on CPU 0 between tests (kcsan_flush) and at the end: one line
+ * per pair of sites, the test it happened in first, so a log reader knows
+ * which test's verdict it changed (docs/kcsan.md shows the format).
+ */
 static void print_report(const struct kcsan_report *r)
 {
 	const char *test = r->test ? r->test : "(between tests)";
@@ -237,6 +267,10 @@ void kcsan_flush(void)
 	}
 }
 
+/*
+ * The last line of a boot, for tools/log: how many accesses were seen and
+ * watched tells whether a clean run looked at all, not only what it found.
+ */
 void kcsan_summary(void)
 {
 	uint64_t accesses = 0, marked = 0, armed = 0, rare = 0;
@@ -258,6 +292,12 @@ void kcsan_summary(void)
 	       (unsigned long long)__atomic_load_n(&dropped, __ATOMIC_RELAXED), nslots, skip_mean,
 	       opts.kcsan_delay_us);
 }
+
+/*
+ * Reading the watched bytes for the change check.  The reads are volatile
+ * and of the access's own width, so the compiler neither merges nor
+ * splits them: a value that changed between the two reads did change.
+ */
 
 /* The value of an access of @size at @addr, for the change check; sizes above 8: the first 8. */
 static uint64_t peek(uintptr_t addr, unsigned size)
@@ -282,38 +322,64 @@ static uint64_t peek_high(uintptr_t addr, unsigned size)
 }
 
 /*
+ * Watching: one access of one CPU is held under a watchpoint for a few
+ * microseconds while every other CPU's accesses look for it.  Why a delay
+ * and not a record of past accesses: the detector keeps no history at all
+ * (no vector clocks, no shadow memory), so it costs a few loads per access
+ * and finds only races that happen now, the way Linux's KCSAN does; the
+ * skip counter decides which accesses are worth the wait.
+ */
+
+/*
  * Another CPU met watchpoint @w in slot @s: claim it (only one access may)
  * by putting our site in its place, in one exchange (kcsan_watch.h).
  */
-static void hit(unsigned s, uint64_t w, uintptr_t ip, unsigned cpu, unsigned size, bool write)
+static void hit(unsigned s, uint64_t w, const struct kcsan_access *a)
 {
-	(void)__atomic_compare_exchange_n(&slots[s], &w, kcsan_hit_encode(w, ip, cpu, size, write),
+	(void)__atomic_compare_exchange_n(&slots[s], &w,
+					  kcsan_hit_encode(w, a->ip, a->cpu, a->size, a->write),
 					  false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
-/* Watch this access: arm a slot, wait, remove it, and keep a report if it was raced. */
-static void watch(struct kcsan_cpu *c, unsigned cpu, uintptr_t addr, unsigned size, bool write,
-		  uintptr_t ip, bool rare)
+/*
+ * Arm a watchpoint for @a in the first free slot of its page's probes:
+ * the slot's index, with the armed word in *@armed, or nslots when every
+ * probe is busy (this access is then not watched; the next sample will be).
+ */
+static unsigned arm(const struct kcsan_access *a, uint64_t *armed)
 {
-	uint64_t w = kcsan_watch_encode(addr, size, write), free = 0;
-	unsigned s = nslots;
+	uint64_t w = kcsan_watch_encode(a->addr, a->size, a->write);
 
 	for (unsigned i = 0; i < kcsan_watch_probes(nslots); i++) {
-		unsigned t = kcsan_watch_slot(addr, i, nslots);
+		unsigned t = kcsan_watch_slot(a->addr, i, nslots);
+		uint64_t free = 0;
 
 		/* A generation per attempt, so no two watches of one slot in a row share one. */
 		w = kcsan_watch_with_gen(w, __atomic_add_fetch(&slot_gens[t], 1, __ATOMIC_RELAXED));
-		free = 0;
 		if (__atomic_compare_exchange_n(&slots[t], &free, w, false, __ATOMIC_ACQ_REL,
 						__ATOMIC_RELAXED)) {
-			s = t;
-			break;
+			*armed = w;
+			return t;
 		}
 	}
+	return nslots;
+}
+
+/*
+ * Watch @a: arm a slot, wait, remove it, and keep a report if it was raced.
+ * Two witnesses, because each misses what the other sees: a hit word names
+ * the other CPU's site but needs that CPU to be instrumented and sampling;
+ * a changed value catches any writer (assembly, a device) but names none.
+ */
+static void watch(struct kcsan_cpu *c, const struct kcsan_access *a, bool rare)
+{
+	uint64_t w;
+	unsigned s = arm(a, &w);
+
 	if (s == nslots)
-		return; /* every slot of this page busy: not this time */
+		return;
 	c->armed++;
-	uint64_t before = peek(addr, size), before_high = peek_high(addr, size);
+	uint64_t before = peek(a->addr, a->size), before_high = peek_high(a->addr, a->size);
 	uint64_t delay = delay_min + rng_below(&c->skip.rng, delay_span);
 	if (rare) {
 		delay *= KCSAN_RARE_DELAY_FACTOR;
@@ -322,16 +388,16 @@ static void watch(struct kcsan_cpu *c, unsigned cpu, uintptr_t addr, unsigned si
 	uint64_t until = tsc_now() + delay;
 	while (tsc_now() < until)
 		__asm__ volatile("pause");
-	bool changed =
-	    size <= 16 && (peek(addr, size) != before || peek_high(addr, size) != before_high);
+	bool changed = a->size <= 16 && (peek(a->addr, a->size) != before ||
+					 peek_high(a->addr, a->size) != before_high);
 	/* Removed, and its hitter (if any) read, in one exchange: the slot is free again. */
 	uint64_t old = __atomic_exchange_n(&slots[s], 0, __ATOMIC_ACQ_REL);
 	struct kcsan_report r = {
-	    .ip = {ip, 0},
-	    .addr = addr,
-	    .cpu = {cpu, 0},
-	    .size = {size, 0},
-	    .write = {write, false},
+	    .ip = {a->ip, 0},
+	    .addr = a->addr,
+	    .cpu = {a->cpu, 0},
+	    .size = {a->size, 0},
+	    .write = {a->write, false},
 	    .gen = {(uint8_t)kcsan_watch_gen(w), 0},
 	    .test = __atomic_load_n(&current_test, __ATOMIC_ACQUIRE),
 	};
@@ -367,12 +433,15 @@ static inline __attribute__((always_inline)) void check(uintptr_t addr, unsigned
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	c->accesses++;
 	c->marked += marked;
+	/* The access as a struct only where it is handed on: most accesses pass with no stores. */
 	for (unsigned i = 0; i < kcsan_watch_probes(nslots); i++) {
 		unsigned s = kcsan_watch_slot(addr, i, nslots);
 		uint64_t w = __atomic_load_n(&slots[s], __ATOMIC_RELAXED);
 
 		if (kcsan_watch_matches(w, addr, size, write)) {
-			hit(s, w, ip, cpu, size, write);
+			const struct kcsan_access a = {addr, size, write, ip, cpu};
+
+			hit(s, w, &a);
 			goto out;
 		}
 	}
@@ -380,8 +449,11 @@ static inline __attribute__((always_inline)) void check(uintptr_t addr, unsigned
 		bool rare = ip >= (uintptr_t)platform_text_start &&
 			    ip < (uintptr_t)platform_text_end && kcsan_site_tick(sites, ip);
 
-		if (kcsan_skip_tick(&c->skip, skip_mean) || rare)
-			watch(c, cpu, addr, size, write, ip, rare);
+		if (kcsan_skip_tick(&c->skip, skip_mean) || rare) {
+			const struct kcsan_access a = {addr, size, write, ip, cpu};
+
+			watch(c, &a, rare);
+		}
 	}
 out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

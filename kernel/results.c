@@ -10,6 +10,7 @@
  */
 #include "results.h"
 
+#include "bench_impls.h"
 #include "printf.h"
 #include "string.h"
 
@@ -19,13 +20,32 @@
 #define BAR_WIDTH      20
 #define MS_PER_S       1000u
 
-static const char *const table_impls[] = {"xadd", "spinlock", "lockref"};
-/* The benches tabled, and for pathwalk its contended op: every CPU looks up one path. */
+/*
+ * What the page tables of the many BENCH lines: the implementations the
+ * benchmarks name first (bench/bench_impls.h), one column each, then the
+ * last over the one before it; and the benches, with pathwalk's
+ * contended op (every CPU looks up one path).  The rest stays in the
+ * serial log, which the page points to.
+ */
+#define TABLED_IMPL(name) name,
+static const char *const table_impls[] = {BENCH_TABLED_IMPLS(TABLED_IMPL)};
+#undef TABLED_IMPL
 static const struct {
 	const char *bench, *op;
 } table_benches[] = {{"refcount", NULL}, {"pathwalk", "stat-same-path"}};
 #define NIMPLS	 (sizeof(table_impls) / sizeof(table_impls[0]))
 #define NBENCHES (sizeof(table_benches) / sizeof(table_benches[0]))
+_Static_assert(NIMPLS >= 2, "the ratio column needs two tabled implementations");
+/* A table cell's width, and the ratio column's: its label is two names. */
+#define CELL_WIDTH  11
+#define RATIO_WIDTH 17
+
+/*
+ * Reading the lines.  The JSON is the kernel's own, flat and printed by
+ * ksnprintf, so a search for "key": is a complete reader of it; a general
+ * parser would be code the page needs only to read what it wrote.  A
+ * value that does not parse leaves the figure out, never a wrong figure.
+ */
 
 /* The value of "key": in a flat JSON object, or NULL. */
 static const char *json_value(const char *json, const char *key)
@@ -140,6 +160,14 @@ static void observe_env(struct results *r, const char *json)
 	m->llc_groups = (unsigned)json_number(json, "llc_groups");
 }
 
+/*
+ * KTAP.  The nesting level is the only thing that tells a suite's result
+ * from a test's (the same "ok N name" line at indent 0 or one level in),
+ * so lines are judged by their indentation first.  A suite's verdict is
+ * taken from its own result line, not derived from its tests' counts: a
+ * suite can fail with every test passed (a report outside any test).
+ */
+
 /* "ok N name ..." or "not ok N name ...": @name gets the name; returns the verdict. */
 static bool result_line(const char *t, char *name, size_t size, bool *skip)
 {
@@ -225,6 +253,12 @@ static void observe_line(struct results *r, const char *line)
 	}
 }
 
+/*
+ * Console bytes come in pieces of any size (one printk may be several
+ * writes): they are gathered into a line, and a line is judged only once
+ * it is complete.  A line longer than the buffer keeps its beginning,
+ * which is all the judging reads.
+ */
 void results_observe(struct results *r, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
@@ -257,6 +291,12 @@ static void fill_row(char *row, unsigned cols, const char *text)
 	row[cols] = '\0';
 }
 
+/*
+ * The status line.  The bar counts finished tests and the running test's
+ * share of its expected time (the suites declare one per test), so a
+ * long torture moves the bar instead of freezing it; the share stops at
+ * 999/1000 of the test, so an overrun never shows the suite as done.
+ */
 void results_status(const struct results *r, uint64_t now_ms, char *out, unsigned cols)
 {
 	char text[RESULTS_LINE_MAX], bar[BAR_WIDTH + 1], times[48];
@@ -297,6 +337,14 @@ void results_status(const struct results *r, uint64_t now_ms, char *out, unsigne
 		  cur->planned, r->test[0] ? r->test : "", times);
 	fill_row(out, cols, text);
 }
+
+/*
+ * The page.  It is written once, at the end, into a fixed grid of rows
+ * (the screen's), top to bottom: the verdict and the machine, the suites,
+ * then the benchmark tables for as many rows as are left, the last row
+ * kept for the footer.  What does not fit says how much more the serial
+ * log holds, so the page is never silently cut.
+ */
 
 /* "12.3M"-style: three significant figures at most, for a table cell. */
 static void rate(char *out, size_t size, uint64_t v)
@@ -479,28 +527,53 @@ static const char *bench_path(const struct results *r, const char *bench, unsign
 	return path ? path : "";
 }
 
+/* " %*s" of @cell at CELL_WIDTH after @cells[0 .. *@len-1]; once full, the rest is cut. */
+static void cell_append(char *cells, size_t size, size_t *len, const char *cell)
+{
+	if (*len < size)
+		*len += (size_t)ksnprintf(cells + *len, size - *len, " %*s", CELL_WIDTH, cell);
+}
+
 /*
- * One row of a benchmark table: the lock path it timed, each
- * implementation's rate at @cpus, and lockref/spinlock.
+ * One row of a benchmark table: the lock path it timed, each tabled
+ * implementation's rate at @cpus, and the last over the one before it.
+ * The cells are joined here, not in one format string, so the row has as
+ * many as bench_impls.h names.
  */
 static void page_bench_row(struct page *p, const struct results *r, const char *bench,
 			   unsigned cpus)
 {
-	char cell[NIMPLS][16], ratio[16] = "-";
+	char cells[RESULTS_LINE_MAX], cell[16], ratio[16] = "-";
 	uint64_t ops[NIMPLS];
+	size_t len = 0;
 
 	for (unsigned k = 0; k < NIMPLS; k++) {
 		ops[k] = bench_ops(r, bench, table_impls[k], cpus);
 		if (ops[k])
-			rate(cell[k], sizeof(cell[k]), ops[k]);
+			rate(cell, sizeof(cell), ops[k]);
 		else
-			str_copy(cell[k], sizeof(cell[k]), "-");
+			str_copy(cell, sizeof(cell), "-");
+		cell_append(cells, sizeof(cells), &len, cell);
 	}
-	if (ops[1] && ops[2])
-		ksnprintf(ratio, sizeof(ratio), "%lu.%02lu", ops[2] / ops[1],
-			  ops[2] % ops[1] * 100 / ops[1]);
-	page_line(p, " %9s %4u %11s %11s %11s %17s", bench_path(r, bench, cpus), cpus, cell[0],
-		  cell[1], cell[2], ratio);
+	uint64_t over = ops[NIMPLS - 1], under = ops[NIMPLS - 2];
+	if (over && under)
+		ksnprintf(ratio, sizeof(ratio), "%lu.%02lu", over / under,
+			  over % under * 100 / under);
+	page_line(p, " %9s %4u%s %*s", bench_path(r, bench, cpus), cpus, cells, RATIO_WIDTH, ratio);
+}
+
+/* The header of a benchmark's table: "xadd/s" per implementation, then "lockref/spinlock". */
+static void page_bench_header(struct page *p, const char *bench)
+{
+	char cells[RESULTS_LINE_MAX], cell[RESULTS_NAME_MAX], ratio[RESULTS_NAME_MAX];
+	size_t len = 0;
+
+	for (unsigned k = 0; k < NIMPLS; k++) {
+		ksnprintf(cell, sizeof(cell), "%s/s", table_impls[k]);
+		cell_append(cells, sizeof(cells), &len, cell);
+	}
+	ksnprintf(ratio, sizeof(ratio), "%s/%s", table_impls[NIMPLS - 1], table_impls[NIMPLS - 2]);
+	page_line(p, " %-9s %4s%s %*s", bench, "CPUs", cells, RATIO_WIDTH, ratio);
 }
 
 /* A table per benchmark measured (refcount, pathwalk): a row per CPU count, as many as fit. */
@@ -519,8 +592,7 @@ static void page_benches(struct page *p, const struct results *r)
 			continue;
 		}
 		page_line(p, "%s", "");
-		page_line(p, " %-9s %4s %11s %11s %11s %17s", table_benches[b].bench, "CPUs",
-			  "xadd/s", "spinlock/s", "lockref/s", "lockref/spinlock");
+		page_bench_header(p, table_benches[b].bench);
 		for (unsigned i = 0; i < n; i++) {
 			if (p->row + 1 == p->last && i + 1 < n) {
 				page_line(p, " %-9s (%u more CPU counts in the serial log)", "",

@@ -33,6 +33,11 @@ _Static_assert((LOCKDEP_LOCKS & (LOCKDEP_LOCKS - 1)) == 0, "the lock map's size 
 _Static_assert(LOCKDEP_CLASSES < 65536, "a class must fit the map entry's 16 bits");
 
 /*
+ * The switches: lockdep=, lockdep.panic=, lockdep.classes= and the console
+ * lock that reports print under.  They are set before the APs start or by
+ * the runner between tests, with no lock held, so plain stores suffice for
+ * all but `on`, which a CPU inside the checker may clear (ld_table_full).
+ *
  * The switch is kept twice: here for the checker, and in the lock layer's
  * dispatch byte (spin_check_set) that spin_lock tests anyway, so that while
  * off it costs the locks no test of their own.
@@ -73,6 +78,12 @@ static unsigned ld_class_limit(void)
 }
 
 /*
+ * A full table.  The tables are fixed arrays (lib/lockdep_tables.h), since
+ * the checker runs inside spin_lock and may not allocate.  When one fills,
+ * the checker could only go on with a graph it knows to be incomplete, and
+ * a report from an incomplete graph would be a guess: so it stops, once,
+ * and says so as a report, which fails the test that filled it.
+ *
  * Only marks the table and this CPU: the callers may hold the graph lock,
  * so the report (which takes it, and prints) waits for ld_leave.
  */
@@ -107,21 +118,28 @@ static void ld_report_stopped(void)
 	ld_report_out(&t, "a full table stopped the checker");
 }
 
-/* The checker's graph lock: a bounded wait, since a stuck holder is a bug in the checker. */
+/*
+ * The checker's graph lock: a byte, not a spinlock_t, because the checker
+ * runs inside spin_lock and a lock of the lock layer would check itself.
+ * Its holders only add an entry or print a report, so the wait is bounded:
+ * a holder stuck for LD_GRAPH_WAIT_S is a bug in the checker, and a panic
+ * naming the CPU says more than a hang.  The clock is first read after
+ * LD_GRAPH_CLOCK_EVERY turns, so an uncontended take never reads it.
+ */
 void ld_graph_lock(void)
 {
 	uint64_t start = 0;
 
 	for (unsigned spins = 1; atomic_xchg8(&ld.graph_lock, 1); spins++) {
 		platform_relax();
-		if (spins % 4096 != 0)
+		if (spins % LD_GRAPH_CLOCK_EVERY != 0)
 			continue;
 		if (!start)
 			start = platform_now_ns();
 		else if (platform_now_ns() - start > LD_GRAPH_WAIT_NS)
 			platform_panic(
-			    "lockdep: cpu %u waited over 10 s for the checker's graph lock",
-			    platform_cpu_id());
+			    "lockdep: cpu %u waited over %u s for the checker's graph lock",
+			    platform_cpu_id(), LD_GRAPH_WAIT_S);
 	}
 }
 
@@ -130,6 +148,15 @@ void ld_graph_unlock(void)
 	atomic_store8(&ld.graph_lock, 0);
 }
 
+/*
+ * The lock map: which class each lock address belongs to, as an open-
+ * addressed table of single 64-bit words (address and class together), so
+ * a reader needs no lock: one atomic load shows an entry whole or empty.
+ * Entries are only added, under the graph lock, and never moved, so a
+ * probe that meets an empty slot knows the address is not there.
+ */
+
+/* Fibonacci hashing: the top bits of the product spread lock addresses that differ in few bits. */
 static unsigned ld_map_hash(uint64_t addr)
 {
 	return (unsigned)((addr * 0x9e3779b97f4a7c15ull) >> 40) & (LOCKDEP_LOCKS - 1);
@@ -171,6 +198,15 @@ static bool ld_map_set(const void *lock, unsigned cls)
 	return false;
 }
 
+/*
+ * Classes.  A class is what the order graph is about: every lock of a
+ * kind (all inodes' locks, say) shares one, given by the static
+ * lock_class_key its initialiser names, so one ABBA between two inodes
+ * is reported however many inodes there are.  Class 0 means "none": the
+ * class count published by its atomic store comes after the entry is
+ * written, so a reader that sees the count sees the class whole.
+ */
+
 /* Under the graph lock: a new class, or 0 when the table is full. */
 static unsigned ld_class_new(const char *name, const void *anon, uintptr_t site, unsigned base,
 			     unsigned sub)
@@ -205,6 +241,13 @@ static unsigned ld_key_class(struct lock_class_key *key)
 	}
 	return cls;
 }
+
+/*
+ * Entering and leaving the checker.  The busy mark is per CPU and only
+ * this CPU reads it, so a compiler barrier orders it: an interrupt on this
+ * CPU that takes a lock then sees busy and is not checked, which is what
+ * keeps the checker from calling itself through the console's lock.
+ */
 
 /* This CPU's state, marked busy; NULL if the checker is off or already running here. */
 static struct ld_cpu *ld_enter(void)
@@ -315,6 +358,14 @@ static unsigned ld_class_of(const void *lock, unsigned subclass, uintptr_t site)
 	return cls;
 }
 
+/*
+ * The held stack and the acquisition.  Each CPU keeps the locks it holds,
+ * in the order taken, touched by that CPU alone.  A new lock is checked
+ * against each of them (ld_check_order, lockdep_graph.c): that is where a
+ * new order is learned or a reversed one reported.  A trylock is pushed
+ * but not checked: it cannot wait, so it cannot close a deadlock cycle.
+ */
+
 /* Drop entry @i of @c's held stack, keeping the others' order. */
 static void ld_held_drop(struct ld_cpu *c, unsigned i)
 {
@@ -371,6 +422,11 @@ out:
 		c->holds_print_lock = true;
 }
 
+/*
+ * Releases.  Spinlocks may be dropped in any order, so the stack is
+ * searched from the top; a release of a lock not held is a report, since
+ * it means a path unlocked twice or unlocked another CPU's lock.
+ */
 void lockdep_release(const void *lock, uintptr_t site)
 {
 	struct ld_cpu *c = ld_enter();
@@ -389,6 +445,11 @@ void lockdep_release(const void *lock, uintptr_t site)
 	ld_leave(c);
 }
 
+/*
+ * The print lock's release: the one point where this CPU's deferred
+ * reports can print, since they were kept while it held the console's lock
+ * and printing then would have deadlocked on it.
+ */
 void lockdep_released(const void *lock)
 {
 	struct ld_cpu *c = &ld_cpus[platform_cpu_id()];
@@ -406,6 +467,13 @@ void lockdep_released(const void *lock)
 	c->busy = false;
 }
 
+/*
+ * The checks a caller asks for at a point in time rather than at a lock:
+ * memory freed with a held lock in it (the heap calls this), and a test or
+ * a boot step that ends with a lock still held (the runner calls this).
+ * Both drop the offending entries after the report, so one mistake is
+ * reported once and not again at every later acquisition.
+ */
 void lockdep_check_free(const void *mem, size_t size, uintptr_t site)
 {
 	struct ld_cpu *c = ld_enter();
@@ -462,6 +530,11 @@ unsigned lockdep_check_none_held(const char *what)
 	return n;
 }
 
+/*
+ * The figures of the `# lockdep:` summary line, and the reset the host
+ * tests use between cases.  The reset keeps the switches, which belong to
+ * the command line, not to the graph.
+ */
 struct lockdep_stats lockdep_stats(void)
 {
 	return (struct lockdep_stats){.classes = atomic_load32(&ld.nclasses),

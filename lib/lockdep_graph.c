@@ -23,6 +23,16 @@
 
 _Static_assert((LD_EDGE_SLOTS & (LD_EDGE_SLOTS - 1)) == 0, "edge slots: a power of two");
 
+/*
+ * The edge set: the orders already known, as a hash set of 32-bit keys
+ * (from << 16 | to) beside the edge list that holds their details.  Why a
+ * second structure: the common acquisition asks only "is this order
+ * known?", and a set of single words answers that with a few atomic loads
+ * and no lock, where the edge list would need a walk under the graph lock.
+ * The set has twice the edge table's slots (LD_EDGE_SLOTS), so the edge
+ * table is full first and a probe always ends at an empty slot.
+ */
+
 static unsigned ld_edge_slot(uint32_t key)
 {
 	return (unsigned)((key * 0x9e3779b1u) >> 16) & (LD_EDGE_SLOTS - 1);
@@ -53,7 +63,12 @@ static void ld_edge_remember(uint32_t key)
 	atomic_store32(&ld.edge_set[i], key);
 }
 
-/* Under the graph lock: add the edge; false when the table is full. */
+/*
+ * Under the graph lock: add the edge; false when the table is full.  The
+ * edge is written whole before the count that publishes it, and the set
+ * learns its key last, so a lock-free reader that finds the key finds the
+ * edge too.
+ */
 static bool ld_edge_add(unsigned cpu, const struct ld_held *held, const struct ld_held *now)
 {
 	unsigned n = ld.nedges;
@@ -76,6 +91,12 @@ static bool ld_edge_add(unsigned cpu, const struct ld_held *held, const struct l
 }
 
 /*
+ * The cycle search.  Breadth-first, so the path a report prints is a
+ * shortest one: the fewest orders a reader must check.  It uses the
+ * tables' own queue and via arrays, not the stack, since it runs inside
+ * spin_lock on whatever stack the caller had; the graph lock makes them
+ * this search's alone.
+ *
  * Under the graph lock: a path of edges @from -> ... -> @to, as the index + 1
  * of its first edge, whose chain continues through ld.via; 0 if none.
  * ld.via[c] is the edge that reached class c + 1.
@@ -106,6 +127,14 @@ static uint32_t ld_find_path(unsigned from, unsigned to)
 }
 
 /*
+ * Reports.  A report is written into a text (ld_say), kept as the last
+ * report for the tests that plant one (ld_report_keep), then printed
+ * (ld_report_out).  Why the three steps: a report may be made while this
+ * CPU holds the console's lock, whose printing would wait for itself; then
+ * the text waits in ld.deferred until lockdep_released.  The count of
+ * reports rises either way, so a report that could not be printed still
+ * fails the test.
+ *
  * @cls's name into @buf: "name", "name/2" for a subclass, "lock@ADDR" for a
  * static lock's own, "uninit@SITE" for a site's.
  */
@@ -215,6 +244,12 @@ static void ld_say_path(struct ld_text *t, unsigned from, unsigned to)
 	}
 }
 
+/*
+ * The order check of one (held, now) pair: the cheap question first with
+ * no lock (the order is known: nothing to do, the case of nearly every
+ * acquisition), then again under the graph lock, since another CPU may
+ * have added it meanwhile; only a new order pays for the search.
+ */
 void ld_check_order(unsigned cpu, const struct ld_held *held, const struct ld_held *now)
 {
 	uint32_t key = (uint32_t)held->cls << 16 | now->cls;
@@ -248,6 +283,12 @@ void ld_check_order(unsigned cpu, const struct ld_held *held, const struct ld_he
 		ld_report_out(&t, "possible deadlock");
 }
 
+/*
+ * The reports that need no search: a lock taken again by its holder, two
+ * locks of one class nested without a subclass, a release of a lock not
+ * held, a subclass out of range.  Each takes the graph lock only to keep
+ * its text (ld.report is one buffer for every CPU).
+ */
 void ld_report_self(unsigned cpu, const struct ld_held *held, const struct ld_held *now)
 {
 	struct ld_text t = {0};

@@ -13,8 +13,14 @@
 #include "lockdep.h"
 #include "platform.h"
 
-/* The longest wait for the checker's graph lock before it is called a bug. */
-#define LD_GRAPH_WAIT_NS (10ull * 1000 * 1000 * 1000)
+/*
+ * The longest wait for the checker's graph lock before it is called a bug,
+ * in seconds (the panic names it), and how many turns of the wait pass
+ * between two readings of the clock, which costs more than a PAUSE.
+ */
+#define LD_GRAPH_WAIT_S	     10u
+#define LD_GRAPH_WAIT_NS     (LD_GRAPH_WAIT_S * 1000ull * 1000 * 1000)
+#define LD_GRAPH_CLOCK_EVERY 4096u
 
 /* Edge-set slots: twice the edges, so probes stay short; a power of two. */
 #define LD_EDGE_SLOTS (2 * LOCKDEP_EDGES)

@@ -69,9 +69,10 @@ enum lockref_copy {
 };
 
 /*
- * On when the plain calls' policy is not the default's first step
- * (mode8 not CMPXCHG8B, or mode16 not CMPXCHG16B): only then do the plain
- * calls read lockref_boot's modes.  Turned on by lockref_boot_update.
+ * On once a policy whose 8-byte first step is not CMPXCHG8B was set
+ * (lockref_set_policy turns it on, and nothing turns it off): only then do
+ * the plain 8-byte calls read lockref_boot.mode8.  The 16-byte calls read
+ * lockref_boot.mode16 on every call, keyed or not (lib/lockref16.c).
  */
 extern struct static_key lockref_mode_key;
 

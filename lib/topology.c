@@ -12,6 +12,12 @@
 
 const char *const topo_place_names[TOPO_PLACE_COUNT] = {"cores", "compact", "spread"};
 
+/*
+ * The fallback: every CPU its own core, LLC group and package.  Why flat
+ * and not a guess: a benchmark placed on a wrong picture would report a
+ * cache-line hop as "same LLC" that crosses packages; flat claims nothing,
+ * and @why (one line in the boot log and the ENV line) says what was wrong.
+ */
 void topology_flat(struct topology *t, const unsigned *os, unsigned n, const char *why, ...)
 {
 	va_list ap;
@@ -27,6 +33,16 @@ void topology_flat(struct topology *t, const unsigned *os, unsigned n, const cha
 	va_end(ap);
 	ksnprintf(t->source, sizeof(t->source), "flat");
 }
+
+/*
+ * Building.  The raw keys are whatever the source gives (APIC id fields,
+ * sysfs ids): sparse, and numbered differently by each source.  Dense
+ * numbers in the order of first appearance make the host's sysfs reading
+ * and the kernel's CPUID reading of one machine print the same picture,
+ * and let every count below index an array.  The checks are the nesting
+ * the placements assume (a core inside one LLC group, a group inside one
+ * package): a source that breaks it is not believed (topology_flat).
+ */
 
 /* The dense id of @key among @keys[0 .. @n-1] seen so far (first appearance numbers). */
 static unsigned dense(const uint64_t *keys, unsigned n, uint64_t key, unsigned *count,
@@ -104,6 +120,11 @@ bool topology_build(struct topology *t, const struct topo_raw *raw, unsigned n, 
 	return true;
 }
 
+/*
+ * Lookups and the text forms.  CPU lists are written as ranges ("0-3,8"),
+ * the form of Linux's cpulist files, so a reader can paste them into
+ * taskset and the host tests can compare them with sysfs.
+ */
 int topology_find(const struct topology *t, unsigned os)
 {
 	for (unsigned i = 0; i < t->ncpus; i++)
@@ -177,6 +198,12 @@ size_t topology_describe(char *buf, size_t size, const struct topology *t)
 	return len + (k > 0 ? (size_t)k : 0);
 }
 
+/*
+ * The "# ENV" line's topology fields, in two parts: the counts always fit,
+ * but the per-group lists of a large machine may not fit one line, and
+ * then they are dropped with a flag rather than cut in the middle of a
+ * list that a tool would misread.
+ */
 size_t topology_env_json(char *buf, size_t size, const struct topology *t)
 {
 	int k =
@@ -206,6 +233,19 @@ size_t topology_env_llc_json(char *buf, size_t size, const struct topology *t)
 	/* Too long for the line: the count is in topology_env_json, the list goes. */
 	return (size_t)ksnprintf(buf, size, ",\"llc_cpus_cut\":true");
 }
+
+/*
+ * Placement (bench.place=): the order in which a benchmark's threads take
+ * CPUs.  Each placement is a sort key, so the three share one sort and
+ * differ only in which property varies fastest:
+ *   cores    every physical core before any second thread, package by
+ *            package: the default, since a sibling thread shares the L1
+ *            and would make a contended line look cheap;
+ *   compact  a core's threads together, then the next core of the group:
+ *            the cheapest hops first;
+ *   spread   one core of each LLC group in turn, groups alternating
+ *            between packages: the dearest hops from two CPUs on.
+ */
 
 /* Keys to order by, for one placement: compare (a, b) lexicographically. */
 static void place_key(const struct topology *t, enum topo_place place, unsigned i, unsigned *key,
@@ -273,6 +313,12 @@ void topology_order(const struct topology *t, enum topo_place place, unsigned *o
 		}
 }
 
+/*
+ * The bounds are the CPU counts at which an order crosses a level of the
+ * machine: where a contended line starts to travel between LLC groups or
+ * packages.  The benchmark sweeps always measure those counts (bench_plan.c),
+ * since that is where the curves bend.
+ */
 void topology_bounds(const struct topology *t, enum topo_place place, const unsigned *order,
 		     struct topo_bounds *b)
 {

@@ -14,12 +14,15 @@
  * another tree's library objects (the public calls only, without
  * -DPAIR_COST_FIXED) it gives the figures of that tree, by turns.
  *
- * Usage: pair_cost [queued|pv]: the lock layer's kind or pv mode switched
- * first, as spinlock.kind=qspinlock or spinlock.pv=on would (the fixed
- * copies other than lockref_fixed assume the ticket kind: read them
- * without an argument, or with pv).  Prints one
- * line per variant: TSC cycles per get+put, minimum, 10th percentile and
- * median.
+ * Usage: pair_cost [queued|pv] [blocked]: the lock layer's kind or pv mode
+ * switched first, as spinlock.kind=qspinlock or spinlock.pv=on would (the
+ * fixed copies other than lockref_fixed assume the ticket kind: read them
+ * without an argument, or with pv).  `blocked` times each variant's rounds
+ * in one block, one variant after the other, as bench_native times its
+ * rows: the control that shows what the interleaving buys
+ * (docs/benchmarks.md, "The 16-byte row: what moves it").  Prints one
+ * line per variant: TSC cycles per get+put, minimum, 10th percentile,
+ * median and mean.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,17 +192,34 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Batch @r of variant @v, timed into samples[v][r]. */
+static void time_batch(unsigned v, unsigned r)
+{
+	uint64_t start = platform_cycles_begin();
+
+	batch(v);
+	samples[v][r] = (double)(platform_cycles_end() - start) / PAIR_BATCH;
+}
+
 int main(int argc, char **argv)
 {
+	bool blocked = false;
+
 	host_set_cpu_id(0);
 	lockref16_set_cx16(platform_facts().cx16);
-	if (argc > 1 && strcmp(argv[1], "queued") == 0) {
-		spin_kind_set(SPIN_KIND_QSPINLOCK);
-	} else if (argc > 1 && strcmp(argv[1], "pv") == 0) {
-		spin_pv_set(true);
-	} else if (argc > 1) {
-		fprintf(stderr, "pair_cost: '%s': expected queued, pv or nothing\n", argv[1]);
-		return 2;
+	for (int a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "queued") == 0) {
+			spin_kind_set(SPIN_KIND_QSPINLOCK);
+		} else if (strcmp(argv[a], "pv") == 0) {
+			spin_pv_set(true);
+		} else if (strcmp(argv[a], "blocked") == 0) {
+			blocked = true;
+		} else {
+			fprintf(stderr,
+				"pair_cost: '%s': expected queued, pv, blocked or nothing\n",
+				argv[a]);
+			return 2;
+		}
 	}
 	mainline_q = lockref_policy_mainline;
 	mainline_q.cas = LOCKREF_CAS_CMPXCHGQ;
@@ -213,19 +233,24 @@ int main(int argc, char **argv)
 		else
 			lockref_init(&objs[v].lr);
 	}
-	for (unsigned r = 0; r < PAIR_ROUNDS; r++) {
-		for (unsigned k = 0; k < VARIANTS; k++) {
-			unsigned v = (k + r) % VARIANTS; /* each round starts one variant later */
-			uint64_t start = platform_cycles_begin();
-
-			batch(v);
-			samples[v][r] = (double)(platform_cycles_end() - start) / PAIR_BATCH;
-		}
+	if (blocked) {
+		for (unsigned v = 0; v < VARIANTS; v++)
+			for (unsigned r = 0; r < PAIR_ROUNDS; r++)
+				time_batch(v, r);
+	} else {
+		for (unsigned r = 0; r < PAIR_ROUNDS; r++)
+			for (unsigned k = 0; k < VARIANTS; k++)
+				time_batch((k + r) % VARIANTS, r); /* each round starts one later */
 	}
 	for (unsigned v = 0; v < VARIANTS; v++) {
+		double sum = 0;
+
+		for (unsigned r = 0; r < PAIR_ROUNDS; r++)
+			sum += samples[v][r];
 		qsort(samples[v], PAIR_ROUNDS, sizeof(double), by_value);
-		printf("%-24s min %6.2f p10 %6.2f p50 %6.2f TSC cycles per get+put\n", names[v],
-		       samples[v][0], samples[v][PAIR_ROUNDS / 10], samples[v][PAIR_ROUNDS / 2]);
+		printf("%-24s min %6.2f p10 %6.2f p50 %6.2f mean %6.2f TSC cycles per get+put\n",
+		       names[v], samples[v][0], samples[v][PAIR_ROUNDS / 10],
+		       samples[v][PAIR_ROUNDS / 2], sum / PAIR_ROUNDS);
 	}
 	return 0;
 }

@@ -12,7 +12,7 @@ pass through that seam means two parts know each other, and neither can be
 read or tested alone.
 
 Two graphs over kernel/*.c (top level; the suites under kernel/test and
-kernel/bench are not the platform):
+the benchmarks in bench/ are not the platform):
   include: A -> B when A includes B's header (kernel/B.h), directly or
            through other kernel headers;
   call:    A -> B when A's object (build/obj/kernel/A.o) references a
@@ -34,8 +34,7 @@ import subprocess
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-# Where the atomics go through lib/atomic.h.  fs/ joins this list once its own
-# builtins are converted.
+# Where the atomics go through lib/atomic.h: every folder of C the kernel links.
 ATOMIC_DIRS = ["lib", "kernel", "kernel/test", "bench", "fs", "fs/test"]
 # The other home: the race detector's runtime (make kcsan, docs/kcsan.md) is what
 # lib/atomic.h's builtins become in the instrumented kernel (__tsan_atomic*), so it
