@@ -122,8 +122,8 @@ struct fs_node;
  * 0 in fs_config.walk means the boot's choice (fs_set_walk_default).
  *
  * Declared once, X(ID, name), the default first: the enum, fs_walk_name
- * and fs.walk='s choices (kernel/cmdline.c, its i-th is FS_WALK_FIRST + i)
- * derive from it.
+ * and fs.walk='s choices (kernel/cmdline_options.c: its i-th choice stores
+ * FS_WALK_FIRST + i, so opts.fs_walk is this enum) derive from it.
  */
 #define FS_WALK_LIST(X)                                                                            \
 	X(RCU, rcu)                                                                                \

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "busted_list.h"
+#include "fs.h"
 #include "lockref.h"
 #include "spinlock.h"
 #include "suites.h"
@@ -65,12 +66,12 @@ struct kernel_options {
 	int lockdep;			 /* lockdep=: 1 on, 0 off, -1 not given */
 	bool lockdep_panic;		 /* lockdep.panic=: a report panics */
 	unsigned lockdep_classes;	 /* lockdep.classes=: the class table's usable size */
-	unsigned fs_walk;		 /* index into fs_walk_names: 0 rcu (default), 1 ref */
-	const char *raw;		 /* the command line as given */
-	const char *shown;		 /* the same, each control byte as \xNN: for log lines */
-	enum stall_where stall_where;	 /* selftest.stall=: STALL_NONE, or where CPU stall_cpu */
-	unsigned stall_cpu, stall_ms;	 /* stalls stall_ms ms, once */
-	enum topo_place bench_place;	 /* bench.place= (lib/topology.h) */
+	enum fs_walk fs_walk;	      /* FS_WALK_RCU (default) or FS_WALK_REF, never FS_WALK_BOOT */
+	const char *raw;	      /* the command line as given */
+	const char *shown;	      /* the same, each control byte as \xNN: for log lines */
+	enum stall_where stall_where; /* selftest.stall=: STALL_NONE, or where CPU stall_cpu */
+	unsigned stall_cpu, stall_ms; /* stalls stall_ms ms, once */
+	enum topo_place bench_place;  /* bench.place= (lib/topology.h) */
 	enum bench_cpus_kind bench_cpus; /* bench.cpus=: geo (the default), all or a list */
 	unsigned bench_cpus_n;		 /* bench.cpus=LIST: how many counts, ascending */
 	uint16_t bench_cpus_list[BENCH_CPUS_LIST_MAX];
@@ -177,7 +178,7 @@ extern const char *const lockref_cas_names[];
 /* The names of enum exit_kind ("auto", "halt", "reboot", "poweroff"). */
 extern const char *const exit_names[];
 
-/* The choices of fs.walk= ("rcu", "ref"), indexed by opts.fs_walk, for logs and # ENV. */
+/* The choices of fs.walk= ("rcu", "ref"): the i-th is enum fs_walk FS_WALK_FIRST + i. */
 extern const char *const fs_walk_names[];
 /* The names of enum stall_where ("start", "fs-start", "deadline"), for selftest.stall=. */
 extern const char *const stall_where_names[];

@@ -104,9 +104,9 @@ void cmdline_apply_lockref(void)
 	platform_log("lockref: policy %s, %u lockless attempts, %s, %s; 16-byte form on %s", p.name,
 		     p.retries, p.wait_unlocked ? "waits for the lock to be free" : "no wait",
 		     lockref_cas_names[p.cas], cpu.cx16 ? "CMPXCHG16B" : "its lock (no CX16)");
-	fs_set_walk_default((enum fs_walk)(FS_WALK_FIRST + opts.fs_walk));
+	fs_set_walk_default(opts.fs_walk);
 	platform_log("fs: path walk %s (fs.walk=%s)", fs_walk_name(fs_walk_default()),
-		     fs_walk_names[opts.fs_walk]);
+		     fs_walk_name(opts.fs_walk));
 }
 
 void cmdline_apply_trace(void)

@@ -323,7 +323,7 @@ const struct option options[] = {
 	       .expected = "on or off"),
     NUMBER_ROW("lockdep.classes", lockdep_classes, LOCKDEP_CLASSES_MIN, LOCKDEP_CLASSES - 1,
 	       LOCKDEP_CLASSES - 1, .harmless = true, .expected = "a class count from 4 to 511"),
-    CHOICE_ROW("fs.walk", fs_walk, fs_walk_names, 0),
+    CHOICE_ROW("fs.walk", fs_walk, fs_walk_names, 0, .first = FS_WALK_FIRST),
     PARSED_ROW("selftest.stall", parse_stall,
 	       .expected = "CPU:MS[:where]: a CPU from 1 to 255, milliseconds from 1 to 60000, "
 			   "where start, fs-start or deadline"),

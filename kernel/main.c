@@ -50,7 +50,7 @@ static void print_env(void)
 	       cpuinfo.cx16 ? "true" : "false", cmdline_json, opts.seed, opts.lockref_policy,
 	       lockref_cas_names[opts.lockref_cas], spin_pv_enabled() ? "true" : "false",
 	       spin_kind_names[spin_kind()], opts.lockdep == 1 ? "true" : "false",
-	       fs_walk_names[opts.fs_walk], model_json, llc_json);
+	       fs_walk_name(opts.fs_walk), model_json, llc_json);
 }
 
 /* The locks taken before spinlock.kind= applies, made free under the kind it sets. */

@@ -435,7 +435,7 @@ static void native_print_env(unsigned nthreads)
 		       (unsigned long long)f.cycles_khz, native_invariant_tsc() ? "true" : "false",
 		       hv, f.cx16 ? "true" : "false", cmdline_json, (unsigned long long)opts.seed,
 		       opts.lockref_policy, lockref_cas_names[opts.lockref_cas],
-		       spin_kind_names[spin_kind()], fs_walk_names[opts.fs_walk], llc_json);
+		       spin_kind_names[spin_kind()], fs_walk_name(opts.fs_walk), llc_json);
 }
 
 /* --cpus=N: a count from 1 to MAX_CPUS, or exit with a line saying what was expected. */

@@ -89,7 +89,8 @@ static void parse_and_check(const char *line)
 		   "trace.test name not terminated");
 	FUZZ_CHECK(opts.console <= (CONSOLE_SERIAL | CONSOLE_SCREEN), /* 0: the default, both */
 		   "console %u", opts.console);
-	FUZZ_CHECK(opts.fs_walk <= 1, "fs_walk %u", opts.fs_walk);
+	FUZZ_CHECK(opts.fs_walk == FS_WALK_RCU || opts.fs_walk == FS_WALK_REF, "fs_walk %u",
+		   opts.fs_walk);
 
 	struct run_tally t = {.started = true, .suites = 1, .planned = 1, .passed = 1};
 	bool fails = cmdline_fails();

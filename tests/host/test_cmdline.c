@@ -243,16 +243,15 @@ int main(void)
 	      "run=tests,bench: run %#x", opts.run);
 
 	/* fs.walk=: rcu by default, ref on request, a bad value one line and the default. */
-	CHECK(parse("") == 0 && opts.fs_walk == 0 &&
-		  strcmp(fs_walk_names[opts.fs_walk], "rcu") == 0,
-	      "default fs.walk: %u", opts.fs_walk);
-	CHECK(parse("fs.walk=ref") == 0 && strcmp(fs_walk_names[opts.fs_walk], "ref") == 0,
-	      "fs.walk=ref: %u", opts.fs_walk);
-	CHECK(parse("fs.walk=rcu") == 0 && opts.fs_walk == 0, "fs.walk=rcu: %u", opts.fs_walk);
+	CHECK(parse("") == 0 && opts.fs_walk == FS_WALK_RCU, "default fs.walk: %u", opts.fs_walk);
+	CHECK(parse("fs.walk=ref") == 0 && opts.fs_walk == FS_WALK_REF, "fs.walk=ref: %u",
+	      opts.fs_walk);
+	CHECK(parse("fs.walk=rcu") == 0 && opts.fs_walk == FS_WALK_RCU, "fs.walk=rcu: %u",
+	      opts.fs_walk);
 	CHECK(parse("fs.walk=fast") == 1 &&
 		  strstr(last_line,
 			 "cmdline: 'fs.walk=fast': expected rcu or ref; keeping the default") &&
-		  opts.fs_walk == 0,
+		  opts.fs_walk == FS_WALK_RCU,
 	      "bad fs.walk: '%s' (walk %u)", last_line, opts.fs_walk);
 
 	/* trace= is the same kind of list, with off alone and all among its words. */
