@@ -30,7 +30,7 @@ const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
     [BENCH_IMPL_LOCKREF_OTHER_CAS] = {.name = NULL, .kind = BENCH_REF_LOCKREF},
     [BENCH_IMPL_SPINLOCK_PV] = {.name = "spinlock-pv", .kind = BENCH_REF_SPINLOCK, .pv = true},
     [BENCH_IMPL_LOCKREF_PV] = {.name = "lockref-pv", .kind = BENCH_REF_LOCKREF, .pv = true},
-#define BENCH_IMPLS_OF_KIND(arg, kname, ID, ...)                                                   \
+#define BENCH_IMPLS_OF_KIND(arg, kname, ID, prefix)                                                \
 	[BENCH_IMPL_##                                                                             \
 	    ID] = {.name = #kname, .kind = BENCH_REF_SPINLOCK, .lock_kind = SPIN_KIND_##ID},       \
 	  [BENCH_IMPL_LOCKREF_##ID] = {                                                            \

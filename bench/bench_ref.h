@@ -76,7 +76,7 @@ static inline unsigned bench_impl_of_kind(enum spin_kind kind, bool lockref)
 {
 	return BENCH_IMPL_KINDS + 2 * ((unsigned)kind - 1) + lockref;
 }
-#define BENCH_IMPL_OF_KIND(arg, name, ID, ...)                                                     \
+#define BENCH_IMPL_OF_KIND(arg, name, ID, prefix)                                                  \
 	BENCH_IMPL_##ID = BENCH_IMPL_KINDS + 2 * (SPIN_KIND_##ID - 1),                             \
 	BENCH_IMPL_LOCKREF_##ID = BENCH_IMPL_##ID + 1,
 enum { SPIN_KINDS_SWITCHED(BENCH_IMPL_OF_KIND, _) };

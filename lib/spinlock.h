@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * spinlock.h - the 4-byte spinlock_t of every lock and lockref, and its kinds
- * (SPIN_KIND_LIST below: one line each, chosen at boot by spinlock.kind=).
+ * (spinlock_kinds.h's SPIN_KIND_LIST: one line each, chosen at boot by
+ * spinlock.kind=).
  * This comment is the default kind's, a ticket lock that can sleep when CPUs
  * are virtual; the others have a header each (spinlock_kinds.h lists them).
  *
@@ -188,76 +189,11 @@ bool spin_is_locked(const spinlock_t *lock);
  */
 bool spin_is_held(const spinlock_t *lock);
 
-/* The kinds of spinlock_t: SPIN_KIND_LIST_ARG, one line each (spinlock_kinds.h). */
-/* SPIN_KIND_LIST(X): X(name, ID, ...) per kind, without the pass-through argument. */
-#define SPIN_KIND_CALL(X, ...) X(__VA_ARGS__)
-#define SPIN_KIND_LIST(X)      SPIN_KIND_LIST_ARG(SPIN_KIND_CALL, X)
-
-#define SPIN_KIND_ENUM(name, ID, ...) SPIN_KIND_##ID,
-enum spin_kind { SPIN_KIND_LIST(SPIN_KIND_ENUM) SPIN_KINDS };
-#undef SPIN_KIND_ENUM
-
 /*
- * The kinds' names, for the command line, logs and # ENV (NULL-terminated;
- * a static copy per user keeps the parsers' tests free of the lock's code).
+ * The kinds of spinlock_t (SPIN_KIND_LIST, enum spin_kind, spin_kind_names)
+ * and what each promises (spin_kind_free, _fifo, _fair, _pv) are
+ * spinlock_kinds.h's, included above.
  */
-#define SPIN_KIND_NAME(name, ...) #name,
-static const char *const spin_kind_names[] = {SPIN_KIND_LIST(SPIN_KIND_NAME) NULL};
-#undef SPIN_KIND_NAME
-
-/* The two tests of a free word a kind can choose (its free column). */
-enum spin_free { SPIN_FREE_TICKET, SPIN_FREE_ZERO };
-
-/* @kind's free column. */
-static inline __attribute__((always_inline)) enum spin_free spin_kind_free(enum spin_kind kind)
-{
-	switch (kind) {
-#define SPIN_KIND_FREE(name, ID, prefix, free, ...)                                                \
-	case SPIN_KIND_##ID:                                                                       \
-		return SPIN_FREE_##free;
-		SPIN_KIND_LIST(SPIN_KIND_FREE)
-#undef SPIN_KIND_FREE
-	default:
-		return SPIN_FREE_TICKET;
-	}
-}
-
-/* @kind's fifo column: whether it serves waiters in arrival order. */
-static inline bool spin_kind_fifo(enum spin_kind kind)
-{
-#define SPIN_KIND_FIFO(name, ID, prefix, free, fifo, ...) kind == SPIN_KIND_##ID ? (fifo) != 0:
-	return SPIN_KIND_LIST(SPIN_KIND_FIFO) false;
-#undef SPIN_KIND_FIFO
-}
-
-/*
- * The fairness column's two values.  SPIN_FAIRNESS_KNOWN(F) is 1 for
- * those and 0 for any other token or none (F pastes onto a name defined
- * only for the two), so spinlock.c's check of each line can name the kind.
- */
-enum spin_fairness { SPIN_FAIRNESS_FAIR, SPIN_FAIRNESS_UNFAIR };
-#define SPIN_FAIRNESS_IS_FAIR	      ~, 1
-#define SPIN_FAIRNESS_IS_UNFAIR	      ~, 1
-#define SPIN_SECOND_OF(a, b, ...)     b
-#define SPIN_SECOND(...)	      SPIN_SECOND_OF(__VA_ARGS__)
-#define SPIN_FAIRNESS_KNOWN(fairness) SPIN_SECOND(SPIN_FAIRNESS_IS_##fairness, 0, ~)
-
-/* @kind's fairness column: whether the torture judges it by starvation. */
-static inline bool spin_kind_fair(enum spin_kind kind)
-{
-#define SPIN_KIND_FAIR(name, ID, prefix, free, fifo, fairness, ...)                                \
-	kind == SPIN_KIND_##ID ? SPIN_FAIRNESS_##fairness == SPIN_FAIRNESS_FAIR:
-	return SPIN_KIND_LIST(SPIN_KIND_FAIR) true;
-#undef SPIN_KIND_FAIR
-}
-
-/* @kind's pv column: whether it waits paravirtually while spinlock.pv= is on. */
-static inline bool spin_kind_pv(enum spin_kind kind)
-{
-#define SPIN_KIND_PV(name, ID, prefix, free, fifo, fairness, pv) kind == SPIN_KIND_##ID ? (pv) != 0:
-	return SPIN_KIND_LIST(SPIN_KIND_PV) false;
-#undef SPIN_KIND_PV
-}
 
 /*
  * The lock layer's switches, owned here and read by every spin_* call: the
@@ -293,6 +229,14 @@ extern struct spin_switches spin_switches;
  */
 extern struct static_key spin_switched_key;
 extern struct static_key spin_kinds_key;
+
+/*
+ * Make the dispatch byte's @mask bits @value (spinlock.c; for the lock
+ * layer's own setters: spin_kind_set, spin_trace_set, spin_check_set).
+ * Setting a bit turns spin_switched_key on first; false, nothing changed,
+ * if the platform refused it.
+ */
+bool spin_mode_write(uint8_t mask, uint8_t value);
 
 /* The dispatch of every spin_* call; plain load, it changes only while no lock is in use. */
 static inline __attribute__((always_inline)) unsigned spin_mode(void)

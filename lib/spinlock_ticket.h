@@ -2,8 +2,9 @@
 /*
  * spinlock_ticket.h - the ticket lock, the default kind of spinlock_t
  * (spinlock_kinds.h's line "ticket", prefix ticket: ticket_lock_body,
- * ticket_trylock_body, ticket_unlock_body, ticket_value_waiters, and the
- * broken twin ticket_lock_busted, ticket_unlock_busted at the end).  The
+ * ticket_trylock_body, ticket_unlock_body, ticket_lock_traced,
+ * ticket_unlock_traced, ticket_value_waiters, and the broken twin
+ * ticket_lock_busted, ticket_unlock_busted at the end).  The
  * word's layout and why tickets: spinlock.h.
  *
  * Taking the lock is one XADD on the whole 32-bit word that adds one ticket
@@ -129,6 +130,10 @@ static inline __attribute__((always_inline)) bool ticket_trylock_body(spinlock_t
 		trace_ev(TR_SPIN_ACQ, lock, old.tickets.tail);
 	return true;
 }
+
+/* The bodies with @traced true, out of line: spinlock_kinds.c makes them from the list. */
+void ticket_lock_traced(spinlock_t *lock);
+void ticket_unlock_traced(spinlock_t *lock);
 
 /* The ticket lock's waiters column: the tickets handed out past the holder's. */
 static inline unsigned ticket_value_waiters(spinlock_t copy)
