@@ -3,7 +3,8 @@
  * qspinlock.h - the queued spinlock, the lock under Linux's lockref since
  * 4.2, a kind of spinlock_t (spinlock_kinds.h's line "qspinlock", prefix
  * qspin: qspin_lock_body, qspin_trylock_body, qspin_unlock_body,
- * qspin_lock_traced, qspin_unlock_traced, qspin_value_waiters here, the
+ * qspin_lock_traced, qspin_unlock_traced, qspin_lock_bare,
+ * qspin_unlock_bare, qspin_value_waiters here, the
  * broken twin qspin_lock_busted and
  * qspin_unlock_busted in kernel/test/qspinlock_busted.h).
  *

@@ -216,20 +216,6 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
 	spin_unlock_kinds(lock, mode, LOCKDEP_SITE());
 }
 
-/* The dispatch with its mode a constant: the default kind's body, nothing else. */
-LOCK_RULES_EXEMPT("the lock itself") void spin_lock_fixed_ticket(spinlock_t *lock)
-{
-	spin_debug_before_lock(lock);
-	spin_lock_kinds(lock, SPIN_KIND_TICKET, 0, LOCKDEP_SITE());
-	spin_debug_acquired(lock);
-}
-
-LOCK_RULES_EXEMPT("the lock itself") void spin_unlock_fixed_ticket(spinlock_t *lock)
-{
-	spin_debug_release(lock);
-	spin_unlock_kinds(lock, SPIN_KIND_TICKET, LOCKDEP_SITE());
-}
-
 /* Not on a hot path: the bodies inline with @traced read at run time. */
 LOCK_RULES_EXEMPT("the lock itself") bool spin_trylock(spinlock_t *lock)
 {

@@ -6,7 +6,8 @@
  * (virt_spin_lock in arch/x86/include/asm/qspinlock.h, used when the
  * hypervisor bit is set).  The line's prefix names this file's
  * tas_lock_body, tas_trylock_body, tas_unlock_body, tas_lock_traced,
- * tas_unlock_traced, tas_value_waiters and the broken twin
+ * tas_unlock_traced, tas_lock_bare, tas_unlock_bare, tas_value_waiters
+ * and the broken twin
  * tas_lock_busted, tas_unlock_busted (at the end).
  *
  * Why a lock this simple: a fair lock (ticket, queue) hands the lock to

@@ -3,7 +3,8 @@
  * spinlock_ticket.h - the ticket lock, the default kind of spinlock_t
  * (spinlock_kinds.h's line "ticket", prefix ticket: ticket_lock_body,
  * ticket_trylock_body, ticket_unlock_body, ticket_lock_traced,
- * ticket_unlock_traced, ticket_value_waiters, and the broken twin
+ * ticket_unlock_traced, ticket_lock_bare, ticket_unlock_bare,
+ * ticket_value_waiters, and the broken twin
  * ticket_lock_busted, ticket_unlock_busted at the end).  The
  * word's layout and why tickets: spinlock.h.
  *
