@@ -3,7 +3,7 @@
  * bench_ref.h - the reference counts the benchmarks compare, behind one
  * interface: a plain atomic counter, a ticket lock guarding a count, the
  * 8-byte lockref under any policy, and the 16-byte lockref; the locked
- * ones on any kind of spinlock (spinlock.h's SPIN_KIND_LIST, spin_kind_set).
+ * ones on any kind of spinlock (spinlock_kinds.h's SPIN_KIND_LIST, spin_kind_set).
  *
  * Why one file for all of them: the uncontended, refcount, convoy and
  * retry-table benchmarks must run the very same get and put code, or their

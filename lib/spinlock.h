@@ -308,7 +308,7 @@ static inline __attribute__((always_inline)) bool spin_value_unlocked_zero(spinl
 	return copy.val == 0;
 }
 
-/* The test @free names (a kind's free column). */
+/* The test @free names (a kind's .free property, spinlock_kinds.h). */
 static inline __attribute__((always_inline)) bool spin_value_free(enum spin_free free,
 								  spinlock_t copy)
 {

@@ -20,7 +20,7 @@
  *
  * The word: 0 free, TAS_HELD_BY(the holder's CPU index) while held;
  * nothing else, so it shows no waiters and a copy is free iff it is 0
- * (the free column ZERO: the lockref's lockless test works unchanged).
+ * (.free = SPIN_FREE_ZERO: the lockref's lockless test works unchanged).
  * Why the holder in the word: a waiter sees each hand-over between two
  * CPUs as the word changing, even when it never reads it free.
  *   L1  read the word until it reads 0: a waiter spins on its cached copy
