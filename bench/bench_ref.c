@@ -16,6 +16,10 @@
 #include "printf.h"
 #include "trace.h"
 
+/* The kinds' headers, for their bare pairs (<prefix>_lock_bare: lib/spinlock_bare.c). */
+#define SPIN_KIND_BODIES
+#include "spinlock_kinds.h"
+
 const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
     [BENCH_IMPL_XADD] = {.name = "xadd", .kind = BENCH_REF_XADD},
     [BENCH_IMPL_SPINLOCK] = {.name = "spinlock", .kind = BENCH_REF_SPINLOCK},

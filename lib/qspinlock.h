@@ -134,6 +134,10 @@ static inline __attribute__((always_inline)) bool qspin_trylock_body(spinlock_t 
 void qspin_lock_traced(spinlock_t *lock);
 void qspin_unlock_traced(spinlock_t *lock);
 
+/* spin_lock and spin_unlock of this kind alone, no dispatch: spinlock_bare.c. */
+void qspin_lock_bare(spinlock_t *lock) ACQUIRES(*lock);
+void qspin_unlock_bare(spinlock_t *lock) RELEASES(*lock);
+
 /* The waiters column (spinlock.h): what the word shows, a pending waiter and a queue. */
 static inline unsigned qspin_value_waiters(spinlock_t copy)
 {

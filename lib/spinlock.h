@@ -133,20 +133,6 @@ void spin_lock(spinlock_t *lock) ACQUIRES(*lock);
 void spin_unlock(spinlock_t *lock) RELEASES(*lock);
 
 /*
- * Each kind's spin_lock and spin_unlock as a build with that kind alone
- * would have them (no dispatch, untraced, unchecked), for the native
- * benchmark, whose text is not patched (spinlock_bare.c): <prefix>_lock_bare
- * and <prefix>_unlock_bare, e.g. ticket_lock_bare, qspin_lock_bare,
- * tas_lock_bare (each kind's header names its pair).  Only while that kind
- * is in force (spin_kind_set).
- */
-#define SPIN_KIND_BARE_DECLARE(name, ID, prefix)                                                   \
-	void prefix##_lock_bare(spinlock_t *lock) ACQUIRES(*lock);                                 \
-	void prefix##_unlock_bare(spinlock_t *lock) RELEASES(*lock);
-SPIN_KIND_LIST(SPIN_KIND_BARE_DECLARE)
-#undef SPIN_KIND_BARE_DECLARE
-
-/*
  * spin_lock for a lock of the same class as one the caller holds: the
  * lock-order checker takes it as class @subclass (1 to LOCKDEP_SUBCLASSES
  * - 1, a class of its own), so the nesting is checked as an order

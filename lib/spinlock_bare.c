@@ -4,9 +4,10 @@
  * with that kind alone would have them: the kind's body with @traced
  * false, called directly, with no dispatch on the switch word and no
  * lock-order check, only the debug build's owner checks every entry point
- * has.  <prefix>_lock_bare and <prefix>_unlock_bare (ticket_lock_bare,
- * qspin_lock_bare, tas_lock_bare, ...: spinlock.h declares them from the
- * list, and each kind's header names its pair, so grep finds them).
+ * has.  <prefix>_lock_bare and <prefix>_unlock_bare: each kind's header
+ * declares its pair by name (ticket_lock_bare in spinlock_ticket.h,
+ * qspin_lock_bare in qspinlock.h, tas_lock_bare in spinlock_tas.h), so
+ * grep finds them, and a declaration missing fails this build naming it.
  *
  * Why: in the kernel every switch sits behind a static key, patched text
  * that costs nothing while the switch is at its default; the native
@@ -28,6 +29,8 @@
 
 /* Exempt from the lock rules as spin_lock is: the lock itself. */
 #define SPIN_KIND_BARE(name, ID, prefix)                                                           \
+	extern __typeof__(prefix##_lock_bare) prefix##_lock_bare;                                  \
+	extern __typeof__(prefix##_unlock_bare) prefix##_unlock_bare;                              \
 	LOCK_RULES_EXEMPT("the lock itself") void prefix##_lock_bare(spinlock_t *lock)             \
 	{                                                                                          \
 		spin_debug_before_lock(lock);                                                      \

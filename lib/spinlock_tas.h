@@ -138,6 +138,10 @@ static inline __attribute__((always_inline)) void tas_unlock_body(spinlock_t *lo
 void tas_lock_traced(spinlock_t *lock);
 void tas_unlock_traced(spinlock_t *lock);
 
+/* spin_lock and spin_unlock of this kind alone, no dispatch: spinlock_bare.c. */
+void tas_lock_bare(spinlock_t *lock) ACQUIRES(*lock);
+void tas_unlock_bare(spinlock_t *lock) RELEASES(*lock);
+
 /* The waiters column: the word shows none. */
 static inline unsigned tas_value_waiters(spinlock_t copy)
 {

@@ -136,6 +136,10 @@ static inline __attribute__((always_inline)) bool ticket_trylock_body(spinlock_t
 void ticket_lock_traced(spinlock_t *lock);
 void ticket_unlock_traced(spinlock_t *lock);
 
+/* spin_lock and spin_unlock of this kind alone, no dispatch: spinlock_bare.c. */
+void ticket_lock_bare(spinlock_t *lock) ACQUIRES(*lock);
+void ticket_unlock_bare(spinlock_t *lock) RELEASES(*lock);
+
 /* The ticket lock's waiters column: the tickets handed out past the holder's. */
 static inline unsigned ticket_value_waiters(spinlock_t copy)
 {

@@ -34,6 +34,9 @@
 #include "spinlock.h"
 #ifdef PAIR_COST_FIXED
 #include "lockref_fixed.h"
+/* The kinds' headers, for their bare pairs (lib/spinlock_bare.c). */
+#define SPIN_KIND_BODIES
+#include "spinlock_kinds.h"
 #endif
 
 #define PAIR_BATCH  256	 /* pairs per timed batch: a few microseconds */
