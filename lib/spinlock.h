@@ -2,34 +2,20 @@
 /*
  * spinlock.h - the 4-byte spinlock_t of every lock and lockref, and its kinds
  * (spinlock_kinds.h's SPIN_KIND_LIST: one line each, chosen at boot by
- * spinlock.kind=).
- * This comment is the default kind's, a ticket lock that can sleep when CPUs
- * are virtual; the others have a header each (spinlock_kinds.h lists them).
+ * spinlock.kind=).  Each kind has a header of its own, the default the ticket lock
+ * (spinlock_ticket.h: why tickets, and why it can sleep when CPUs are
+ * virtual); spinlock_kinds.h lists them.  This file holds what every kind
+ * shares: the word, the switches and the entry points that dispatch over
+ * the kinds (spinlock.c).
  *
- * Why tickets: a CPU takes a ticket (one XADD on the tail) and waits until
- * the head reaches it, so waiters are served in arrival order and nobody
- * starves under contention.  Why 4 bytes: the lockref (lockref.h) packs this
- * lock and a 32-bit count into one 8-byte word that a single compare-exchange
- * updates, so the lock must be exactly 32 bits and "unlocked" must be
- * decidable from a copy of those bits (spin_value_unlocked).
+ * Why 4 bytes: the lockref (lockref.h) packs this lock and a 32-bit count
+ * into one 8-byte word that a single compare-exchange updates, so the lock
+ * must be exactly 32 bits and "unlocked" must be decidable from a copy of
+ * those bits (spin_value_unlocked).
  *
- * Why it can sleep ("paravirtual" mode, spin_pv_set): FIFO hands the lock
- * to exactly one waiter, and when virtual CPUs outnumber the host's cores
- * that waiter is often descheduled while the others burn their time slices
- * spinning.  In paravirtual mode a waiter spins a bounded while, then
- * announces that it sleeps and halts.  When the head reaches a sleeper's
- * ticket, the unlocker wakes that CPU (platform_cpu_kick) and, the first
- * time in that acquisition, passes it over: the turn goes to the next
- * ticket, and the sleeper queues again when it wakes, so the lock does not
- * idle while a vCPU wakes up.  The second time the turn waits for it, so
- * nobody starves.  Off, the lock is the plain ticket lock and never sleeps.
- * A sleeper costs every unlock a full fence, so sleeping is armed only when
- * a waiter first needs it: until then a paravirtual unlock costs what a
- * plain one does.  spinlock_pv.c argues why no wake-up is lost and no turn is
- * granted twice.
- *
- * Layout of the 32-bit word: head in bits 0-15 (the ticket being served),
- * tail in bits 16-31 (the next ticket to hand out).  Tickets advance by
+ * Layout of the 32-bit word under the ticket kind (the queued kind's:
+ * qspinlock.h): head in bits 0-15 (the ticket being served), tail in bits
+ * 16-31 (the next ticket to hand out).  Tickets advance by
  * SPIN_TICKET_STEP (2), so they are even and bit 0 of the tail is free for
  * SPIN_TAIL_SLEEPERS: "a waiter may be asleep; the unlocker must look".
  * Free iff head == tail: a set flag makes the tail odd, so a lock with a
