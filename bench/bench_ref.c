@@ -17,6 +17,10 @@
 #include "printf.h"
 #include "trace.h"
 
+/* The kinds' headers, for their bare pairs (<prefix>_lock_bare: lib/spinlock_bare.c). */
+#define SPIN_KIND_BODIES
+#include "spinlock_kinds.h"
+
 const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
     [BENCH_IMPL_XADD] = {.name = BENCH_IMPL_NAME_XADD, .kind = BENCH_REF_XADD},
     [BENCH_IMPL_SPINLOCK] = {.name = BENCH_IMPL_NAME_SPINLOCK, .kind = BENCH_REF_SPINLOCK},
@@ -31,7 +35,7 @@ const struct bench_ref_impl bench_ref_impls[BENCH_IMPLS] = {
     [BENCH_IMPL_LOCKREF_OTHER_CAS] = {.name = NULL, .kind = BENCH_REF_LOCKREF},
     [BENCH_IMPL_SPINLOCK_PV] = {.name = "spinlock-pv", .kind = BENCH_REF_SPINLOCK, .pv = true},
     [BENCH_IMPL_LOCKREF_PV] = {.name = "lockref-pv", .kind = BENCH_REF_LOCKREF, .pv = true},
-#define BENCH_IMPLS_OF_KIND(arg, kname, ID, ...)                                                   \
+#define BENCH_IMPLS_OF_KIND(arg, kname, ID, prefix)                                                \
 	[BENCH_IMPL_##                                                                             \
 	    ID] = {.name = #kname, .kind = BENCH_REF_SPINLOCK, .lock_kind = SPIN_KIND_##ID},       \
 	  [BENCH_IMPL_LOCKREF_##ID] = {                                                            \
@@ -70,13 +74,6 @@ static inline __attribute__((always_inline)) void ref_get(enum bench_ref_kind ki
 		atomic_xadd64(&o->counter, 1);
 		break;
 	case BENCH_REF_SPINLOCK:
-		/* One call per branch: the lock analysis follows each acquire to its release. */
-		if (call == REF_FIXED) {
-			spin_lock_fixed_ticket(&o->locked.lock);
-			atomic_store32(&o->locked.count, atomic_load32(&o->locked.count) + 1);
-			spin_unlock_fixed_ticket(&o->locked.lock);
-			break;
-		}
 		spin_lock(&o->locked.lock);
 		atomic_store32(&o->locked.count, atomic_load32(&o->locked.count) + 1);
 		spin_unlock(&o->locked.lock);
@@ -109,12 +106,6 @@ static inline __attribute__((always_inline)) bool ref_put(enum bench_ref_kind ki
 		atomic_xadd64(&o->counter, (uint64_t)-1);
 		return true;
 	case BENCH_REF_SPINLOCK:
-		if (call == REF_FIXED) {
-			spin_lock_fixed_ticket(&o->locked.lock);
-			atomic_store32(&o->locked.count, atomic_load32(&o->locked.count) - 1);
-			spin_unlock_fixed_ticket(&o->locked.lock);
-			return true;
-		}
 		spin_lock(&o->locked.lock);
 		atomic_store32(&o->locked.count, atomic_load32(&o->locked.count) - 1);
 		spin_unlock(&o->locked.lock);
@@ -209,16 +200,54 @@ static const struct ref_loops ref_loops[] = {
 DEFINE_REF_LOOPS(lockref_fixed, BENCH_REF_LOCKREF, REF_FIXED)
 DEFINE_REF_LOOPS(lockref_fixed_zero, BENCH_REF_LOCKREF, REF_FIXED_ZERO)
 DEFINE_REF_LOOPS(lockref16_fixed, BENCH_REF_LOCKREF16, REF_FIXED)
-DEFINE_REF_LOOPS(spinlock_fixed, BENCH_REF_SPINLOCK, REF_FIXED)
-
 static const struct ref_loops lockref_fixed_loops = {lockref_fixed_gets, lockref_fixed_puts,
 						     lockref_fixed_pairs};
 static const struct ref_loops lockref_fixed_zero_loops = {
     lockref_fixed_zero_gets, lockref_fixed_zero_puts, lockref_fixed_zero_pairs};
 static const struct ref_loops lockref16_fixed_loops = {lockref16_fixed_gets, lockref16_fixed_puts,
 						       lockref16_fixed_pairs};
-static const struct ref_loops spinlock_fixed_loops = {spinlock_fixed_gets, spinlock_fixed_puts,
-						      spinlock_fixed_pairs};
+
+/*
+ * The lock rows' loops with each kind's bare pair (lib/spinlock_bare.c),
+ * called directly, around the same count++ / count-- as ref_get and
+ * ref_put: <prefix>_bare_gets, _puts and _pairs (ticket_bare_pairs,
+ * qspin_bare_pairs, tas_bare_pairs, ...), and spin_bare_loops[kind].
+ */
+#define DEFINE_BARE_LOCK_LOOP(name, lock_fn, unlock_fn, get, put)                                  \
+	static void name(void *arg, unsigned cpu, unsigned n)                                      \
+	{                                                                                          \
+		struct bench_ref_obj *o = ((struct bench_ref *)arg)->obj;                          \
+                                                                                                   \
+		(void)cpu;                                                                         \
+		for (unsigned i = 0; i < n; i++) {                                                 \
+			if (get) {                                                                 \
+				lock_fn(&o->locked.lock);                                          \
+				atomic_store32(&o->locked.count,                                   \
+					       atomic_load32(&o->locked.count) + 1);               \
+				unlock_fn(&o->locked.lock);                                        \
+			}                                                                          \
+			if (put) {                                                                 \
+				lock_fn(&o->locked.lock);                                          \
+				atomic_store32(&o->locked.count,                                   \
+					       atomic_load32(&o->locked.count) - 1);               \
+				unlock_fn(&o->locked.lock);                                        \
+			}                                                                          \
+		}                                                                                  \
+	}
+#define DEFINE_BARE_LOCK_LOOPS(name, ID, prefix)                                                   \
+	DEFINE_BARE_LOCK_LOOP(prefix##_bare_gets, prefix##_lock_bare, prefix##_unlock_bare, 1, 0)  \
+	DEFINE_BARE_LOCK_LOOP(prefix##_bare_puts, prefix##_lock_bare, prefix##_unlock_bare, 0, 1)  \
+	DEFINE_BARE_LOCK_LOOP(prefix##_bare_pairs, prefix##_lock_bare, prefix##_unlock_bare, 1, 1)
+SPIN_KIND_LIST(DEFINE_BARE_LOCK_LOOPS)
+#undef DEFINE_BARE_LOCK_LOOPS
+#undef DEFINE_BARE_LOCK_LOOP
+
+static const struct ref_loops spin_bare_loops[SPIN_KINDS] = {
+#define BARE_LOCK_LOOPS_ROW(name, ID, prefix)                                                      \
+	[SPIN_KIND_##ID] = {prefix##_bare_gets, prefix##_bare_puts, prefix##_bare_pairs},
+    SPIN_KIND_LIST(BARE_LOCK_LOOPS_ROW)
+#undef BARE_LOCK_LOOPS_ROW
+};
 
 /* The loops @impl is timed with (REF_FIXED_COPIES above says why). */
 static const struct ref_loops *ref_loops_of(const struct bench_ref_impl *impl)
@@ -231,9 +260,9 @@ static const struct ref_loops *ref_loops_of(const struct bench_ref_impl *impl)
 	if (impl->kind == BENCH_REF_LOCKREF16 &&
 	    spin_kind_free(impl->lock_kind) == SPIN_FREE_TICKET && platform_facts().cx16)
 		return &lockref16_fixed_loops;
-	/* The default kind's lock, not paravirtual (whose mode changes as it arms): fixed. */
-	if (impl->kind == BENCH_REF_SPINLOCK && impl->lock_kind == SPIN_KIND_TICKET && !impl->pv)
-		return &spinlock_fixed_loops;
+	/* Every kind's lock, plain or paravirtual (its body reads the pv mode): bare. */
+	if (impl->kind == BENCH_REF_SPINLOCK)
+		return &spin_bare_loops[impl->lock_kind];
 	return &ref_loops[impl->kind];
 }
 
@@ -440,12 +469,14 @@ struct bench_spec bench_ref_spec(const char *bench, struct bench_ref *r)
 	    /* A get and a put per operation: a pair, or one timed and one untimed. */
 	    .lockref_calls = ref_is_lockref(r) ? 2 : 0,
 	    /*
-	     * The counter reads no switch; the fixed copies have theirs as
-	     * constants, but a policy with no lockless attempt takes the lock,
-	     * whose public calls read the switch word where text is not patched.
+	     * The counter reads no switch; the bare locks and the fixed copies
+	     * have theirs as constants, but a lockref policy with no lockless
+	     * attempt takes the lock, whose public calls read the switch word
+	     * where text is not patched.
 	     */
 	    .bare = r->impl->kind == BENCH_REF_XADD ||
-		    (r->pairs != ref_loops[r->impl->kind].pairs && r->policy->retries > 0),
+		    (r->pairs != ref_loops[r->impl->kind].pairs &&
+		     (r->impl->kind == BENCH_REF_SPINLOCK || r->policy->retries > 0)),
 	};
 }
 

@@ -3,7 +3,7 @@
  * bench_ref.h - the reference counts the benchmarks compare, behind one
  * interface: a plain atomic counter, a ticket lock guarding a count, the
  * 8-byte lockref under any policy, and the 16-byte lockref; the locked
- * ones on any kind of spinlock (spinlock.h's SPIN_KIND_LIST, spin_kind_set).
+ * ones on any kind of spinlock (spinlock_kinds.h's SPIN_KIND_LIST, spin_kind_set).
  *
  * Why one file for all of them: the uncontended, refcount, convoy and
  * retry-table benchmarks must run the very same get and put code, or their
@@ -76,7 +76,7 @@ static inline unsigned bench_impl_of_kind(enum spin_kind kind, bool lockref)
 {
 	return BENCH_IMPL_KINDS + 2 * ((unsigned)kind - 1) + lockref;
 }
-#define BENCH_IMPL_OF_KIND(arg, name, ID, ...)                                                     \
+#define BENCH_IMPL_OF_KIND(arg, name, ID, prefix)                                                  \
 	BENCH_IMPL_##ID = BENCH_IMPL_KINDS + 2 * (SPIN_KIND_##ID - 1),                             \
 	BENCH_IMPL_LOCKREF_##ID = BENCH_IMPL_##ID + 1,
 enum { SPIN_KINDS_SWITCHED(BENCH_IMPL_OF_KIND, _) };

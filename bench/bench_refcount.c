@@ -141,13 +141,19 @@ void convoy_lockref_pv(struct bench_ctx *t)
 	refcount_sweep(t, BENCH_IMPL_LOCKREF_PV, true);
 }
 
-/* Each kind after the default: its refcount and convoy rows (bench_cases.h's BENCH_KIND_*). */
+/*
+ * Each kind after the default: its refcount and convoy rows, written out
+ * in bench_cases.h (BENCH_KIND_REFCOUNT, BENCH_KIND_CONVOY), whose
+ * declarations each function here must match: a row missing there fails
+ * this build naming the function ("'refcount_<kind>' undeclared").
+ */
 #define BENCH_SWEEP_FN(fn, impl, convoy)                                                           \
+	extern __typeof__(fn) fn;                                                                  \
 	void fn(struct bench_ctx *t)                                                               \
 	{                                                                                          \
 		refcount_sweep(t, impl, convoy);                                                   \
 	}
-#define BENCH_KIND_SWEEPS(arg, name, ID, ...)                                                      \
+#define BENCH_KIND_SWEEPS(arg, name, ID, prefix)                                                   \
 	BENCH_SWEEP_FN(refcount_##name, BENCH_IMPL_##ID, false)                                    \
 	BENCH_SWEEP_FN(refcount_lockref_##name, BENCH_IMPL_LOCKREF_##ID, false)                    \
 	BENCH_SWEEP_FN(convoy_##name, BENCH_IMPL_##ID, true)                                       \

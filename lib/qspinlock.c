@@ -219,17 +219,7 @@ queue:
 	qspin_queue(lock, &w);
 }
 
-/* Traced copies out of line, so the untraced ones keep no call; the test before the CMPXCHG. */
-static __attribute__((noinline)) void qspin_lock_traced(spinlock_t *lock)
-{
-	qspin_lock_body(lock, true);
-}
-
-static __attribute__((noinline)) void qspin_unlock_traced(spinlock_t *lock)
-{
-	qspin_unlock_body(lock, true);
-}
-
+/* The traced copies are every kind's (spinlock.c's SPIN_KIND_TRACED); the test before the CMPXCHG. */
 void qspin_lock(spinlock_t *lock)
 {
 	if (spin_mode() & SPIN_MODE_TRACED)

@@ -3,7 +3,9 @@
  * qspinlock.h - the queued spinlock, the lock under Linux's lockref since
  * 4.2, a kind of spinlock_t (spinlock_kinds.h's line "qspinlock", prefix
  * qspin: qspin_lock_body, qspin_trylock_body, qspin_unlock_body,
- * qspin_value_waiters here, the broken twin qspin_lock_busted and
+ * qspin_lock_traced, qspin_unlock_traced, qspin_lock_bare,
+ * qspin_unlock_bare, qspin_value_waiters here, the
+ * broken twin qspin_lock_busted and
  * qspin_unlock_busted in kernel/test/qspinlock_busted.h).
  *
  * Why a second kind: a ticket lock makes every waiter spin on the one
@@ -76,8 +78,9 @@ static inline uint16_t qspin_tail(unsigned cpu, unsigned idx)
 void qspin_lock_slow(spinlock_t *lock, uint32_t val);
 
 /*
- * The queued kind's bodies, for a constant @traced: spinlock.c instantiates
- * each twice (spin_lock's dispatch), so the untraced copy has no trace hook.
+ * The queued kind's bodies, for a constant @traced: inline in spinlock.c's
+ * dispatch untraced, with no trace hook, and out of line traced
+ * (spinlock_kinds.c).
  * F: compare-exchange 0 -> LOCKED.  U: a byte store of 0 to the locked byte
  * (x86 stores are releases, SDM Vol. 3A 8.2.2); it must not touch pending
  * or the tail.
@@ -126,6 +129,14 @@ static inline __attribute__((always_inline)) bool qspin_trylock_body(spinlock_t 
 		trace_ev(TR_QSPIN_ACQ, lock, TR_QACQ_TRYLOCK);
 	return true;
 }
+
+/* The bodies with @traced true, out of line: spinlock_kinds.c makes them from the list. */
+void qspin_lock_traced(spinlock_t *lock);
+void qspin_unlock_traced(spinlock_t *lock);
+
+/* spin_lock and spin_unlock of this kind alone, no dispatch: spinlock_bare.c. */
+void qspin_lock_bare(spinlock_t *lock) ACQUIRES(*lock);
+void qspin_unlock_bare(spinlock_t *lock) RELEASES(*lock);
 
 /* The waiters column (spinlock.h): what the word shows, a pending waiter and a queue. */
 static inline unsigned qspin_value_waiters(spinlock_t copy)

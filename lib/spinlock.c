@@ -1,22 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * spinlock.c - the lock layer's one switch over the kinds of
- * spinlock_kinds.h's SPIN_KIND_LIST (the default kind, the ticket lock, is
- * spinlock_ticket.h), with the debug build's owner checks
- * (spinlock_debug.h), lockdep's hooks and the trace events of
- * docs/tracing.md.
+ * spinlock.c - the lock layer's switches and its one dispatch over the
+ * kinds of spinlock_kinds.h's SPIN_KIND_LIST, with the debug build's owner
+ * checks (spinlock_debug.h), lockdep's hooks and the trace events of
+ * docs/tracing.md.  The kinds are peers, a header each (spinlock_ticket.h,
+ * the default; qspinlock.h; spinlock_tas.h); what the list adds beside the
+ * dispatch (checks, traced copies, kind switches) is spinlock_kinds.c.
  *
- * The lock layer's decisions live here: the switch word of spinlock.h
- * (kind, tracing, paravirtual mode) and the one dispatch of each entry
- * point over every kind, untraced and traced, generated from the kind list
- * (grep SPIN_KIND_LIST: SPIN_LOCK_CASES, SPIN_UNLOCK_CASES,
- * SPIN_TRYLOCK_CASE).  Each kind has one always_inline body per operation
- * taking a constant @traced (<prefix>_*_body in each kind's header:
- * spinlock_kinds.h), instantiated twice: the untraced copy
- * inline in the entry point, without a trace hook, the traced one out of
- * line.  Each entry point has one hook point for checks common to every
- * kind (spinlock_debug.h, and lockdep): before the lock is taken, once it
- * is held, and before it is released.
+ * The switch word of spinlock.h is written here, and each entry point
+ * dispatches on it over every kind (SPIN_LOCK_CASES, SPIN_UNLOCK_CASES,
+ * SPIN_TRYLOCK_CASE): the kind's body inline with @traced false, without a
+ * trace hook, or its traced copy out of line.  Each entry point has one
+ * hook point for checks common to every kind (spinlock_debug.h, lockdep):
+ * before the lock is taken, once it is held, and before it is released.
  */
 #include "spinlock.h"
 
@@ -35,12 +31,8 @@ struct spin_switches spin_switches;
 struct static_key spin_switched_key = STATIC_KEY_INIT("spinlock.switched");
 struct static_key spin_kinds_key = STATIC_KEY_INIT("spinlock.kinds");
 
-/*
- * Make the dispatch byte's @mask bits @value; a compare-exchange, as the
- * tracer may set at any time.  Setting a bit needs spin_switched_key on
- * (spinlock.h); false, nothing changed, if the platform refused it.
- */
-static bool spin_mode_write(uint8_t mask, uint8_t value)
+/* A compare-exchange, as the tracer may set its bit at any time. */
+bool spin_mode_write(uint8_t mask, uint8_t value)
 {
 	uint8_t old = atomic_load8(&spin_switches.mode);
 
@@ -55,42 +47,6 @@ static bool spin_mode_write(uint8_t mask, uint8_t value)
 static bool spin_mode_update(uint8_t bits, bool on)
 {
 	return spin_mode_write(bits, on ? bits : 0);
-}
-
-/* The locks that outlive a kind switch (spin_init_global); written by CPU 0 at boot. */
-static spinlock_t *spin_globals[SPIN_GLOBALS_MAX];
-static unsigned spin_nglobals;
-
-void spin_init_global_key(spinlock_t *lock, struct lock_class_key *key)
-{
-	spin_init_key(lock, key);
-	for (unsigned i = 0; i < spin_nglobals; i++)
-		if (spin_globals[i] == lock)
-			return;
-	if (spin_nglobals == SPIN_GLOBALS_MAX)
-		platform_panic("spinlock %p: more than %u locks outlive kind switches "
-			       "(SPIN_GLOBALS_MAX)",
-			       (void *)lock, SPIN_GLOBALS_MAX);
-	spin_globals[spin_nglobals++] = lock;
-}
-
-void spin_kind_set(enum spin_kind kind)
-{
-	if (kind == spin_kind() || kind >= SPIN_KINDS)
-		return;
-	for (unsigned i = 0; i < spin_nglobals; i++)
-		if (spin_is_locked(spin_globals[i]))
-			platform_panic("spinlock %p: held (word %#x) while cpu %u makes every lock "
-				       "%s: switch kinds only while no lock is held",
-				       (void *)spin_globals[i],
-				       atomic_load32(&spin_globals[i]->val), platform_cpu_id(),
-				       spin_kind_names[kind]);
-	if (kind != SPIN_KIND_TICKET && !static_key_enable(&spin_kinds_key))
-		return; /* the key's line said why; every lock stays of the default kind */
-	if (!spin_mode_write(SPIN_MODE_KIND, (uint8_t)kind))
-		return;
-	for (unsigned i = 0; i < spin_nglobals; i++)
-		atomic_store32(&spin_globals[i]->val, 0); /* free under every kind; class kept */
 }
 
 unsigned spin_keys_at_default(struct static_key *out[])
@@ -135,36 +91,10 @@ void spin_init_key(spinlock_t *lock, struct lock_class_key *key)
 		lockdep_init_lock(lock, key);
 }
 
-/*
- * Each line of SPIN_KIND_LIST checked whole: an empty column, an unknown
- * fairness or a kind number the mode byte cannot hold fails the build
- * here, naming the kind, instead of a lock that does nothing at boot.  A
- * function the prefix names and the kind's header lacks fails it naming
- * the function (the dispatch below calls each one).
- */
-#define SPIN_KIND_REQUIRE(kind, column, value)                                                     \
-	_Static_assert(sizeof(#value) > 1,                                                         \
-		       "spinlock kind '" #kind "': " column                                        \
-		       " missing from its SPIN_KIND_LIST line (lib/spinlock_kinds.h)")
-#define SPIN_KIND_CHECK(kind, ID, prefix, free, fifo, fairness, pv)                                \
-	SPIN_KIND_REQUIRE(kind, "the function prefix", prefix);                                    \
-	SPIN_KIND_REQUIRE(kind, "the free test (TICKET or ZERO)", free);                           \
-	SPIN_KIND_REQUIRE(kind, "the fifo flag (0 or 1)", fifo);                                   \
-	SPIN_KIND_REQUIRE(kind, "the pv flag (0 or 1)", pv);                                       \
-	_Static_assert(                                                                            \
-	    SPIN_FAIRNESS_KNOWN(fairness),                                                         \
-	    "spinlock kind '" #kind "': fairness '" #fairness                                      \
-	    "' is not FAIR or UNFAIR in its SPIN_KIND_LIST line (lib/spinlock_kinds.h)");          \
-	_Static_assert(SPIN_KIND_##ID <= SPIN_MODE_KIND,                                           \
-		       "spinlock kind '" #kind "': its number does not fit SPIN_MODE_KIND, the "   \
-		       "kind field of spin_switches.mode (lib/spinlock.h)");
-SPIN_KIND_LIST(SPIN_KIND_CHECK)
-#undef SPIN_KIND_CHECK
-
 unsigned spin_value_waiters(spinlock_t copy)
 {
 	switch (spin_kind()) {
-#define SPIN_KIND_WAITERS(name, ID, prefix, ...)                                                   \
+#define SPIN_KIND_WAITERS(name, ID, prefix)                                                        \
 	case SPIN_KIND_##ID:                                                                       \
 		return prefix##_value_waiters(copy);
 		SPIN_KIND_LIST(SPIN_KIND_WAITERS)
@@ -173,23 +103,6 @@ unsigned spin_value_waiters(spinlock_t copy)
 		return 0;
 	}
 }
-
-/*
- * Each kind's traced copies, out of line: <prefix>_lock_traced and
- * <prefix>_unlock_traced (ticket_lock_traced, qspin_lock_traced,
- * tas_lock_traced, ...) run its bodies with @traced true.
- */
-#define SPIN_KIND_TRACED(name, ID, prefix, ...)                                                    \
-	static __attribute__((noinline)) void prefix##_lock_traced(spinlock_t *l)                  \
-	{                                                                                          \
-		prefix##_lock_body(l, true);                                                       \
-	}                                                                                          \
-	static __attribute__((noinline)) void prefix##_unlock_traced(spinlock_t *l)                \
-	{                                                                                          \
-		prefix##_unlock_body(l, true);                                                     \
-	}
-SPIN_KIND_LIST(SPIN_KIND_TRACED)
-#undef SPIN_KIND_TRACED
 
 static void spin_lock_checked(spinlock_t *lock, unsigned mode, unsigned subclass, uintptr_t site);
 static void spin_unlock_checked(spinlock_t *lock, unsigned mode, uintptr_t site);
@@ -209,8 +122,8 @@ static void spin_unlock_checked(spinlock_t *lock, unsigned mode, uintptr_t site)
 	case SPIN_KIND_##ID | SPIN_MODE_TRACED:                                                    \
 		prefix##_##op##_traced(l);                                                         \
 		break;
-#define SPIN_LOCK_CASES(name, ID, prefix, ...)	 SPIN_OP_CASES(lock, ID, prefix)
-#define SPIN_UNLOCK_CASES(name, ID, prefix, ...) SPIN_OP_CASES(unlock, ID, prefix)
+#define SPIN_LOCK_CASES(name, ID, prefix)   SPIN_OP_CASES(lock, ID, prefix)
+#define SPIN_UNLOCK_CASES(name, ID, prefix) SPIN_OP_CASES(unlock, ID, prefix)
 
 static inline __attribute__((always_inline)) void spin_lock_kinds(spinlock_t *l, unsigned mode,
 								  unsigned subclass, uintptr_t site)
@@ -303,20 +216,6 @@ LOCK_RULES_EXEMPT("the lock itself") void spin_unlock(spinlock_t *lock)
 	spin_unlock_kinds(lock, mode, LOCKDEP_SITE());
 }
 
-/* The dispatch with its mode a constant: the default kind's body, nothing else. */
-LOCK_RULES_EXEMPT("the lock itself") void spin_lock_fixed_ticket(spinlock_t *lock)
-{
-	spin_debug_before_lock(lock);
-	spin_lock_kinds(lock, SPIN_KIND_TICKET, 0, LOCKDEP_SITE());
-	spin_debug_acquired(lock);
-}
-
-LOCK_RULES_EXEMPT("the lock itself") void spin_unlock_fixed_ticket(spinlock_t *lock)
-{
-	spin_debug_release(lock);
-	spin_unlock_kinds(lock, SPIN_KIND_TICKET, LOCKDEP_SITE());
-}
-
 /* Not on a hot path: the bodies inline with @traced read at run time. */
 LOCK_RULES_EXEMPT("the lock itself") bool spin_trylock(spinlock_t *lock)
 {
@@ -324,7 +223,7 @@ LOCK_RULES_EXEMPT("the lock itself") bool spin_trylock(spinlock_t *lock)
 	bool traced = mode & SPIN_MODE_TRACED, taken;
 
 	switch (mode & SPIN_MODE_KIND) {
-#define SPIN_TRYLOCK_CASE(name, ID, prefix, ...)                                                   \
+#define SPIN_TRYLOCK_CASE(name, ID, prefix)                                                        \
 	case SPIN_KIND_##ID:                                                                       \
 		taken = prefix##_trylock_body(lock, traced);                                       \
 		break;

@@ -1,34 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * spinlock.h - the 4-byte spinlock_t of every lock and lockref, and its kinds
- * (SPIN_KIND_LIST below: one line each, chosen at boot by spinlock.kind=).
- * This comment is the default kind's, a ticket lock that can sleep when CPUs
- * are virtual; the others have a header each (spinlock_kinds.h lists them).
+ * (spinlock_kinds.h's SPIN_KIND_LIST: one line each, chosen at boot by
+ * spinlock.kind=).  Each kind has a header of its own, the default the ticket lock
+ * (spinlock_ticket.h: why tickets, and why it can sleep when CPUs are
+ * virtual); spinlock_kinds.h lists them.  This file holds what every kind
+ * shares: the word, the switches and the entry points that dispatch over
+ * the kinds (spinlock.c).
  *
- * Why tickets: a CPU takes a ticket (one XADD on the tail) and waits until
- * the head reaches it, so waiters are served in arrival order and nobody
- * starves under contention.  Why 4 bytes: the lockref (lockref.h) packs this
- * lock and a 32-bit count into one 8-byte word that a single compare-exchange
- * updates, so the lock must be exactly 32 bits and "unlocked" must be
- * decidable from a copy of those bits (spin_value_unlocked).
+ * Why 4 bytes: the lockref (lockref.h) packs this lock and a 32-bit count
+ * into one 8-byte word that a single compare-exchange updates, so the lock
+ * must be exactly 32 bits and "unlocked" must be decidable from a copy of
+ * those bits (spin_value_unlocked).
  *
- * Why it can sleep ("paravirtual" mode, spin_pv_set): FIFO hands the lock
- * to exactly one waiter, and when virtual CPUs outnumber the host's cores
- * that waiter is often descheduled while the others burn their time slices
- * spinning.  In paravirtual mode a waiter spins a bounded while, then
- * announces that it sleeps and halts.  When the head reaches a sleeper's
- * ticket, the unlocker wakes that CPU (platform_cpu_kick) and, the first
- * time in that acquisition, passes it over: the turn goes to the next
- * ticket, and the sleeper queues again when it wakes, so the lock does not
- * idle while a vCPU wakes up.  The second time the turn waits for it, so
- * nobody starves.  Off, the lock is the plain ticket lock and never sleeps.
- * A sleeper costs every unlock a full fence, so sleeping is armed only when
- * a waiter first needs it: until then a paravirtual unlock costs what a
- * plain one does.  spinlock_pv.c argues why no wake-up is lost and no turn is
- * granted twice.
- *
- * Layout of the 32-bit word: head in bits 0-15 (the ticket being served),
- * tail in bits 16-31 (the next ticket to hand out).  Tickets advance by
+ * Layout of the 32-bit word under the ticket kind (the queued kind's:
+ * qspinlock.h): head in bits 0-15 (the ticket being served), tail in bits
+ * 16-31 (the next ticket to hand out).  Tickets advance by
  * SPIN_TICKET_STEP (2), so they are even and bit 0 of the tail is free for
  * SPIN_TAIL_SLEEPERS: "a waiter may be asleep; the unlocker must look".
  * Free iff head == tail: a set flag makes the tail odd, so a lock with a
@@ -132,16 +119,6 @@ void spin_lock(spinlock_t *lock) ACQUIRES(*lock);
 void spin_unlock(spinlock_t *lock) RELEASES(*lock);
 
 /*
- * spin_lock and spin_unlock of the default kind with every switch as a
- * constant (untraced, unchecked, no pv): what the kernel's patched default
- * runs, for the native benchmark, whose text cannot be patched (the
- * spinlock row's baseline beside ticket-inline; bench/bench_ref.c).  Only
- * while the lock layer is in its default mode.
- */
-void spin_lock_fixed_ticket(spinlock_t *lock) ACQUIRES(*lock);
-void spin_unlock_fixed_ticket(spinlock_t *lock) RELEASES(*lock);
-
-/*
  * spin_lock for a lock of the same class as one the caller holds: the
  * lock-order checker takes it as class @subclass (1 to LOCKDEP_SUBCLASSES
  * - 1, a class of its own), so the nesting is checked as an order
@@ -188,76 +165,11 @@ bool spin_is_locked(const spinlock_t *lock);
  */
 bool spin_is_held(const spinlock_t *lock);
 
-/* The kinds of spinlock_t: SPIN_KIND_LIST_ARG, one line each (spinlock_kinds.h). */
-/* SPIN_KIND_LIST(X): X(name, ID, ...) per kind, without the pass-through argument. */
-#define SPIN_KIND_CALL(X, ...) X(__VA_ARGS__)
-#define SPIN_KIND_LIST(X)      SPIN_KIND_LIST_ARG(SPIN_KIND_CALL, X)
-
-#define SPIN_KIND_ENUM(name, ID, ...) SPIN_KIND_##ID,
-enum spin_kind { SPIN_KIND_LIST(SPIN_KIND_ENUM) SPIN_KINDS };
-#undef SPIN_KIND_ENUM
-
 /*
- * The kinds' names, for the command line, logs and # ENV (NULL-terminated;
- * a static copy per user keeps the parsers' tests free of the lock's code).
+ * The kinds of spinlock_t (SPIN_KIND_LIST, enum spin_kind, spin_kind_names)
+ * and what each promises (spin_kind_free, _fifo, _fair, _pv) are
+ * spinlock_kinds.h's, included above.
  */
-#define SPIN_KIND_NAME(name, ...) #name,
-static const char *const spin_kind_names[] = {SPIN_KIND_LIST(SPIN_KIND_NAME) NULL};
-#undef SPIN_KIND_NAME
-
-/* The two tests of a free word a kind can choose (its free column). */
-enum spin_free { SPIN_FREE_TICKET, SPIN_FREE_ZERO };
-
-/* @kind's free column. */
-static inline __attribute__((always_inline)) enum spin_free spin_kind_free(enum spin_kind kind)
-{
-	switch (kind) {
-#define SPIN_KIND_FREE(name, ID, prefix, free, ...)                                                \
-	case SPIN_KIND_##ID:                                                                       \
-		return SPIN_FREE_##free;
-		SPIN_KIND_LIST(SPIN_KIND_FREE)
-#undef SPIN_KIND_FREE
-	default:
-		return SPIN_FREE_TICKET;
-	}
-}
-
-/* @kind's fifo column: whether it serves waiters in arrival order. */
-static inline bool spin_kind_fifo(enum spin_kind kind)
-{
-#define SPIN_KIND_FIFO(name, ID, prefix, free, fifo, ...) kind == SPIN_KIND_##ID ? (fifo) != 0:
-	return SPIN_KIND_LIST(SPIN_KIND_FIFO) false;
-#undef SPIN_KIND_FIFO
-}
-
-/*
- * The fairness column's two values.  SPIN_FAIRNESS_KNOWN(F) is 1 for
- * those and 0 for any other token or none (F pastes onto a name defined
- * only for the two), so spinlock.c's check of each line can name the kind.
- */
-enum spin_fairness { SPIN_FAIRNESS_FAIR, SPIN_FAIRNESS_UNFAIR };
-#define SPIN_FAIRNESS_IS_FAIR	      ~, 1
-#define SPIN_FAIRNESS_IS_UNFAIR	      ~, 1
-#define SPIN_SECOND_OF(a, b, ...)     b
-#define SPIN_SECOND(...)	      SPIN_SECOND_OF(__VA_ARGS__)
-#define SPIN_FAIRNESS_KNOWN(fairness) SPIN_SECOND(SPIN_FAIRNESS_IS_##fairness, 0, ~)
-
-/* @kind's fairness column: whether the torture judges it by starvation. */
-static inline bool spin_kind_fair(enum spin_kind kind)
-{
-#define SPIN_KIND_FAIR(name, ID, prefix, free, fifo, fairness, ...)                                \
-	kind == SPIN_KIND_##ID ? SPIN_FAIRNESS_##fairness == SPIN_FAIRNESS_FAIR:
-	return SPIN_KIND_LIST(SPIN_KIND_FAIR) true;
-#undef SPIN_KIND_FAIR
-}
-
-/* @kind's pv column: whether it waits paravirtually while spinlock.pv= is on. */
-static inline bool spin_kind_pv(enum spin_kind kind)
-{
-#define SPIN_KIND_PV(name, ID, prefix, free, fifo, fairness, pv) kind == SPIN_KIND_##ID ? (pv) != 0:
-	return SPIN_KIND_LIST(SPIN_KIND_PV) false;
-#undef SPIN_KIND_PV
-}
 
 /*
  * The lock layer's switches, owned here and read by every spin_* call: the
@@ -293,6 +205,14 @@ extern struct spin_switches spin_switches;
  */
 extern struct static_key spin_switched_key;
 extern struct static_key spin_kinds_key;
+
+/*
+ * Make the dispatch byte's @mask bits @value (spinlock.c; for the lock
+ * layer's own setters: spin_kind_set, spin_trace_set, spin_check_set).
+ * Setting a bit turns spin_switched_key on first; false, nothing changed,
+ * if the platform refused it.
+ */
+bool spin_mode_write(uint8_t mask, uint8_t value);
 
 /* The dispatch of every spin_* call; plain load, it changes only while no lock is in use. */
 static inline __attribute__((always_inline)) unsigned spin_mode(void)
@@ -360,7 +280,7 @@ static inline __attribute__((always_inline)) bool spin_value_unlocked_zero(spinl
 	return copy.val == 0;
 }
 
-/* The test @free names (a kind's free column). */
+/* The test @free names (a kind's .free property, spinlock_kinds.h). */
 static inline __attribute__((always_inline)) bool spin_value_free(enum spin_free free,
 								  spinlock_t copy)
 {

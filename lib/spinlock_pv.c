@@ -2,8 +2,9 @@
 /*
  * spinlock_pv.c - the ticket lock's paravirtual half: spin, then halt
  * until kicked (the idea of Linux 3.12's paravirt ticket locks; this is
- * our own code).  spinlock.c is the plain lock; it calls in here only when
- * a waiter has spun a while, or when an unlock finds sleeping armed.
+ * our own code).  spinlock_ticket.h is the plain lock; it calls in here
+ * only when a waiter has spun a while, or when an unlock finds sleeping
+ * armed.
  *
  * A waiter spins a while (SPIN_PV_SPINS, SPIN_PV_MIN_NS), then:
  *   W0  makes sure sleeping is armed (below); if another CPU is arming it
@@ -22,7 +23,7 @@
  * The unlocker:
  *   U0  reads the mode: if sleeping is armed, U1 is a locked XADD of the
  *       head, which is U3's fence as well, and it goes on at U3;
- *   U1  advances the head with a plain store (spin_unlock in spinlock.c);
+ *   U1  advances the head with a plain store (ticket_unlock_body, spinlock_ticket.h);
  *   U2  reads the mode again: unless sleeping is armed or arming, that is
  *       all;
  *   U3  a full fence (the XADD, or a locked OR after the store), then reads

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * spinlock_pv.h - what the ticket lock (spinlock.c) and its paravirtual
+ * spinlock_pv.h - what the ticket lock (spinlock_ticket.h) and its paravirtual
  * half (spinlock_pv.c) share.  Internal to lib/: users see spinlock.h.
  *
  * The ticket lock calls in at three places only: a waiter that has spun a

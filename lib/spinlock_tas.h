@@ -5,8 +5,10 @@
  * Linux falls back to as a guest without paravirtual spinlocks
  * (virt_spin_lock in arch/x86/include/asm/qspinlock.h, used when the
  * hypervisor bit is set).  The line's prefix names this file's
- * tas_lock_body, tas_trylock_body, tas_unlock_body, tas_value_waiters
- * and the broken twin tas_lock_busted, tas_unlock_busted (at the end).
+ * tas_lock_body, tas_trylock_body, tas_unlock_body, tas_lock_traced,
+ * tas_unlock_traced, tas_lock_bare, tas_unlock_bare, tas_value_waiters
+ * and the broken twin
+ * tas_lock_busted, tas_unlock_busted (at the end).
  *
  * Why a lock this simple: a fair lock (ticket, queue) hands the lock to
  * the next waiter in line, and when virtual CPUs outnumber the host's
@@ -18,7 +20,7 @@
  *
  * The word: 0 free, TAS_HELD_BY(the holder's CPU index) while held;
  * nothing else, so it shows no waiters and a copy is free iff it is 0
- * (the free column ZERO: the lockref's lockless test works unchanged).
+ * (.free = SPIN_FREE_ZERO: the lockref's lockless test works unchanged).
  * Why the holder in the word: a waiter sees each hand-over between two
  * CPUs as the word changing, even when it never reads it free.
  *   L1  read the word until it reads 0: a waiter spins on its cached copy
@@ -131,6 +133,14 @@ static inline __attribute__((always_inline)) void tas_unlock_body(spinlock_t *lo
 		trace_ev(TR_SPIN_REL, lock, 0);
 	atomic_store32(&lock->val, 0); /* U */
 }
+
+/* The bodies with @traced true, out of line: spinlock_kinds.c makes them from the list. */
+void tas_lock_traced(spinlock_t *lock);
+void tas_unlock_traced(spinlock_t *lock);
+
+/* spin_lock and spin_unlock of this kind alone, no dispatch: spinlock_bare.c. */
+void tas_lock_bare(spinlock_t *lock) ACQUIRES(*lock);
+void tas_unlock_bare(spinlock_t *lock) RELEASES(*lock);
 
 /* The waiters column: the word shows none. */
 static inline unsigned tas_value_waiters(spinlock_t copy)

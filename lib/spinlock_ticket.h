@@ -2,9 +2,30 @@
 /*
  * spinlock_ticket.h - the ticket lock, the default kind of spinlock_t
  * (spinlock_kinds.h's line "ticket", prefix ticket: ticket_lock_body,
- * ticket_trylock_body, ticket_unlock_body, ticket_value_waiters, and the
- * broken twin ticket_lock_busted, ticket_unlock_busted at the end).  The
- * word's layout and why tickets: spinlock.h.
+ * ticket_trylock_body, ticket_unlock_body, ticket_lock_traced,
+ * ticket_unlock_traced, ticket_lock_bare, ticket_unlock_bare,
+ * ticket_value_waiters, and the broken twin ticket_lock_busted,
+ * ticket_unlock_busted at the end).  The word's layout: spinlock.h, beside
+ * spinlock_t.
+ *
+ * Why tickets: a CPU takes a ticket (one XADD on the tail) and waits until
+ * the head reaches it, so waiters are served in arrival order and nobody
+ * starves under contention.
+ *
+ * Why it can sleep ("paravirtual" mode, spin_pv_set): FIFO hands the lock
+ * to exactly one waiter, and when virtual CPUs outnumber the host's cores
+ * that waiter is often descheduled while the others burn their time slices
+ * spinning.  In paravirtual mode a waiter spins a bounded while, then
+ * announces that it sleeps and halts.  When the head reaches a sleeper's
+ * ticket, the unlocker wakes that CPU (platform_cpu_kick) and, the first
+ * time in that acquisition, passes it over: the turn goes to the next
+ * ticket, and the sleeper queues again when it wakes, so the lock does not
+ * idle while a vCPU wakes up.  The second time the turn waits for it, so
+ * nobody starves.  Off, the lock is the plain ticket lock and never sleeps.
+ * A sleeper costs every unlock a full fence, so sleeping is armed only when
+ * a waiter first needs it: until then a paravirtual unlock costs what a
+ * plain one does.  spinlock_pv.c argues why no wake-up is lost and no turn is
+ * granted twice.
  *
  * Taking the lock is one XADD on the whole 32-bit word that adds one ticket
  * to the tail and returns the old word: its tail half (less the sleepers
@@ -129,6 +150,14 @@ static inline __attribute__((always_inline)) bool ticket_trylock_body(spinlock_t
 		trace_ev(TR_SPIN_ACQ, lock, old.tickets.tail);
 	return true;
 }
+
+/* The bodies with @traced true, out of line: spinlock_kinds.c makes them from the list. */
+void ticket_lock_traced(spinlock_t *lock);
+void ticket_unlock_traced(spinlock_t *lock);
+
+/* spin_lock and spin_unlock of this kind alone, no dispatch: spinlock_bare.c. */
+void ticket_lock_bare(spinlock_t *lock) ACQUIRES(*lock);
+void ticket_unlock_bare(spinlock_t *lock) RELEASES(*lock);
 
 /* The ticket lock's waiters column: the tickets handed out past the holder's. */
 static inline unsigned ticket_value_waiters(spinlock_t copy)

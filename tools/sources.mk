@@ -12,8 +12,9 @@
 
 # The lock layer: both spinlock kinds, their paravirtual waits, lockdep,
 # the trace hooks and printf (lockdep's and the trace's reports).
-LOCK_SRCS := lib/spinlock.c lib/spinlock_debug.c lib/spinlock_pv.c lib/spinlock_wait.c lib/qspinlock.c \
-	lib/qspinlock_pv.c lib/pv_stats.c lib/lockdep.c lib/lockdep_graph.c lib/trace.c lib/printf.c
+LOCK_SRCS := lib/spinlock.c lib/spinlock_bare.c lib/spinlock_debug.c lib/spinlock_kinds.c \
+	lib/spinlock_pv.c lib/spinlock_wait.c lib/qspinlock.c lib/qspinlock_pv.c lib/pv_stats.c \
+	lib/lockdep.c lib/lockdep_graph.c lib/trace.c lib/printf.c
 
 # The lockref, both forms, over the lock layer.
 LOCKREF_SRCS := lib/lockref.c lib/lockref16.c $(LOCK_SRCS)

@@ -14,13 +14,13 @@
  * another tree's library objects (the public calls only, without
  * -DPAIR_COST_FIXED) it gives the figures of that tree, by turns.
  *
- * Usage: pair_cost [queued|pv] [blocked]: the lock layer's kind or pv mode
- * switched first, as spinlock.kind=qspinlock or spinlock.pv=on would (the
- * fixed copies other than lockref_fixed assume the ticket kind: read them
- * without an argument, or with pv).  `blocked` times each variant's rounds
- * in one block, one variant after the other, as bench_native times its
- * rows: the control that shows what the interleaving buys
- * (docs/benchmarks.md, "The 16-byte row: what moves it").  Prints one
+ * Usage: pair_cost [queued|tas|pv] [blocked]: the lock layer's kind or pv
+ * mode switched first, as spinlock.kind=qspinlock, =tas or spinlock.pv=on
+ * would (the fixed copies other than lockref_fixed and spinlock_bare assume
+ * the ticket kind: read them without an argument, or with pv).  `blocked`
+ * times each variant's rounds in one block, one variant after the other, as
+ * bench_native times its rows: the control that shows what the interleaving
+ * buys (docs/benchmarks.md, "The 16-byte row: what moves it").  Prints one
  * line per variant: TSC cycles per get+put, minimum, 10th percentile,
  * median and mean.
  */
@@ -37,6 +37,9 @@
 #include "spinlock.h"
 #ifdef PAIR_COST_FIXED
 #include "lockref_fixed.h"
+/* The kinds' headers, for their bare pairs (lib/spinlock_bare.c). */
+#define SPIN_KIND_BODIES
+#include "spinlock_kinds.h"
 #endif
 
 #define PAIR_BATCH  256	 /* pairs per timed batch: a few microseconds */
@@ -70,6 +73,7 @@ enum {
 	V_FIXED16,
 	V_FIXED_V7,
 	V_FIXED_LOCKED,
+	V_SPINLOCK_BARE,
 #endif
 	VARIANTS
 };
@@ -102,6 +106,27 @@ static inline void locked_add(struct pair_obj *o, uint32_t delta)
 	atomic_store32(&o->locked.count, atomic_load32(&o->locked.count) + delta);
 	spin_unlock(&o->locked.lock);
 }
+
+#ifdef PAIR_COST_FIXED
+/* locked_add with the kind in force's bare pair (lib/spinlock_bare.c), @kind a constant. */
+static inline __attribute__((always_inline)) void bare_add(struct pair_obj *o, uint32_t delta,
+							   enum spin_kind kind)
+{
+	if (kind == SPIN_KIND_QSPINLOCK)
+		qspin_lock_bare(&o->locked.lock);
+	else if (kind == SPIN_KIND_TAS)
+		tas_lock_bare(&o->locked.lock);
+	else
+		ticket_lock_bare(&o->locked.lock);
+	atomic_store32(&o->locked.count, atomic_load32(&o->locked.count) + delta);
+	if (kind == SPIN_KIND_QSPINLOCK)
+		qspin_unlock_bare(&o->locked.lock);
+	else if (kind == SPIN_KIND_TAS)
+		tas_unlock_bare(&o->locked.lock);
+	else
+		ticket_unlock_bare(&o->locked.lock);
+}
+#endif
 
 /* The policy of each lockref variant (main's: the policy's pointer, read once per call). */
 static const struct lockref_policy *policy_of(unsigned v)
@@ -147,6 +172,17 @@ static void batch(unsigned v)
 		PAIRS(locked_add(o, 1); locked_add(o, (uint32_t)-1));
 		break;
 #ifdef PAIR_COST_FIXED
+	case V_SPINLOCK_BARE:
+		if (spin_kind() == SPIN_KIND_QSPINLOCK)
+			PAIRS(bare_add(o, 1, SPIN_KIND_QSPINLOCK);
+			      bare_add(o, (uint32_t)-1, SPIN_KIND_QSPINLOCK));
+		else if (spin_kind() == SPIN_KIND_TAS)
+			PAIRS(bare_add(o, 1, SPIN_KIND_TAS);
+			      bare_add(o, (uint32_t)-1, SPIN_KIND_TAS));
+		else
+			PAIRS(bare_add(o, 1, SPIN_KIND_TICKET);
+			      bare_add(o, (uint32_t)-1, SPIN_KIND_TICKET));
+		break;
 	case V_FIXED16:
 		LOCKREF_PAIRS(lockref16_get_fixed, lockref16_put_or_lock_fixed, &o->lr16, p);
 		break;
@@ -154,7 +190,7 @@ static void batch(unsigned v)
 	case V_FIXED_Q:
 	case V_FIXED_V7:
 	case V_FIXED_LOCKED:
-		if (v == V_FIXED && spin_kind() == SPIN_KIND_QSPINLOCK)
+		if (v == V_FIXED && spin_kind_free(spin_kind()) == SPIN_FREE_ZERO)
 			LOCKREF_PAIRS(lockref_get_fixed_zero, lockref_put_or_lock_fixed_zero,
 				      &o->lr, p);
 		else
@@ -182,6 +218,7 @@ static const char *const names[VARIANTS] = {
     [V_FIXED16] = "lockref16_fixed",
     [V_FIXED_V7] = "lockref-v7_fixed",
     [V_FIXED_LOCKED] = "lockref-locked_fixed",
+    [V_SPINLOCK_BARE] = "spinlock_bare",
 #endif
 };
 
@@ -210,13 +247,15 @@ int main(int argc, char **argv)
 	for (int a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "queued") == 0) {
 			spin_kind_set(SPIN_KIND_QSPINLOCK);
+		} else if (strcmp(argv[a], "tas") == 0) {
+			spin_kind_set(SPIN_KIND_TAS);
 		} else if (strcmp(argv[a], "pv") == 0) {
 			spin_pv_set(true);
 		} else if (strcmp(argv[a], "blocked") == 0) {
 			blocked = true;
 		} else {
 			fprintf(stderr,
-				"pair_cost: '%s': expected queued, pv, blocked or nothing\n",
+				"pair_cost: '%s': expected queued, tas, pv, blocked or nothing\n",
 				argv[a]);
 			return 2;
 		}
@@ -226,7 +265,7 @@ int main(int argc, char **argv)
 	for (unsigned v = 0; v < VARIANTS; v++) {
 		if (v == V_CAS8B || v == V_CASQ)
 			objs[v].word = 1ull << 32; /* a high half to carry into, as a lockref's */
-		else if (v == V_SPINLOCK)
+		else if (strstr(names[v], "spinlock"))
 			spin_init(&objs[v].locked.lock);
 		else if (v == V_LOCKREF16 || strstr(names[v], "lockref16"))
 			lockref16_init(&objs[v].lr16);

@@ -9,7 +9,8 @@ file added without its row makes the map wrong without anyone noticing.  Every
 top-level folder the repository tracks must appear as `NAME/` in a row of
 that section, and every file in lib/ as `NAME`, or as `STEM.[ch]` for a .c
 and .h pair.  A lock kind's header (one that lib/spinlock_kinds.h, the
-table of kinds, includes) needs no row of its own while the table has one:
+table of kinds, includes) needs no row of its own while the table has one
+(as `spinlock_kinds.h` or `spinlock_kinds.[ch]`):
 adding a kind touches its header and the table only (docs/howto.md).
 Prints one line per missing name; exit status 1 if any.
 
@@ -122,7 +123,8 @@ def main(root=ROOT):
     folders = sorted({p.split("/")[0] for p in files if "/" in p})
     lib = sorted(p[len("lib/"):] for p in files if p.startswith("lib/") and p.count("/") == 1)
     missing = [f"folder {d}/" for d in folders if f"{d}/" not in words]
-    kinds = kind_headers(root) if KIND_TABLE in words else set()
+    table_named = KIND_TABLE in words or KIND_TABLE.replace(".h", ".[ch]") in words
+    kinds = kind_headers(root) if table_named else set()
     for name in lib:
         if name in kinds:
             continue

@@ -31,7 +31,7 @@ RECIPE = re.compile(r"<!-- kind-recipe-files: (.*?) -->")
 # The worked example the kind is generated from, and the generated kind.
 EXAMPLE = {"name": "tas", "id": "TAS", "prefix": "tas"}
 KIND = {"name": "tasb", "id": "TASB", "prefix": "tasb"}
-MOST_FILES = 3
+MOST_FILES = 4
 
 
 def tool(tree, name):
@@ -94,7 +94,7 @@ def edit(path, old, new):
 
 
 def follow_recipe(tree):
-    """docs/howto.md's steps 1 to 3 for KIND, by hand as a reader would."""
+    """docs/howto.md's steps 1 to 4 for KIND, by hand as a reader would."""
     # 1. The header: the example's, every name of its prefix and ID renamed.
     text = read(os.path.join(tree, "lib", f"spinlock_{EXAMPLE['name']}.h"))
     text = re.sub(rf"\b{EXAMPLE['prefix']}_", f"{KIND['prefix']}_", text)
@@ -103,16 +103,26 @@ def follow_recipe(tree):
     text = text.replace(f"spinlock_{EXAMPLE['name']}.h", f"spinlock_{KIND['name']}.h")
     with open(os.path.join(tree, "lib", f"spinlock_{KIND['name']}.h"), "w") as f:
         f.write(text)
-    # 2. The table line, after the example's (the last of SPIN_KINDS_SWITCHED), and the include.
+    # 2. The table line, after the example's (the last of SPIN_KINDS_SWITCHED), its row of
+    #    spin_kind_props after the example's, and the include.
     table = os.path.join(tree, "lib", "spinlock_kinds.h")
-    line = re.search(rf"X\(arg, {EXAMPLE['name']}, {EXAMPLE['id']}, [^)]*\)",
-                     read(table)).group(0)
-    new_line = (line.replace(f"X(arg, {EXAMPLE['name']}, {EXAMPLE['id']}, {EXAMPLE['prefix']},",
-                             f"X(arg, {KIND['name']}, {KIND['id']}, {KIND['prefix']},"))
+    line = f"X(arg, {EXAMPLE['name']}, {EXAMPLE['id']}, {EXAMPLE['prefix']})"
+    new_line = f"X(arg, {KIND['name']}, {KIND['id']}, {KIND['prefix']})"
     edit(table, line, f"{line} \\\n\t{new_line}")
+    row = re.search(rf"\[SPIN_KIND_{EXAMPLE['id']}\] = \{{[^}}]*\}},", read(table)).group(0)
+    edit(table, row, row + "\n" + row.replace(f"SPIN_KIND_{EXAMPLE['id']}]",
+                                                f"SPIN_KIND_{KIND['id']}]"))
     include = f'#include "spinlock_{EXAMPLE["name"]}.h"'
     edit(table, include, f'{include}\n#include "spinlock_{KIND["name"]}.h"')
-    # 3. The two rows of docs/interface.md.
+    # 3. The four benchmark rows, after the example's.
+    cases = os.path.join(tree, "bench", "bench_cases.h")
+    for bench in ("refcount", "convoy"):
+        ex, new = EXAMPLE["name"], KIND["name"]
+        last = f'BENCH_SWEEP(X, {bench}_lockref_{ex}, "{bench}-lockref-{ex}")'
+        rows = [f'BENCH_SWEEP(X, {bench}_{new}, "{bench}-{new}")',
+                f'BENCH_SWEEP(X, {bench}_lockref_{new}, "{bench}-lockref-{new}")']
+        edit(cases, last, " \\\n\t".join([last] + rows))
+    # 4. The two rows of docs/interface.md.
     doc = os.path.join(tree, "docs", "interface.md")
     for key in ("spinlock.kind=", "torture.busted="):
         row = next(r for r in read(doc).splitlines() if r.startswith(f"| `{key}` |"))
