@@ -40,7 +40,8 @@ SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/tes
 	kernel/test/test_lockdep.c kernel/test/test_race.c kernel/test/test_static_key.c \
 	kernel/test/torture_lockref.c kernel/test/torture_lockref_hot.c \
 	kernel/test/torture_lockref_race.c kernel/test/torture_lockref_report.c \
-	kernel/test/torture_spinlock.c kernel/test/bench_ktest.c $(FS_SUITE_SRCS) $(BENCH_SRCS)
+	kernel/test/torture_spinlock.c kernel/test/torture_spinlock_report.c \
+	kernel/test/torture_spinlock_setup.c kernel/test/bench_ktest.c $(FS_SUITE_SRCS) $(BENCH_SRCS)
 
 # The command-line parser alone (pure C, no library behind it: the host test
 # and the fuzzer take it so), then with what applies its words.
