@@ -49,13 +49,16 @@ CMDLINE_PARSE_SRCS := kernel/busted_list.c kernel/cmdline.c kernel/cmdline_optio
 	kernel/cmdline_verdict.c lib/cmdline_words.c
 CMDLINE_SRCS := $(CMDLINE_PARSE_SRCS) kernel/cmdline_apply.c
 
+# The results: the reader of the kernel's lines (portable) and the screen's drawing of them.
+RESULTS_SRCS := lib/results_read.c kernel/results.c
+
 # The x86-64 platform.
 PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/apic.c \
 	$(CMDLINE_SRCS) kernel/console.c kernel/cpuinfo.c kernel/fence.c \
 	kernel/font8x16.c kernel/heap.c kernel/idt.c kernel/kcsan.c kernel/ksyms.c kernel/ktest.c \
 	kernel/ktest_stall.c kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c \
 	kernel/multiboot2.c kernel/panic.c kernel/percpu.c kernel/platform.c kernel/power.c \
-	kernel/progress.c kernel/results.c kernel/screen.c kernel/serial.c kernel/smp.c \
+	kernel/progress.c $(RESULTS_SRCS) kernel/screen.c kernel/serial.c kernel/smp.c \
 	kernel/static_key.c kernel/suite_switches.c kernel/topology_read.c kernel/trap.c kernel/tsc.c \
 	kernel/vm.c
 
