@@ -55,7 +55,7 @@ KERNEL_CFLAGS_ANY := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc \
 KERNEL_CFLAGS := $(KERNEL_CFLAGS_ANY) -isystem $(shell $(CC) -print-file-name=include) \
 	-fno-toplevel-reorder --param=min-pagesize=0 -MMD -MP
 # The suites see the fs suite's and the benchmarks' headers too; the platform never includes a
-# suite, only the results page reads the benchmarks' names (bench/bench_impls.h, names alone).
+# suite, only the results' reader reads the benchmarks' names (bench/bench_impls.h, names alone).
 SUITE_CFLAGS := -iquote fs/test -iquote bench
 BENCH_NAMES_CFLAGS := -iquote bench
 KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,-z,max-page-size=0x1000 \
@@ -103,7 +103,7 @@ $(NATIVE_UNTRACED_OBJS): NATIVE_CFLAGS += -DTRACE_COMPILED_OUT
 all: $(ISO) $(BUILD)/kernel.asm
 
 $(patsubst %.c,$(BUILD)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
-$(BUILD)/obj/kernel/results.o: KERNEL_CFLAGS += $(BENCH_NAMES_CFLAGS)
+$(BUILD)/obj/lib/results_read.o: KERNEL_CFLAGS += $(BENCH_NAMES_CFLAGS)
 
 # One C compile rule for every build of the sources (the kernel, the lock
 # rules, the race detector's kernel, the native program traced and not):
@@ -160,7 +160,7 @@ LOCK_RULES_CFLAGS := $(KERNEL_CFLAGS_ANY) -isystem $(shell $(LOCK_RULES_CC) -pri
 	2>/dev/null)/include -Wthread-safety -MMD -MP
 LOCK_RULES_OBJS   := $(patsubst %.c,$(BUILD)/lock-rules/%.o,$(C_SRCS))
 $(patsubst %.c,$(BUILD)/lock-rules/%.o,$(SUITE_SRCS)): LOCK_RULES_CFLAGS += $(SUITE_CFLAGS)
-$(BUILD)/lock-rules/kernel/results.o: LOCK_RULES_CFLAGS += $(BENCH_NAMES_CFLAGS)
+$(BUILD)/lock-rules/lib/results_read.o: LOCK_RULES_CFLAGS += $(BENCH_NAMES_CFLAGS)
 
 $(eval $(call c_objects,$(BUILD)/lock-rules,CLANG,$$(LOCK_RULES_CC) $$(LOCK_RULES_CFLAGS)))
 
@@ -192,7 +192,7 @@ KCSAN_TSAN   := -fsanitize=thread --param tsan-instrument-func-entry-exit=0 \
 	--param tsan-distinguish-volatile=1
 KCSAN_OBJS   := $(patsubst %.c,$(KCSAN)/obj/%.o,$(C_SRCS)) $(patsubst %.asm,$(BUILD)/obj/%.o,$(ASM_SRCS))
 $(patsubst %.c,$(KCSAN)/obj/%.o,$(SUITE_SRCS)): KERNEL_CFLAGS += $(SUITE_CFLAGS)
-$(KCSAN)/obj/kernel/results.o: KERNEL_CFLAGS += $(BENCH_NAMES_CFLAGS)
+$(KCSAN)/obj/lib/results_read.o: KERNEL_CFLAGS += $(BENCH_NAMES_CFLAGS)
 $(patsubst %.c,$(KCSAN)/obj/%.o,$(filter-out $(KCSAN_EXEMPT),$(C_SRCS))): KERNEL_CFLAGS += $(KCSAN_TSAN)
 
 $(eval $(call c_objects,$(KCSAN)/obj,CC-KCSAN,$$(CC) $$(KERNEL_CFLAGS) $$(KCSAN_CFLAGS)))

@@ -6,8 +6,8 @@
  * lockref, as the "impl" of the BENCH lines.
  *
  * Why a header of names alone: bench_ref.c names its implementations with
- * them, and the results page (kernel/results.c) tables exactly these
- * BENCH lines, so the page cannot drift from what the benchmarks print.
+ * them, and the results page (lib/results_read.c keeps, kernel/results.c
+ * draws) tables exactly these BENCH lines, so the page cannot drift from what the benchmarks print.
  * It includes nothing, so the platform reads it without seeing the
  * benchmarks themselves.
  */

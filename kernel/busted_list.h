@@ -9,7 +9,7 @@
  * enum busted_kind, the words the parser takes and its error line
  * (kernel/cmdline_options.c), the suite a run must start for the word to be done
  * (busted_suite, cmdline.h), the spinlock torture's broken lock and first diagnostic
- * line (spin_setup, kernel/test/torture_spinlock.c), the host torture's
+ * line (spin_setup, kernel/test/torture_spinlock_setup.c), the host torture's
  * must-fail builds (tests/host/test_torture.c), and docs/interface.md's
  * row, which tools/house/cmdline_doc_check.py holds to these words.
  *

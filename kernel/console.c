@@ -9,7 +9,8 @@
  * The screen is for a person: machine-readable lines (# ENV, # BENCH,
  * # TRACE, # KEYS JSON) go to the serial port only, the bottom row shows the run's
  * progress, and at the end one page of results replaces the scrolling text
- * (results.c builds both from the lines printed here, serial unchanged).
+ * (lib/results_read.c reads the lines printed here, serial unchanged, and
+ * results.c draws both).
  */
 #include "console.h"
 

@@ -46,7 +46,7 @@
 #include "trace.h"
 #include "tsc.h"
 
-/* results.c keeps one verdict per suite of the plan. */
+/* results_read.c keeps one verdict per suite of the plan. */
 _Static_assert(SUITE_COUNT <= RESULTS_SUITES_MAX, "RESULTS_SUITES_MAX is below SUITE_COUNT");
 
 #define START_TIMEOUT_NS     (10ull * 1000 * 1000 * 1000)

@@ -41,7 +41,8 @@ SUITE_SRCS := kernel/test/fault_inject.c kernel/test/test_boot.c kernel/test/tes
 	kernel/test/test_lockdep.c kernel/test/test_race.c kernel/test/test_static_key.c \
 	kernel/test/torture_lockref.c kernel/test/torture_lockref_hot.c \
 	kernel/test/torture_lockref_race.c kernel/test/torture_lockref_report.c \
-	kernel/test/torture_spinlock.c kernel/test/bench_ktest.c $(FS_SUITE_SRCS) $(BENCH_SRCS)
+	kernel/test/torture_spinlock.c kernel/test/torture_spinlock_report.c \
+	kernel/test/torture_spinlock_setup.c kernel/test/bench_ktest.c $(FS_SUITE_SRCS) $(BENCH_SRCS)
 
 # The command-line parser alone (pure C, no library behind it: the host test
 # and the fuzzer take it so), then with what applies its words.
@@ -49,13 +50,16 @@ CMDLINE_PARSE_SRCS := kernel/busted_list.c kernel/cmdline.c kernel/cmdline_optio
 	kernel/cmdline_verdict.c lib/cmdline_words.c
 CMDLINE_SRCS := $(CMDLINE_PARSE_SRCS) kernel/cmdline_apply.c
 
+# The results: the reader of the kernel's lines (portable) and the screen's drawing of them.
+RESULTS_SRCS := lib/results_read.c kernel/results.c
+
 # The x86-64 platform.
 PLATFORM_SRCS := kernel/acpi.c kernel/acpi_sleep.c kernel/acpi_tables.c kernel/apic.c \
 	$(CMDLINE_SRCS) kernel/console.c kernel/cpuinfo.c kernel/fence.c \
 	kernel/font8x16.c kernel/heap.c kernel/idt.c kernel/kcsan.c kernel/ksyms.c kernel/ktest.c \
 	kernel/ktest_stall.c kernel/main.c kernel/memmap.c kernel/mp.c kernel/mptable.c \
 	kernel/multiboot2.c kernel/panic.c kernel/percpu.c kernel/platform.c kernel/power.c \
-	kernel/progress.c kernel/results.c kernel/screen.c kernel/serial.c kernel/smp.c \
+	kernel/progress.c $(RESULTS_SRCS) kernel/screen.c kernel/serial.c kernel/smp.c \
 	kernel/static_key.c kernel/suite_switches.c kernel/topology_read.c kernel/trap.c kernel/tsc.c \
 	kernel/vm.c
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * qspinlock_busted.h - NEGATIVE CONTROLS ONLY: queued spinlocks with one
- * step broken each.  torture.busted= (torture_spinlock.c) runs the
+ * step broken each.  torture.busted= (torture_spinlock_setup.c) runs the
  * qspinlock torture on one of them, and the run must then fail.  They live
  * with the tests, not in lib/, so production code carries nothing that
  * exists only to be wrong.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_results.c - kernel/results.c on the lines a kernel run prints.
+ * test_results.c - the results' reader and page (lib/results_read.c,
+ * kernel/results.c) on the lines a kernel run prints.
  *
  * A run with a passing suite, a failing one (a broken invariant) and the
  * benchmarks is fed in awkward pieces (a line split across calls, CR LF,
@@ -12,7 +13,7 @@
 #include "results.h"
 
 #include "check.h"
-#include "string.h" /* lib/string.h: the str_* helpers results.c reads lines with */
+#include "string.h" /* lib/string.h: the str_* helpers results_read.c reads lines with */
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -2,7 +2,8 @@
 # The boot-time torture tests (kernel/test/torture_*.c) on host threads.  Each
 # busted build runs its suite on the broken lock and must fail: every test
 # of the suite has to catch it.
-TORTURE_SRCS := kernel/test/torture_spinlock.c kernel/test/torture_lockref.c \
+TORTURE_SRCS := kernel/test/torture_spinlock.c kernel/test/torture_spinlock_report.c \
+	kernel/test/torture_spinlock_setup.c kernel/test/torture_lockref.c \
 	kernel/test/torture_lockref_hot.c kernel/test/torture_lockref_race.c \
 	kernel/test/torture_lockref_report.c $(LOCKREF_SRCS) lib/barrier.c kernel/busted_list.c
 

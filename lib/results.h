@@ -3,20 +3,22 @@
  * results.h - what a person at the screen reads: the run's progress on one
  * status line, and at the end one page of results.
  *
- * Pure code, host-tested (tests/host/test_results.c): it learns everything
- * from the "# ENV {json}", KTAP and "# BENCH {json}" lines the kernel prints anyway
+ * Pure code, host-tested (tests/host/test_results.c): lib/results_read.c
+ * reads the lines into struct results, kernel/results.c draws the status
+ * line and the page from it.  It learns everything from the
+ * "# ENV {json}", KTAP and "# BENCH {json}" lines the kernel prints anyway
  * (results_observe sees every printk), so the suites and the runner need
  * no second reporting path; only the start of each test comes from the
  * runner (results_test_start), because KTAP names a test when it ends.
  */
-#ifndef KERNEL_RESULTS_H
-#define KERNEL_RESULTS_H
+#ifndef LIB_RESULTS_H
+#define LIB_RESULTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* One KTAP nesting level (Linux's ktap.rst: two spaces): ktest.c writes it, results.c reads it. */
+/* One KTAP nesting level (Linux's ktap.rst: two spaces): ktest.c writes it, results_read.c reads it. */
 #define KTAP_INDENT "  "
 
 #define RESULTS_SUITES_MAX 8
@@ -80,6 +82,19 @@ struct results {
 	size_t line_len;
 };
 
+/*
+ * The figures the page tables, declared once (results_read.c), so what is
+ * kept and what is drawn cannot drift: the implementations bench_impls.h
+ * names first, one column each, and the benches, each with the one op
+ * kept (NULL: every line).
+ */
+struct results_tabled {
+	const char *bench, *op;
+};
+extern const char *const results_tabled_impls[];
+extern const struct results_tabled results_tabled_benches[];
+extern const unsigned results_ntabled_impls, results_ntabled_benches;
+
 /* Feed @len bytes of console output; whole lines are interpreted as they complete. */
 void results_observe(struct results *r, const char *s, size_t len);
 
@@ -110,4 +125,4 @@ void results_status(const struct results *r, uint64_t now_ms, char *out, unsigne
 void results_page(const struct results *r, bool pass, const char *footer, char *page, unsigned rows,
 		  unsigned cols);
 
-#endif /* KERNEL_RESULTS_H */
+#endif /* LIB_RESULTS_H */
