@@ -193,10 +193,11 @@ static bool flip_keys(struct ktest_ctx *t)
 
 	ktest_diag(t,
 		   "%u rounds of %s (%u key flips, %llu sites a round) in %llu ms: %llu us a "
-		   "round, the longest %llu us%s",
+		   "round, the longest %llu us%s%s%s",
 		   rounds, names, rounds * n, (unsigned long long)sites, (unsigned long long)ms,
 		   (unsigned long long)(ms * 1000 / rounds), (unsigned long long)(ns_max / 1000),
-		   busted ? " (torture.busted=static-key: in place, nobody parked)" : "");
+		   busted ? " (torture.busted=" : "", busted ? busted_name(BUSTED_STATIC_KEY) : "",
+		   busted ? ": in place, nobody parked)" : "");
 	return sites_agree(t, keys, n);
 }
 
