@@ -182,6 +182,20 @@ static unsigned parse_count(const char *s, unsigned lo, unsigned hi, const char 
 	return (unsigned)v;
 }
 
+/* The suites' names, from SUITE_LIST: argv[1] names the suite whose tortures run. */
+#define TORTURE_X_NAME(name, ...) #name,
+static const char *const torture_suites[SUITE_COUNT] = {SUITE_LIST(TORTURE_X_NAME)};
+#undef TORTURE_X_NAME
+
+/* The suite named @word, or SUITE_COUNT. */
+static enum suite_index suite_of(const char *word)
+{
+	for (unsigned i = 0; i < SUITE_COUNT; i++)
+		if (strcmp(word, torture_suites[i]) == 0)
+			return (enum suite_index)i;
+	return SUITE_COUNT;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct lockref_policy *const policies[] = {
@@ -190,11 +204,14 @@ int main(int argc, char **argv)
 	unsigned ncases = 0, threads, passed = 0;
 	bool spin;
 
-	if (argc != 4 || (strcmp(argv[1], "spinlock") != 0 && strcmp(argv[1], "lockref") != 0)) {
-		fprintf(stderr, "usage: test_torture <spinlock|lockref> <threads> <ms per test>\n");
+	enum suite_index suite = argc == 4 ? suite_of(argv[1]) : SUITE_COUNT;
+
+	if (suite != SUITE_INDEX_SPINLOCK && suite != SUITE_INDEX_LOCKREF) {
+		fprintf(stderr, "usage: test_torture <%s|%s> <threads> <ms per test>\n",
+			torture_suites[SUITE_INDEX_SPINLOCK], torture_suites[SUITE_INDEX_LOCKREF]);
 		return 2;
 	}
-	spin = strcmp(argv[1], "spinlock") == 0;
+	spin = suite == SUITE_INDEX_SPINLOCK;
 	threads = parse_count(argv[2], 1, MAX_THREADS, "thread count");
 	opts.torture_ms = parse_count(argv[3], 1, 60000, "duration");
 	opts.seed = HOST_SEED;
