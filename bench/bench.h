@@ -74,8 +74,10 @@
  *   path           the lock path the trials timed: "bare" if every one ran
  *                  each switch's default without reading a switch word (the
  *                  kernel with every static key off, or the spec's fixed
- *                  copies), else "switched" (a key on, e.g. the pv rows', or
- *                  a host's public calls, which read the switch words).
+ *                  copies and bare lock pairs, whose unlock still reads the
+ *                  pv mode as the kind's own algorithm does), else
+ *                  "switched" (a key on, e.g. the kernel's pv rows', or a
+ *                  host's public calls, which dispatch on the switch word).
  *   overruns       CPUs that did not see the stop flag in time and stopped
  *                  on their own (after BENCH_OVERRUN_FACTOR trial lengths).
  *   retries_per_op lockref forms: failed compare-exchanges per lockref

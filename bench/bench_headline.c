@@ -13,24 +13,27 @@
  */
 #include "bench.h"
 #include "bench_cases.h"
+#include "bench_impls.h"
 #include "printf.h"
 #include "string.h"
 
 #define HEADLINE_BENCH "refcount"
 #define HEADLINE_OP    "get+put"
 
+/* The three the ratios read (first, in the README table's order). */
+enum { HEADLINE_XADD, HEADLINE_TICKET, HEADLINE_LOCKREF };
+
 /* The implementations the headline names, in the README table's order, with their words. */
 static const struct {
 	const char *impl, *words;
 } headline_impls[] = {
-    {"xadd", "xadd (the bare atomic)"},
-    {"spinlock", "ticket lock + count"},
-    {"lockref", "lockref"},
+    [HEADLINE_XADD] = {BENCH_IMPL_NAME_XADD, "xadd (the bare atomic)"},
+    [HEADLINE_TICKET] = {BENCH_IMPL_NAME_SPINLOCK, "ticket lock + count"},
+    [HEADLINE_LOCKREF] = {BENCH_IMPL_NAME_LOCKREF, "lockref"},
     {"qspinlock", "qspinlock + count"},
     {"lockref-qspinlock", "lockref over the qspinlock"},
 };
 #define HEADLINE_IMPLS (sizeof(headline_impls) / sizeof(headline_impls[0]))
-enum { HEADLINE_XADD, HEADLINE_TICKET, HEADLINE_LOCKREF };
 
 /* Per implementation: the rate at 1 CPU and at the most CPUs measured (CPU 0 writes both). */
 static struct {

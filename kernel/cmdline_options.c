@@ -112,8 +112,8 @@ const char *const stall_where_names[] = {
     NULL,
 };
 
-/* In enum topo_place order (lib/topology.h). */
-static const char *const place_names[] = {"cores", "compact", "spread", NULL};
+/* bench.place=: lib/topology.h's list, NULL-terminated for the parser. */
+static const char *const place_names[] = {TOPO_PLACE_LIST(TOPO_X_PLACE_NAME) NULL};
 
 /* --- The store: a row's value into its field ---------------------------------------- */
 

@@ -201,9 +201,11 @@ static void trap_handle(struct trap_frame *tf)
 void trap_dispatch(struct trap_frame *tf)
 {
 	struct cpu *c = this_cpu();
+	uint32_t outer = c->trap_vector; /* an NMI may nest in a handler: give its vector back */
 
 	c->trap_depth++;
 	c->trap_vector = (uint32_t)tf->vector;
 	trap_handle(tf);
+	c->trap_vector = outer;
 	c->trap_depth--;
 }

@@ -172,9 +172,8 @@ static const char *parse_spec(const char *f, struct spec *sp, va_list *ap)
 static void emit_integer(struct out *o, char conv, const struct spec *sp, va_list *ap)
 {
 	if (conv == 'd' || conv == 'i') {
-		int64_t v = sp->size_t_arg ? (int64_t)va_arg(*ap, long)
-			    : sp->longs	   ? (int64_t)va_arg(*ap, long)
-					   : va_arg(*ap, int);
+		int64_t v =
+		    (sp->size_t_arg || sp->longs) ? (int64_t)va_arg(*ap, long) : va_arg(*ap, int);
 		uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 		emit_number(o, mag, v < 0, 10, false, sp->width, sp->left, sp->zero, NULL);
 		return;

@@ -112,13 +112,14 @@ static void observe_bench(struct results *r, const char *json)
 	const char *v;
 	bool ok_cpus = false, ok_ops = false;
 
-	if (json_string(json, "bench", b.bench, sizeof(b.bench)) && strcmp(b.bench, "c2c") == 0) {
+	if (!json_string(json, "bench", b.bench, sizeof(b.bench)))
+		return;
+	if (strcmp(b.bench, "c2c") == 0) {
 		observe_c2c(r, json);
 		return;
 	}
-	if (r->nbench == RESULTS_BENCH_MAX ||
-	    !json_string(json, "bench", b.bench, sizeof(b.bench)) ||
-	    !json_string(json, "impl", b.impl, sizeof(b.impl)) || !tabled(json, &b))
+	if (r->nbench == RESULTS_BENCH_MAX || !json_string(json, "impl", b.impl, sizeof(b.impl)) ||
+	    !tabled(json, &b))
 		return;
 	if (!json_string(json, "path", b.path, sizeof(b.path)))
 		b.path[0] = '\0';

@@ -10,7 +10,7 @@
 #include "printf.h"
 #include "string.h"
 
-const char *const topo_place_names[TOPO_PLACE_COUNT] = {"cores", "compact", "spread"};
+const char *const topo_place_names[TOPO_PLACE_COUNT] = {TOPO_PLACE_LIST(TOPO_X_PLACE_NAME)};
 
 /*
  * The fallback: every CPU its own core, LLC group and package.  Why flat

@@ -102,7 +102,12 @@ size_t topology_env_llc_json(char *buf, size_t size, const struct topology *t);
 size_t topology_llc_list(char *buf, size_t size, const struct topology *t, unsigned llc);
 
 /* Placement (bench.place=). */
-enum topo_place { TOPO_PLACE_CORES, TOPO_PLACE_COMPACT, TOPO_PLACE_SPREAD, TOPO_PLACE_COUNT };
+#define TOPO_PLACE_LIST(X)     X(CORES, cores) X(COMPACT, compact) X(SPREAD, spread)
+#define TOPO_X_PLACE(id, name) TOPO_PLACE_##id,
+enum topo_place { TOPO_PLACE_LIST(TOPO_X_PLACE) TOPO_PLACE_COUNT };
+#undef TOPO_X_PLACE
+/* Their names, from the list: the plan line's here, bench.place='s choices in the parser. */
+#define TOPO_X_PLACE_NAME(id, name) #name,
 extern const char *const topo_place_names[TOPO_PLACE_COUNT];
 
 /* The indices into t->cpu in the order threads take them under @place; fills @order[0 .. ncpus-1]. */

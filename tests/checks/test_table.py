@@ -7,7 +7,8 @@ field, an unknown group, a must that is neither, an estimate that is not a numbe
 cores that are not 1, 2 or alone, a command that does not exist, a name used twice.
 Each must be refused (exit status 2) with exactly one line naming its file and line and
 what was expected; a good table must pass; and the dependency read from a command
-(build/test/NAME.serial) must put NAME first.
+(build/test/NAME.serial) must put NAME first, though the reader is the longer by
+its estimate (longest first alone would start it first).
 """
 import os
 import subprocess
@@ -19,7 +20,7 @@ sys.path.insert(0, HERE)
 import run  # noqa: E402
 
 GOOD = ["a-boot | boot | must pass | 10 | 2 | tests/checks/boot.sh a-boot SMP=2",
-        "reads-it | boot | must pass | 0 | 1 | grep -q x build/test/a-boot.serial",
+        "reads-it | boot | must pass | 20 | 1 | grep -q x build/test/a-boot.serial",
         "a-control | control | must fail | 3.5 | alone | tests/checks/boot.sh a-control --expect-fail y"]
 
 BAD = {

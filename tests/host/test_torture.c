@@ -146,8 +146,9 @@ static void *run_thread(void *arg)
 /* Run @c on @n threads; returns true if it passed. */
 static bool run_case(const struct host_case *c, unsigned n, unsigned number)
 {
-	struct ktest test = {c->policy ? SUITE_INDEX_LOCKREF : SUITE_INDEX_SPINLOCK, c->name, NULL,
-			     KTEST_ALL_CPUS};
+	struct ktest test = {c->on == BUSTED_ON_LOCKREF ? SUITE_INDEX_LOCKREF
+							: SUITE_INDEX_SPINLOCK,
+			     c->name, NULL, KTEST_ALL_CPUS};
 	struct host_thread threads[MAX_THREADS];
 	struct ktest_shared shared = {0};
 

@@ -300,10 +300,10 @@ def domain(results, curve, key, n, c):
         return None
     if curve["shaky"]:
         return curve["shaky"][0]
-    why = stalled(results[key + (n,)])
+    row = results[key + (n,)]
+    why = stalled(row)
     if why:
         return f"preempted: {why}"
-    row = results[key + (n,)]
     moves = FEWEST_MOVES.get(curve["model"])
     if moves and row.get("ops_per_sec"):
         limit = 1e9 / (moves * QUEUED_SHARE * c)
@@ -467,8 +467,9 @@ def section(model):
         if ratios:
             parts += ["Projected with the same inputs (one c for every pair of CPUs):", "",
                       ratios, ""]
-        parts += [f"Not projected: {why}." for why in ratio_rows(model)["not"]]
-        parts += [""] if ratio_rows(model)["not"] else []
+        not_projected = ratio_rows(model)["not"]
+        parts += [f"Not projected: {why}." for why in not_projected]
+        parts += [""] if not_projected else []
     return "\n".join(parts)
 
 

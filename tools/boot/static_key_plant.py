@@ -47,6 +47,13 @@ def offset(secs, addr):
     raise ValueError(f"address {addr:#x} is in no section with contents")
 
 
+def site_table(elf, data, syms, secs):
+    """[(site, target, key)] of the ELF's .static_keys table (static_keys_start..end)."""
+    start, end = syms["static_keys_start"], syms["static_keys_end"]
+    table = offset(secs, start)
+    return [SITE.unpack_from(data, table + i * SITE.size) for i in range((end - start) // SITE.size)]
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__.split("\n\n")[1].strip(), file=sys.stderr)
@@ -54,10 +61,7 @@ def main(argv):
     elf, key, out = argv
     syms, secs = symbols(elf), sections(elf)
     data = bytearray(open(elf, "rb").read())
-    start, end = syms["static_keys_start"], syms["static_keys_end"]
-    table = offset(secs, start)
-    for i in range((end - start) // SITE.size):
-        site, _, owner = SITE.unpack_from(data, table + i * SITE.size)
+    for site, _, owner in site_table(elf, data, syms, secs):
         if owner != syms.get(key):
             continue
         at = offset(secs, site)

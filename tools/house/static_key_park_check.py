@@ -21,10 +21,13 @@ is past caring about torn sites.
 
 Exit status: 0 when no site is on the path, 1 otherwise.
 """
+import os
 import re
-import struct
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "boot"))
+import static_key_plant  # noqa: E402  (the site table's layout and reader)
 
 # The NMI's own handler (kernel/trap.c), walked with all it calls.
 ROOTS = ["trap_nmi"]
@@ -33,7 +36,6 @@ ROOTS = ["trap_nmi"]
 BODY_ONLY = ["trap_dispatch", "trap_handle"]
 # Failure paths: where the walk stops (their own callees run only once the run is lost).
 STOPS = {"panic", "panic_exception"}
-SITE = struct.Struct("<QQQ")  # site, target, key: lib/static_key.h, struct static_key_site
 CALL = re.compile(r"^\s*[0-9a-f]+:\s+(call|jmp)\w*\s+([0-9a-f]+) <([\w.]+)(\+0x[0-9a-f]+)?>")
 HEADER = re.compile(r"^([0-9a-f]+) <([\w.]+)>:$")
 
@@ -51,15 +53,12 @@ def symbols(elf):
     return syms
 
 
-def site_addresses(elf, syms):
-    """Every site's address, read from the .static_keys table in the file."""
-    start, end = syms["static_keys_start"][0], syms["static_keys_end"][0]
-    out = subprocess.run(["objcopy", "-O", "binary", "--only-section=.rodata", elf, "/dev/stdout"],
-                         capture_output=True, check=True).stdout
-    rodata = int(subprocess.run(["readelf", "-SW", elf], capture_output=True, text=True,
-                                check=True).stdout.split(" .rodata ")[1].split()[1], 16)
-    table = out[start - rodata:end - rodata]
-    return [SITE.unpack_from(table, i)[0] for i in range(0, len(table), SITE.size)]
+def site_addresses(elf):
+    """Every site's address, from the .static_keys table in the file (static_key_plant.py)."""
+    table = static_key_plant.site_table(elf, open(elf, "rb").read(),
+                                        static_key_plant.symbols(elf),
+                                        static_key_plant.sections(elf))
+    return [site for site, _, _ in table]
 
 
 def callees(elf):
@@ -120,7 +119,7 @@ def main(argv):
     if not self_test():
         return 1
     syms = symbols(elf)
-    sites = site_addresses(elf, syms)
+    sites = site_addresses(elf)
     seen, problems = path_problems(ROOTS, callees(elf), syms, sites, BODY_ONLY)
     for p in problems:
         print("FAIL " + p)
